@@ -1,0 +1,3 @@
+from claw.cli.app import main
+
+main()

@@ -1,0 +1,41 @@
+"""The `claw` command. Sub-apps live one per module; heavy imports stay inside command bodies."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from claw.cli import agent as agent_cmd
+from claw.cli import config as config_cmd
+from claw.cli import init as init_cmd
+from claw.cli import sessions as sessions_cmd
+from claw.cli import workspace as workspace_cmd
+from claw.errors import ClawError
+
+app = typer.Typer(
+    name="claw",
+    help="claw: a terminal-first, self-hosted personal AI agent gateway.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+app.command("init")(init_cmd.init)
+app.command("agent")(agent_cmd.agent)
+app.add_typer(config_cmd.app, name="config")
+app.add_typer(workspace_cmd.app, name="workspace")
+app.add_typer(sessions_cmd.app, name="sessions")
+
+
+def main() -> None:
+    """Entry point: user errors become one line on stderr and a non-zero exit, never a traceback."""
+    try:
+        app()
+    except ClawError as exc:
+        print(f"claw: {exc.message}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        print("claw: interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -1,0 +1,29 @@
+"""Helpers every command module shares: options, loading settings, printing."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import typer
+
+from claw.config import Config, load_config
+from claw.paths import Paths, check_agent_id
+
+AgentOption = typer.Option("main", "--agent", "-a", help="The agent to act on.")
+JsonOption = typer.Option(False, "--json", help="Print JSON for scripts.")
+
+
+def load(agent_id: str | None = None) -> tuple[Paths, Config]:
+    """Resolve paths and load config, checking that `agent_id` (if given) is configured."""
+    paths = Paths.from_env()
+    config = load_config(paths)
+    if agent_id is not None:
+        check_agent_id(agent_id)
+        config.agent(agent_id)
+    return paths, config
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")

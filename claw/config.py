@@ -1,0 +1,222 @@
+"""Settings: built-in defaults < config.toml `[agents.defaults]` < `[agents.list.<id>]` < flags.
+
+config.toml is untrusted input, so it is validated with pydantic; a bad value is
+reported as one line naming the key, the file and what was expected.
+Keys are camelCase in the file (as OpenClaw writes them), snake_case in Python.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+from claw.errors import ConfigError
+from claw.paths import Paths, check_agent_id
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+
+
+class ModelRefs(_Section):
+    """A primary model ref (`provider/model`) and the refs to fail over to, in order."""
+
+    primary: str | None = None
+    fallbacks: tuple[str, ...] = ()
+
+    def chain(self) -> list[str]:
+        refs = [self.primary, *self.fallbacks] if self.primary else list(self.fallbacks)
+        return list(dict.fromkeys(refs))
+
+
+class ExecSettings(_Section):
+    """Policy for the `exec` tool: what may run, and when to ask first."""
+
+    security: Literal["deny", "allowlist", "full"] = "allowlist"
+    ask: Literal["off", "on-miss", "always"] = "on-miss"
+    ask_fallback: Literal["deny", "allowlist", "full"] = "deny"
+    timeout_seconds: float = Field(default=120.0, gt=0)
+    max_output_chars: int = Field(default=200_000, ge=1000)
+    allowlist: tuple[str, ...] = ()
+
+
+class ToolSettings(_Section):
+    exec: ExecSettings = ExecSettings()
+    result_max_chars: int | None = Field(default=None, ge=1000, description="cap on one tool result; default from the context window")
+
+
+class AgentSettings(_Section):
+    """Everything about how one agent runs. Unset keys inherit from `[agents.defaults]`."""
+
+    model: ModelRefs = ModelRefs()
+    workspace: Path | None = None
+    max_concurrent: int = Field(default=4, ge=1, le=256)
+    timeout_seconds: float = Field(default=600.0, gt=0)
+    context_tokens: int = Field(default=128_000, ge=1024)
+    reserve_tokens: int = Field(default=8_000, ge=0)
+    max_tool_rounds: int = Field(default=40, ge=1)
+    bootstrap_max_chars: int = Field(default=20_000, ge=100)
+    bootstrap_total_max_chars: int = Field(default=150_000, ge=100)
+    tools: ToolSettings = ToolSettings()
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _model_from_string(cls, value: Any) -> Any:
+        return {"primary": value} if isinstance(value, str) else value
+
+
+class ProviderSettings(_Section):
+    """An OpenAI-compatible endpoint. Unset fields fall back to the `openai` client's own env vars."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    api_key_env: str | None = None
+    timeout_seconds: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=0, ge=0, le=10)
+
+
+class SessionSettings(_Section):
+    dm_scope: Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"] = "main"
+
+
+class Binding(_Section):
+    """Routes messages that match every given field to `agent_id`."""
+
+    agent_id: str
+    channel: str | None = None
+    account_id: str | None = None
+    peer_id: str | None = None
+    group_id: str | None = None
+
+
+class GatewaySettings(_Section):
+    bind: str = "127.0.0.1"
+    port: int = Field(default=18789, ge=0, le=65535)
+
+
+class AgentsSection(_Section):
+    defaults: dict[str, Any] = {}
+    list: dict[str, dict[str, Any]] = {}
+
+
+class ConfigFile(_Section):
+    """The shape of config.toml. Agent sections stay raw dicts so that inheritance merges keys, not objects."""
+
+    agents: AgentsSection = AgentsSection()
+    providers: dict[str, ProviderSettings] = {}
+    session: SessionSettings = SessionSettings()
+    bindings: tuple[Binding, ...] = ()
+    gateway: GatewaySettings = GatewaySettings()
+
+
+class Config:
+    """The loaded configuration, able to produce the effective settings of any agent."""
+
+    def __init__(self, file: ConfigFile, *, path: Path, environ: dict[str, str] | None = None) -> None:
+        self.file = file
+        self.path = path
+        self._env = dict(os.environ if environ is None else environ)
+        for agent_id in file.agents.list:
+            check_agent_id(agent_id)
+        self._agents: dict[str, AgentSettings] = {}
+        for agent_id in ("main", *file.agents.list):
+            self._agents[agent_id] = self._build_agent(agent_id)
+
+    @property
+    def agent_ids(self) -> list[str]:
+        return list(self._agents)
+
+    @property
+    def providers(self) -> dict[str, ProviderSettings]:
+        return self.file.providers
+
+    @property
+    def session(self) -> SessionSettings:
+        return self.file.session
+
+    @property
+    def bindings(self) -> tuple[Binding, ...]:
+        return self.file.bindings
+
+    @property
+    def gateway(self) -> GatewaySettings:
+        return self.file.gateway
+
+    def agent(self, agent_id: str = "main") -> AgentSettings:
+        try:
+            return self._agents[agent_id]
+        except KeyError:
+            known = ", ".join(self._agents)
+            raise ConfigError(f"unknown agent {agent_id!r} (configured: {known}); add it under [agents.list.{agent_id}]") from None
+
+    def _build_agent(self, agent_id: str) -> AgentSettings:
+        merged = dict(self.file.agents.defaults)
+        env_model = self._env.get("CLAW_MODEL")
+        if env_model:
+            merged["model"] = _merge_model(merged.get("model"), env_model)
+        merged = _deep_merge(merged, self.file.agents.list.get(agent_id, {}))
+        section = "agents.defaults" if agent_id not in self.file.agents.list else f"agents.list.{agent_id}"
+        return _validate(AgentSettings, merged, self.path, section)
+
+
+def load_config(paths: Paths, environ: dict[str, str] | None = None) -> Config:
+    """Read and validate config.toml; a missing file means all defaults."""
+    raw = read_config_dict(paths.config_file)
+    file = _validate(ConfigFile, raw, paths.config_file, "")
+    return Config(file, path=paths.config_file, environ=environ)
+
+
+def read_config_dict(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix the file or move it aside") from None
+
+
+def validate_config_dict(raw: dict[str, Any], path: Path) -> None:
+    """Raise ConfigError if `raw` would not load, including every agent's merged settings."""
+    Config(_validate(ConfigFile, raw, path, ""), path=path, environ={})
+
+
+def _merge_model(current: Any, env_model: str) -> Any:
+    if isinstance(current, dict):
+        return {**current, "primary": env_model}
+    return env_model
+
+
+def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _validate(model: type[_M], raw: dict[str, Any], path: Path, section: str) -> _M:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(part) for part in (section, *err["loc"]) if part != "")
+        got = err.get("input")
+        detail = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            detail = "unknown key"
+        elif not isinstance(got, dict):
+            detail = f"{detail} (got {got!r})"
+        raise ConfigError(f"{path}: {key}: {detail}") from None

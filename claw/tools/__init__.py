@@ -1,0 +1,1 @@
+"""Built-in tools. Each tool is one module; `builtin_tools()` lists them."""

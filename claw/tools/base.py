@@ -1,0 +1,75 @@
+"""The `Tool` boundary: what a tool is, what it is given, what it returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from claw.config import AgentSettings
+
+Decision = Literal["allow-once", "allow-always", "deny"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What the model gets back from a tool call."""
+
+    text: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """A question to the user: may this command run here?"""
+
+    id: str
+    agent_id: str
+    session_key: str
+    command: str
+    cwd: str
+    reason: str
+
+
+class Approvals(Protocol):
+    """Exec approvals: the persisted allowlist and a way to ask the user."""
+
+    def allowlist(self, agent_id: str) -> list[str]: ...
+
+    def remember(self, agent_id: str, pattern: str, command: str) -> None: ...
+
+    async def ask(self, request: ApprovalRequest) -> Decision | None:
+        """The user's decision, or None when nobody is there to ask."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Everything a tool may use while it runs for one run of one agent."""
+
+    workspace: Path
+    agent_id: str
+    session_key: str
+    run_id: str
+    settings: AgentSettings
+    approvals: Approvals
+    read_roots: tuple[Path, ...] = field(default_factory=tuple)
+    """Extra directories `read` may read from (installed and bundled skills)."""
+
+
+class Tool(Protocol):
+    """A built-in or extension tool. `parameters` is a JSON Schema object."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+def tool_schema(tool: Tool) -> dict[str, Any]:
+    """The OpenAI `tools=[…]` entry for `tool`."""
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+    }
