@@ -125,9 +125,15 @@ class Config:
         self._env = dict(os.environ if environ is None else environ)
         for agent_id in file.agents.list:
             check_agent_id(agent_id)
+        self._defaults = _validate(AgentSettings, dict(file.agents.defaults), path, "agents.defaults")
         self._agents: dict[str, AgentSettings] = {}
         for agent_id in ("main", *file.agents.list):
             self._agents[agent_id] = self._build_agent(agent_id)
+
+    @property
+    def defaults(self) -> AgentSettings:
+        """`[agents.defaults]` alone: settings that are gateway-wide, such as the global lane's size."""
+        return self._defaults
 
     @property
     def agent_ids(self) -> list[str]:

@@ -93,8 +93,18 @@ class Paths:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (and parents) with mode 0700 and tighten it if it already exists."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Create `path` and any missing parents with mode 0700; tighten `path` itself if it already exists.
+
+    (`mkdir(parents=True, mode=…)` gives missing parents the default mode, hence one level at a time.)
+    """
+    missing = []
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            break
+        missing.append(candidate)
+    for directory in reversed(missing):
+        directory.mkdir(mode=0o700, exist_ok=True)
+        directory.chmod(0o700)  # mkdir's mode is masked by the umask
     if path.stat().st_mode & 0o077:
         path.chmod(0o700)
     return path

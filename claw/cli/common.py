@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from claw.config import Config, load_config
-from claw.paths import Paths, check_agent_id
+if TYPE_CHECKING:
+    from claw.config import Config
+    from claw.paths import Paths
 
 AgentOption = typer.Option("main", "--agent", "-a", help="The agent to act on.")
 JsonOption = typer.Option(False, "--json", help="Print JSON for scripts.")
@@ -17,6 +18,9 @@ JsonOption = typer.Option(False, "--json", help="Print JSON for scripts.")
 
 def load(agent_id: str | None = None) -> tuple[Paths, Config]:
     """Resolve paths and load config, checking that `agent_id` (if given) is configured."""
+    from claw.config import load_config
+    from claw.paths import Paths, check_agent_id
+
     paths = Paths.from_env()
     config = load_config(paths)
     if agent_id is not None:

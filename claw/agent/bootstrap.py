@@ -1,0 +1,79 @@
+"""Bootstrap files: the workspace markdown that becomes the agent's identity and rules.
+
+Each file is capped (20,000 chars by default) by keeping 70 % of the cap from the
+head and 20 % from the tail around a visible marker that names the file; the
+files share a total budget, consumed in order. Empty files are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+BOOTSTRAP_FILES = ("SOUL.md", "AGENTS.md", "TOOLS.md", "IDENTITY.md", "USER.md")
+MIN_REMAINING_CHARS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class BootstrapFile:
+    name: str
+    path: Path
+    raw_chars: int
+    content: str
+
+    @property
+    def truncated(self) -> bool:
+        return len(self.content) < self.raw_chars
+
+
+def trim_bootstrap(name: str, text: str, max_chars: int) -> str:
+    """`text` if it fits in `max_chars`, else 70 % head + marker + 20 % tail."""
+    text = text.rstrip()
+    if len(text) <= max_chars:
+        return text
+    head = text[: int(max_chars * 0.7)]
+    tail = text[len(text) - int(max_chars * 0.2) :]
+    marker = (
+        f"\n\n[...truncated, read {name} for full content...]\n"
+        f"…(truncated {name}: kept {len(head)}+{len(tail)} chars of {len(text)})…\n\n"
+    )
+    return head + marker + tail
+
+
+class BootstrapLoader:
+    """Reads a workspace's bootstrap files, re-reading only those whose mtime or size changed."""
+
+    def __init__(self, names: tuple[str, ...] = BOOTSTRAP_FILES) -> None:
+        self._names = names
+        self._cache: dict[Path, tuple[int, int, str]] = {}
+
+    def load(self, workspace: Path, max_chars: int, total_max_chars: int) -> list[BootstrapFile]:
+        files: list[BootstrapFile] = []
+        remaining = total_max_chars
+        for name in self._names:
+            text = self._read(workspace / name)
+            if not text or not text.strip():
+                continue
+            if remaining < MIN_REMAINING_CHARS:
+                break
+            content = trim_bootstrap(name, text, min(max_chars, remaining))
+            remaining -= len(content)
+            files.append(BootstrapFile(name, workspace / name, len(text.rstrip()), content))
+        return files
+
+    def _read(self, path: Path) -> str | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            self._cache.pop(path, None)
+            return None
+        hit = self._cache.get(path)
+        if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
+            return hit[2]
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        self._cache[path] = (st.st_mtime_ns, st.st_size, text)
+        return text

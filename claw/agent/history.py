@@ -1,0 +1,140 @@
+"""History: transcript entries → chat messages, chosen newest-first within a token budget.
+
+Entries are grouped into units that are never split: a user message, or an
+assistant message together with the results of every tool call it made. A
+compaction entry replaces everything before its first kept entry with its
+summary. Conversion is incremental, so a 10,000-message transcript costs only
+the new entries on each turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from claw.agent.tokens import estimate_message
+
+MISSING_RESULT = "[no result: the run was interrupted before this tool finished]"
+
+
+@dataclass(slots=True)
+class Unit:
+    messages: list[dict[str, Any]]
+    first_id: str | None
+    starts_turn: bool
+    tokens: int = 0
+    _open_calls: list[str] = field(default_factory=list)
+
+    def seal(self) -> None:
+        """Give every tool call without a result a placeholder result (APIs reject dangling calls)."""
+        for call_id in self._open_calls:
+            self.messages.append({"role": "tool", "tool_call_id": call_id, "content": MISSING_RESULT})
+        self._open_calls.clear()
+        self.tokens = sum(estimate_message(m) for m in self.messages)
+
+
+def to_message(entry: dict[str, Any]) -> dict[str, Any] | None:
+    role = entry.get("role")
+    content = entry.get("content")
+    if role == "user":
+        return {"role": "user", "content": content or ""}
+    if role == "system":
+        return {"role": "user", "content": f"[System event] {content or ''}"}
+    if role == "assistant":
+        msg: dict[str, Any] = {"role": "assistant", "content": content or None}
+        calls = entry.get("toolCalls") or []
+        if calls:
+            msg["tool_calls"] = [
+                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c.get("arguments") or "{}"}}
+                for c in calls
+            ]
+        elif not content:
+            msg["content"] = ""
+        return msg
+    if role == "tool":
+        return {"role": "tool", "tool_call_id": entry.get("toolCallId", ""), "content": content or ""}
+    return None
+
+
+class HistoryView:
+    """The units of one transcript, kept up to date as entries are appended."""
+
+    def __init__(self) -> None:
+        self.units: list[Unit] = []
+        self._consumed = 0
+        self._first_entry_id: str | None = None
+
+    def update(self, entries: list[dict[str, Any]]) -> None:
+        first_id = entries[0].get("id") if entries else None
+        if len(entries) < self._consumed or first_id != self._first_entry_id:
+            self.units, self._consumed = [], 0  # the transcript was replaced (reset, rewrite)
+        self._first_entry_id = first_id
+        if self.units:
+            self._consumed -= self._unit_entry_count.pop()
+            self.units.pop()
+        else:
+            self._unit_entry_count: list[int] = []
+        for entry in entries[self._consumed :]:
+            self._add(entry)
+        self._consumed = len(entries)
+        for unit in self.units[-2:]:
+            unit.seal()
+
+    def select(self, budget_tokens: int) -> tuple[list[dict[str, Any]], int]:
+        """The current turn whole, plus as many older units as fit in `budget_tokens`, in time order;
+        and the tokens they take."""
+        if not self.units:
+            return [], 0
+        start = max((i for i, u in enumerate(self.units) if u.starts_turn), default=0)
+        used = sum(u.tokens for u in self.units[start:])
+        first = start
+        while first > 0 and used + self.units[first - 1].tokens <= budget_tokens:
+            first -= 1
+            used += self.units[first].tokens
+        summary = self.units[0] if self.units[0].first_id == "compaction" and first > 0 else None
+        chosen = ([summary] if summary else []) + self.units[first:]
+        return [m for unit in chosen for m in unit.messages], used + (summary.tokens if summary else 0)
+
+    def _add(self, entry: dict[str, Any]) -> None:
+        if entry.get("type") == "compaction":
+            self._compact(entry)
+            return
+        msg = to_message(entry)
+        if msg is None:
+            self._count_into_last()
+            return
+        if msg["role"] == "tool":
+            last = self.units[-1] if self.units else None
+            if last is None or msg["tool_call_id"] not in last._open_calls:
+                self._count_into_last()  # an orphan result: nothing to attach it to
+                return
+            last._open_calls.remove(msg["tool_call_id"])
+            last.messages.append(msg)
+            self._count_into_last()
+            return
+        if self.units:
+            self.units[-1].seal()
+        unit = Unit([msg], entry.get("id"), starts_turn=entry.get("role") == "user")
+        unit._open_calls = [c["id"] for c in msg.get("tool_calls", ())]
+        self.units.append(unit)
+        self._unit_entry_count.append(1)
+
+    def _count_into_last(self) -> None:
+        if self._unit_entry_count:
+            self._unit_entry_count[-1] += 1
+        else:
+            self.units.append(Unit([], None, starts_turn=False))
+            self._unit_entry_count.append(1)
+
+    def _compact(self, entry: dict[str, Any]) -> None:
+        kept_id = entry.get("firstKeptId")
+        keep_from = next((i for i, u in enumerate(self.units) if u.first_id == kept_id), len(self.units))
+        summary = Unit(
+            [{"role": "user", "content": f"[Summary of the earlier conversation]\n{entry.get('summary', '')}"}],
+            "compaction",
+            starts_turn=False,
+        )
+        summary.seal()
+        dropped = sum(self._unit_entry_count[:keep_from]) + 1
+        self.units = [summary, *self.units[keep_from:]]
+        self._unit_entry_count = [dropped, *self._unit_entry_count[keep_from:]]

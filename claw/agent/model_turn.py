@@ -1,0 +1,67 @@
+"""One model response: stream it, forward text deltas as events, collect the tool calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from claw.providers.base import ModelError, TextDelta, ToolCallDelta, Usage
+from claw.providers.failover import ModelRouter
+
+Emit = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+
+    def to_entry(self) -> dict[str, str]:
+        return {"id": self.id, "name": self.name, "arguments": self.arguments}
+
+
+@dataclass(slots=True)
+class ModelTurn:
+    """What one model call produced so far; `text` is kept even if the call is aborted midway."""
+
+    model: str | None = None
+    parts: list[str] = field(default_factory=list)
+    calls: dict[int, dict[str, str]] = field(default_factory=dict)
+    usage: Usage = Usage(0, 0)
+    finish_reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def tool_calls(self) -> list[ToolCall]:
+        out = []
+        for index in sorted(self.calls):
+            call = self.calls[index]
+            if not call["name"]:
+                raise ModelError("other", "the model sent a tool call without a name")
+            out.append(ToolCall(call["id"] or f"call_{index}", call["name"], call["arguments"] or "{}"))
+        return out
+
+    async def stream(
+        self, router: ModelRouter, chain: list[str], messages: list[dict[str, Any]], tools: list[dict[str, Any]], emit: Emit
+    ) -> None:
+        async def on_failover(from_ref: str, to_ref: str, error: ModelError) -> None:
+            emit("lifecycle", {"phase": "failover", "from": from_ref, "to": to_ref, "reason": error.message})
+
+        async for ref, delta in router.stream(chain, messages, tools, on_failover):
+            self.model = ref
+            if isinstance(delta, TextDelta):
+                self.parts.append(delta.text)
+                emit("assistant", {"delta": delta.text})
+            elif isinstance(delta, ToolCallDelta):
+                call = self.calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
+                call["id"] = call["id"] or (delta.id or "")
+                call["name"] = call["name"] or (delta.name or "")
+                call["arguments"] += delta.arguments
+            elif isinstance(delta, Usage):
+                self.usage = delta
+            else:
+                self.finish_reason = delta.reason

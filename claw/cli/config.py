@@ -1,0 +1,79 @@
+"""`claw config path|get|set|unset`: read and change config.toml by dotted key."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from claw.cli.common import JsonOption, print_json
+from claw.paths import Paths
+
+app = typer.Typer(
+    help="Read and change config.toml by dotted key (agents.defaults.model, gateway.port, …).",
+    no_args_is_help=True,
+)
+
+KeyArgument = typer.Argument(
+    ..., metavar="KEY", help="Dotted key, e.g. agents.defaults.model or gateway.port."
+)
+
+
+@app.command("path")
+def path_cmd() -> None:
+    """Print where config.toml is (it may not exist yet: run `claw init`)."""
+    typer.echo(str(Paths.from_env().config_file))
+
+
+@app.command("get")
+def get_cmd(key: str = KeyArgument, as_json: bool = JsonOption) -> None:
+    """Print a value from config.toml, or the default claw uses when it is unset."""
+    from claw import config_edit
+    from claw.config import load_config, read_config_dict
+
+    parts = config_edit.resolve_key(key)
+    paths = Paths.from_env()
+    config = load_config(paths)  # validates the whole file: a broken file is reported, not half-read
+    found, value = config_edit.lookup(read_config_dict(paths.config_file), parts)
+    if not found:
+        value = config_edit.effective_default(config.file, paths.config_file, parts)
+    if as_json:
+        print_json(value)
+    elif config_edit.is_unset(value):
+        print(f"{key} is not set (no default)", file=sys.stderr)
+    else:
+        typer.echo(config_edit.format_value(value))
+
+
+@app.command("set")
+def set_cmd(
+    key: str = KeyArgument,
+    value: str = typer.Argument(
+        ..., metavar="VALUE", help='A TOML value (8, true, ["a", "b"], {primary = "x"}) or plain text.'
+    ),
+) -> None:
+    """Set KEY to VALUE, keeping the file's comments. The whole config is checked before saving."""
+    from claw import config_edit
+
+    parts = config_edit.resolve_key(key)
+    path = Paths.from_env().config_file
+    doc = config_edit.load_document(path)
+    parsed = config_edit.parse_value(value)
+    config_edit.set_value(doc, parts, parsed)
+    config_edit.save_document(doc, path)
+    typer.echo(f"{'.'.join(parts)} = {config_edit.format_value(parsed)}  ({path})")
+
+
+@app.command("unset")
+def unset_cmd(key: str = KeyArgument) -> None:
+    """Remove KEY from config.toml so the default (or inherited value) applies again."""
+    from claw import config_edit
+
+    parts = config_edit.resolve_key(key)
+    path = Paths.from_env().config_file
+    doc = config_edit.load_document(path)
+    if not config_edit.unset_value(doc, parts):
+        typer.echo(f"{'.'.join(parts)} was not set in {path}")
+        return
+    config_edit.save_document(doc, path)
+    typer.echo(f"removed {'.'.join(parts)} from {path}")

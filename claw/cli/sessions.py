@@ -1,0 +1,153 @@
+"""`claw sessions ls|show|reset|rm|export`: look after an agent's conversations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from claw.cli.common import AgentOption, JsonOption
+
+app = typer.Typer(help="List, read, reset, remove and export sessions.", no_args_is_help=True)
+
+KeyArgument = typer.Argument("main", help="Session key, e.g. agent:main:main (default: the agent's main session).")
+
+
+def _call(agent_id: str, method: str, **params: Any) -> Any:
+    """Run one gateway method in an in-process gateway."""
+    import asyncio
+
+    from claw.cli.common import load
+    from claw.gateway.client import LocalClient
+    from claw.gateway.gateway import Gateway
+
+    paths, config = load(agent_id)
+
+    async def go() -> Any:
+        client = LocalClient(Gateway(paths, config))
+        try:
+            return await client.call(method, agentId=agent_id, **params)
+        finally:
+            await client.close()
+
+    return asyncio.run(go())
+
+
+@app.command("ls")
+def ls(agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
+    """Table of sessions: key, id, messages, last updated."""
+    from claw.cli.common import print_json
+
+    rows = _call(agent_id, "sessions.list")
+    if json_out:
+        print_json(rows)
+        return
+    if not rows:
+        print(f"No sessions yet for agent {agent_id}. Start one with: claw agent -m \"hello\"")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    for column in ("SESSION KEY", "ID", "MESSAGES", "UPDATED", "LAST MESSAGE"):
+        table.add_column(column, no_wrap=column != "LAST MESSAGE", overflow="ellipsis")
+    for row in rows:
+        table.add_row(row["sessionKey"], row["sessionId"][:8], str(row["messages"]), _local(row["updatedAt"]), row["preview"] or "")
+    Console().print(table)
+
+
+@app.command("show")
+def show(key: str = KeyArgument, agent_id: str = AgentOption, limit: int = typer.Option(200, help="At most this many entries."), json_out: bool = JsonOption) -> None:
+    """Print a session's transcript, readable (or its raw entries with --json)."""
+    from claw.cli.common import print_json
+
+    history = _call(agent_id, "chat.history", sessionKey=key, limit=limit)
+    if history["sessionId"] is None:
+        from claw.errors import NotFoundError
+
+        raise NotFoundError(f"no session {history['sessionKey']} (see `claw sessions ls`)")
+    if json_out:
+        print_json(history)
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    console.print(f"[bold]{history['sessionKey']}[/] (id {history['sessionId']})")
+    for entry in history["messages"]:
+        _print_entry(console, entry)
+
+
+def _print_entry(console: Any, entry: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    role = entry.get("role")
+    when = _local(entry.get("createdAt", ""))
+    if entry.get("type") == "compaction":
+        console.print(f"\n[dim]── compacted: {escape(entry.get('summary', '')[:400])}[/]")
+    elif role == "user":
+        console.print(f"\n[bold cyan]you[/] [dim]{when}[/]\n{escape(entry.get('display') or entry.get('content') or '')}")
+    elif role == "assistant":
+        text = entry.get("content") or ""
+        if text:
+            mark = " [yellow](aborted)[/]" if entry.get("aborted") else ""
+            console.print(f"\n[bold green]assistant[/] [dim]{when}[/]{mark}\n{escape(text)}")
+        for call in entry.get("toolCalls") or ():
+            console.print(f"[dim]→ {escape(call['name'])} {escape(call.get('arguments', ''))[:200]}[/]")
+    elif role == "tool":
+        mark = "✗" if entry.get("isError") else "✓"
+        first = (entry.get("content") or "").strip().splitlines()[:1]
+        console.print(f"[dim]{mark} {escape(entry.get('name', ''))}: {escape(first[0][:160]) if first else ''}[/]")
+    elif role == "system":
+        console.print(f"\n[magenta]system[/] {escape(entry.get('content') or '')}")
+
+
+@app.command("reset")
+def reset(key: str = KeyArgument, agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
+    """Archive the session's transcript and start a new session id under the same key."""
+    row = _call(agent_id, "sessions.reset", sessionKey=key)
+    if json_out:
+        from claw.cli.common import print_json
+
+        print_json(row)
+    else:
+        print(f"Reset {row['sessionKey']}: new session id {row['sessionId']} (old transcript in archive/).")
+
+
+@app.command("rm")
+def rm(key: str = typer.Argument(..., help="Session key to remove."), agent_id: str = AgentOption) -> None:
+    """Remove a session from the index (its transcript is kept in archive/)."""
+    result = _call(agent_id, "sessions.delete", sessionKey=key)
+    print(f"Removed {result['deleted']} (transcript kept in archive/).")
+
+
+@app.command("export")
+def export(
+    key: str = KeyArgument,
+    agent_id: str = AgentOption,
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+) -> None:
+    """Export a session as Markdown, tool calls included."""
+    from claw.errors import NotFoundError
+    from claw.store.export import transcript_to_markdown
+
+    history = _call(agent_id, "chat.history", sessionKey=key, limit=0)
+    if history["sessionId"] is None:
+        raise NotFoundError(f"no session {history['sessionKey']} (see `claw sessions ls`)")
+    text = transcript_to_markdown(history["messages"], title=history["sessionKey"])
+    if output is None:
+        print(text)
+        return
+    from claw.store.atomic import atomic_write_text
+
+    atomic_write_text(output, text, 0o600)
+    print(f"Wrote {output}")
+
+
+def _local(iso: str) -> str:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (ValueError, AttributeError):
+        return iso or ""

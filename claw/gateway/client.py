@@ -1,0 +1,95 @@
+"""One client API, two transports: `LocalClient` wraps an in-process `Gateway`;
+a remote client speaks the same method names over WebSocket.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from claw.gateway.gateway import DispatchResult, Gateway
+from claw.gateway.msg_context import MsgContext
+from claw.gateway.run_event import RunEvent
+
+
+@dataclass(frozen=True, slots=True)
+class RunHandle:
+    """What `run()` returns: a run id to follow, or a command's reply (no run)."""
+
+    status: str
+    agent_id: str
+    session_key: str
+    run_id: str | None = None
+    reply: str | None = None
+
+    @classmethod
+    def from_wire(cls, payload: dict[str, Any]) -> RunHandle:
+        return cls(payload["status"], payload["agentId"], payload["sessionKey"], payload.get("runId"), payload.get("reply"))
+
+
+class GatewayClient(Protocol):
+    async def call(self, method: str, **params: Any) -> Any: ...
+
+    async def run(
+        self,
+        message: str,
+        *,
+        agent_id: str = "main",
+        session_key: str | None = None,
+        idempotency_key: str | None = None,
+        model: str | None = None,
+    ) -> RunHandle: ...
+
+    def events(self, run_id: str) -> AsyncIterator[RunEvent]: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalClient:
+    """The in-process transport: direct calls on a `Gateway` this client owns (or borrows)."""
+
+    def __init__(self, gateway: Gateway, *, channel: str = "cli", owns_gateway: bool = True) -> None:
+        self.gateway = gateway
+        self._channel = channel
+        self._owns = owns_gateway
+
+    async def call(self, method: str, **params: Any) -> Any:
+        from claw.gateway.methods import call_method
+
+        return await call_method(self.gateway, method, params, channel=self._channel)
+
+    async def run(
+        self,
+        message: str,
+        *,
+        agent_id: str = "main",
+        session_key: str | None = None,
+        idempotency_key: str | None = None,
+        model: str | None = None,
+    ) -> RunHandle:
+        ctx = MsgContext(body=message, channel=self._channel, agent_id=agent_id, session_key=session_key)
+        result: DispatchResult = await self.gateway.dispatch(ctx, idempotency_key=idempotency_key, model=model)
+        return RunHandle(result.status, result.agent_id, result.session_key, result.run_id, result.reply)
+
+    async def events(self, run_id: str) -> AsyncIterator[RunEvent]:
+        """The run's events in seq order, from the first (replayed) to the terminal one."""
+        replay, sub = self.gateway.subscribe_run(run_id)
+        async with sub:
+            last = 0
+            for event in replay:
+                last = event.seq
+                yield event
+                if event.is_terminal:
+                    return
+            async for event in sub:
+                if event.seq <= last:
+                    continue
+                last = event.seq
+                yield event
+                if event.is_terminal:
+                    return
+
+    async def close(self) -> None:
+        if self._owns:
+            await self.gateway.close()

@@ -1,0 +1,89 @@
+"""Slash commands: handled by the gateway itself, never sent to the model.
+
+A command is a standalone message starting with `/` (an optional `:` may follow
+the name). Unknown commands are ordinary text for the model, as in OpenClaw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
+
+
+@dataclass(frozen=True, slots=True)
+class CommandCall:
+    """A parsed slash command, with where it came from."""
+
+    name: str
+    args: str
+    agent_id: str
+    session_key: str
+
+
+Handler = Callable[["Gateway", CommandCall], Awaitable[str]]
+
+
+def parse_command(text: str) -> tuple[str, str] | None:
+    """`("name", "args")` for `/name args`, else None."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    head, _, rest = stripped[1:].partition(" ")
+    name = head.rstrip(":").lower()
+    if not name or not name.replace("-", "").replace("_", "").isalnum():
+        return None
+    return name, rest.strip()
+
+
+async def _new(gw: Gateway, call: CommandCall) -> str:
+    stopped = gw.abort_session(call.session_key)
+    entry = await gw.reset_session(call.session_key)
+    note = f" (stopped {stopped} run{'s' if stopped != 1 else ''})" if stopped else ""
+    return f"New session started for {call.session_key} (id {entry.session_id[:8]}){note}."
+
+
+async def _stop(gw: Gateway, call: CommandCall) -> str:
+    stopped = gw.abort_session(call.session_key)
+    return f"Stopped {stopped} run{'s' if stopped != 1 else ''}." if stopped else "Nothing is running."
+
+
+async def _status(gw: Gateway, call: CommandCall) -> str:
+    s = await gw.session_status(call.agent_id, call.session_key)
+    return (
+        f"Session {s['sessionKey']} (id {s['sessionId'][:8] if s['sessionId'] else '—'}) · agent {call.agent_id}\n"
+        f"Model: {s['model'] or 'not configured'}\n"
+        f"Messages: {s['messages']} · tokens in {s['inputTokens']} / out {s['outputTokens']}\n"
+        f"State: {s['state']}" + (f" ({s['queued']} queued)" if s["queued"] else "")
+    )
+
+
+async def _help(gw: Gateway, call: CommandCall) -> str:
+    lines = ["Commands:"]
+    lines += [f"  /{name:<8} {desc}" for name, (desc, _) in sorted(COMMANDS.items())]
+    return "\n".join(lines)
+
+
+COMMANDS: dict[str, tuple[str, Handler]] = {
+    "new": ("start a new session (the old transcript is archived)", _new),
+    "reset": ("same as /new", _new),
+    "stop": ("abort the running turn and anything queued for this session", _stop),
+    "status": ("session, model, message and token counts, run state", _status),
+    "help": ("this list", _help),
+}
+
+
+def register(name: str, description: str, handler: Handler) -> None:
+    """Add a command (later capabilities add theirs: /compact, /context, /queue, /skill …)."""
+    COMMANDS[name] = (description, handler)
+
+
+async def run_command(gw: Gateway, call: CommandCall) -> str | None:
+    """The command's reply, or None if `call.name` is not a command (then the text goes to the model)."""
+    found = COMMANDS.get(call.name)
+    if found is None:
+        return None
+    return await found[1](gw, call)

@@ -1,0 +1,231 @@
+"""`Gateway`: the composition root. It owns sessions, runs, lanes, the event bus and the runtime.
+
+Every client — the CLI, the console, a WebSocket peer — goes through `dispatch`
+(messages) and `call` (the RPC methods of `claw.gateway.methods`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from claw.agent.runner import AgentEnv, AgentRunner, RunFailed
+from claw.config import Config
+from claw.errors import ClawError, NotFoundError
+from claw.gateway import commands
+from claw.gateway.dedupe import InboundDedupe
+from claw.gateway.event_bus import EventBus
+from claw.gateway.lanes import LaneScheduler
+from claw.gateway.msg_context import MsgContext
+from claw.gateway.routing import route
+from claw.gateway.run_event import RunEvent, Stream
+from claw.gateway.runs import Run, RunOutcome, RunRegistry, new_run_id
+from claw.gateway.session_keys import agent_of, normalize_session_key, session_key_for
+from claw.gateway.ttl_cache import TtlCache
+from claw.paths import Paths
+from claw.providers.failover import ModelRouter
+from claw.store.sessions import SessionEntry, SessionStore
+from claw.tools.exec_approvals import ApprovalBroker, ExecApprovalsStore
+from claw.tools.registry import ToolRegistry, builtin_tools
+from claw.workspace import workspace_dir
+
+log = logging.getLogger(__name__)
+
+IDEMPOTENCY_TTL_SECONDS = 20 * 60
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchResult:
+    """What became of an inbound message: a run, a command reply, or a dropped duplicate."""
+
+    status: str  # accepted | command | duplicate
+    agent_id: str
+    session_key: str
+    run_id: str | None = None
+    reply: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "agentId": self.agent_id, "sessionKey": self.session_key}
+        if self.run_id:
+            out["runId"] = self.run_id
+        if self.reply is not None:
+            out["reply"] = self.reply
+        return out
+
+
+class Gateway:
+    """One per process. Use as `async with Gateway(paths, config) as gw:`."""
+
+    def __init__(self, paths: Paths, config: Config, *, router: ModelRouter | None = None) -> None:
+        self.paths = paths
+        self.config = config
+        self.bus = EventBus()
+        self.runs = RunRegistry()
+        self.lanes = LaneScheduler({"main": config.defaults.max_concurrent})
+        self.approvals = ApprovalBroker(ExecApprovalsStore(paths.exec_approvals_file))
+        self.router = router or ModelRouter(config)
+        self.tools = ToolRegistry(builtin_tools())
+        self.runner = AgentRunner(self.router, self.tools, self.approvals)
+        self.started_at = time.time()
+        self._dedupe = InboundDedupe()
+        self._idempotency: TtlCache[DispatchResult] = TtlCache(IDEMPOTENCY_TTL_SECONDS, 10_000)
+        self._stores: dict[str, SessionStore] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> Gateway:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Abort what is still running, wait for every run to record its outcome, flush the indexes."""
+        for run in self.runs.active():
+            self.abort(run.id)
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        for store in self._stores.values():
+            await asyncio.to_thread(store.flush)
+
+    # --- agents and sessions -------------------------------------------------------------------
+
+    def sessions(self, agent_id: str) -> SessionStore:
+        if agent_id not in self._stores:
+            self.config.agent(agent_id)
+            self._stores[agent_id] = SessionStore(self.paths.sessions_dir(agent_id))
+        return self._stores[agent_id]
+
+    def workspace(self, agent_id: str) -> Path:
+        return workspace_dir(self.paths, self.config, agent_id)
+
+    def agent_env(self, agent_id: str) -> AgentEnv:
+        return AgentEnv(agent_id, self.config.agent(agent_id), self.workspace(agent_id), self.sessions(agent_id))
+
+    async def reset_session(self, session_key: str) -> SessionEntry:
+        return await asyncio.to_thread(self.sessions(agent_of(session_key)).reset, session_key)
+
+    async def session_status(self, agent_id: str, session_key: str) -> dict[str, Any]:
+        entry = self.sessions(agent_id).get(session_key)
+        chain = self.runner.model_chain(self.agent_env(agent_id), entry.model_override if entry else None)
+        active = self.runs.active(session_key)
+        running = [r for r in active if r.started_at is not None]
+        return {
+            "sessionKey": session_key,
+            "sessionId": entry.session_id if entry else None,
+            "model": chain[0] if chain else None,
+            "messages": entry.message_count if entry else 0,
+            "inputTokens": entry.input_tokens if entry else 0,
+            "outputTokens": entry.output_tokens if entry else 0,
+            "state": "running" if running else "idle",
+            "queued": len(active) - len(running),
+        }
+
+    # --- messages and runs ---------------------------------------------------------------------
+
+    async def dispatch(
+        self, ctx: MsgContext, *, idempotency_key: str | None = None, model: str | None = None
+    ) -> DispatchResult:
+        """Finalize → route → session key → dedupe → command? → accepted run (queued on its lanes)."""
+        if idempotency_key and (previous := self._idempotency.get(idempotency_key)) is not None:
+            return previous
+        ctx = ctx.finalized()
+        agent_id = ctx.agent_id or route(ctx, self.config.bindings)
+        self.config.agent(agent_id)
+        if ctx.session_key:
+            session_key = normalize_session_key(ctx.session_key, agent_id)
+        else:
+            session_key = session_key_for(ctx, agent_id, self.config.session.dm_scope)
+        if self._dedupe.is_duplicate(ctx, session_key):
+            return DispatchResult("duplicate", agent_id, session_key)
+        parsed = commands.parse_command(ctx.body) if ctx.command_authorized else None
+        if parsed is not None:
+            call = commands.CommandCall(parsed[0], parsed[1], agent_id, session_key)
+            reply = await commands.run_command(self, call)
+            if reply is not None:
+                return self._remember(idempotency_key, DispatchResult("command", agent_id, session_key, reply=reply))
+        run = Run(new_run_id(), agent_id, session_key, ctx, model_override=model)
+        self.runs.add(run)
+        self._emit(run, "lifecycle", {"phase": "accepted", "agentId": agent_id})
+        task = asyncio.create_task(self._execute(run), name=f"run:{run.id}")
+        run.task = task
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return self._remember(idempotency_key, DispatchResult("accepted", agent_id, session_key, run_id=run.id))
+
+    def abort(self, run_id: str) -> bool:
+        run = self.runs.get(run_id)
+        if run is None or run.finished or run.finishing or run.task is None:
+            return False
+        run.abort_requested = True
+        run.task.cancel()
+        return True
+
+    def abort_session(self, session_key: str) -> int:
+        return sum(self.abort(run.id) for run in self.runs.active(session_key))
+
+    def subscribe_run(self, run_id: str) -> tuple[list[RunEvent], Any]:
+        """Events so far and a live subscription for the rest (subscribed first, so nothing falls between)."""
+        run = self.runs.get(run_id)
+        if run is None:
+            raise NotFoundError(f"unknown run {run_id}")
+        sub = self.bus.subscribe(lambda e: e.run_id == run_id)
+        return list(run.events), sub
+
+    async def _execute(self, run: Run) -> None:
+        """Run on the lanes, then record the turn and emit exactly one terminal lifecycle event."""
+        outcome: RunOutcome | None = None
+        env: AgentEnv | None = None
+        try:
+            env = self.agent_env(run.agent_id)
+            async with self.lanes.run_slot(run.session_key):
+                run.started_at = time.time()
+                result = await self.runner.execute(run, env, lambda s, d: self._emit(run, s, d))
+            outcome = RunOutcome("ok", result.text, None, result.usage, run.started_at, time.time())
+        except asyncio.CancelledError:
+            outcome = RunOutcome("aborted", error="aborted", started_at=run.started_at, ended_at=time.time())
+        except (RunFailed, ClawError) as exc:
+            usage = getattr(exc, "usage", {})
+            outcome = RunOutcome("error", error=exc.message, usage=usage, started_at=run.started_at, ended_at=time.time())
+        except Exception as exc:  # a bug: keep the traceback in the log, give the user one line
+            log.exception("run %s failed", run.id)
+            outcome = RunOutcome("error", error=f"internal error: {type(exc).__name__}: {exc}", ended_at=time.time())
+        finally:
+            run.finishing = True  # from here on an abort cannot interrupt the bookkeeping
+            if outcome is None:
+                outcome = RunOutcome("error", error="run ended without a result", ended_at=time.time())
+            if env is not None and run.started_at is not None:
+                await self._record(run, env, outcome)
+            self._emit(run, "lifecycle", _terminal_data(outcome))
+            run.finish(outcome)
+
+    async def _record(self, run: Run, env: AgentEnv, outcome: RunOutcome) -> None:
+        try:
+            await asyncio.to_thread(
+                env.sessions.record_turn,
+                run.session_key,
+                preview=outcome.text or run.ctx.body,
+                input_tokens=outcome.usage.get("input", 0),
+                output_tokens=outcome.usage.get("output", 0),
+            )
+        except Exception:
+            log.exception("could not update the session index for %s", run.session_key)
+
+    def _emit(self, run: Run, stream: Stream, data: dict[str, Any]) -> None:
+        self.bus.publish(run.next_event(stream, data))
+
+    def _remember(self, key: str | None, result: DispatchResult) -> DispatchResult:
+        if key:
+            self._idempotency.put(key, result)
+        return result
+
+
+def _terminal_data(outcome: RunOutcome) -> dict[str, Any]:
+    if outcome.status == "ok":
+        return {"phase": "end", "text": outcome.text, "usage": outcome.usage}
+    if outcome.status == "aborted":
+        return {"phase": "aborted"}
+    return {"phase": "error", "message": outcome.error}

@@ -1,0 +1,69 @@
+"""The `ModelProvider` boundary: a streaming chat-completions call and its typed deltas and errors."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A fragment of one tool call; `index` ties fragments of the same call together."""
+
+    index: int
+    id: str | None
+    name: str | None
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    reason: str | None
+
+
+ModelDelta = TextDelta | ToolCallDelta | Usage | Finish
+
+ErrorKind = Literal["rate_limit", "server", "timeout", "connection", "auth", "overflow", "bad_request", "other"]
+
+FAILOVER_KINDS: frozenset[str] = frozenset({"rate_limit", "server", "timeout", "connection", "auth"})
+
+
+class ModelError(Exception):
+    """A model call failed; `kind` decides whether to fail over, compact, or give up."""
+
+    def __init__(self, kind: ErrorKind, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.status = status
+
+    @property
+    def fails_over(self) -> bool:
+        return self.kind in FAILOVER_KINDS
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+
+
+class ModelProvider(Protocol):
+    """An endpoint that streams chat completions."""
+
+    name: str
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[ModelDelta]: ...

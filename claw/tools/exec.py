@@ -1,0 +1,128 @@
+"""The `exec` tool: run a shell command in the workspace, if the exec policy (or the user) allows it."""
+
+from __future__ import annotations
+
+import signal
+import uuid
+from typing import Any
+
+from claw.tools.args import number_arg, str_arg
+from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
+from claw.tools.exec_env import scrubbed_env
+from claw.tools.exec_policy import decide, fallback, pattern_for
+from claw.tools.exec_process import ProcessOutcome, run_shell
+from claw.tools.truncate import result_limit
+
+_HOW_TO_ALLOW = (
+    "approve it when asked, add its binary to agents.defaults.tools.exec.allowlist, or allow everything with "
+    "`claw config set agents.defaults.tools.exec.security full`"
+)
+
+
+class ExecTool:
+    """Runs `/bin/sh -c command` in the workspace under the exec policy, with a timeout and an output cap."""
+
+    name = "exec"
+    description = (
+        "Run a shell command with /bin/sh in the workspace directory and return its combined stdout and "
+        "stderr followed by its exit code. Commands may need the user's approval; a denied command returns "
+        "an error saying why. Long output is cut in the middle. `timeout` (seconds) is capped by the "
+        "configured maximum, which is also the default; on timeout the command and all its children are "
+        "killed. Secrets are removed from the environment. Do not start long-running servers or "
+        "interactive programs: stdin is empty and the call waits for the command to finish."
+    )
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The shell command line to run."},
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "description": "Seconds before the command is killed.",
+            },
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        command = str_arg(args, "command", tool=self.name, allow_empty=False)
+        settings = ctx.settings.tools.exec
+        requested = number_arg(args, "timeout", tool=self.name)
+        timeout = min(requested, settings.timeout_seconds) if requested else settings.timeout_seconds
+        if not ctx.workspace.is_dir():
+            return ToolResult(
+                f"exec: workspace {ctx.workspace} does not exist; run `claw init`", is_error=True
+            )
+        env = scrubbed_env()
+        refusal = await self._authorize(command, ctx, env.get("PATH"))
+        if refusal is not None:
+            return refusal
+        outcome = await run_shell(
+            command, cwd=ctx.workspace, env=env, time_limit=timeout, max_chars=_output_cap(ctx)
+        )
+        return _format(outcome, timeout)
+
+    async def _authorize(self, command: str, ctx: ToolContext, path_env: str | None) -> ToolResult | None:
+        """None if the command may run; otherwise the error result that explains why not."""
+        settings = ctx.settings.tools.exec
+        patterns = [*settings.allowlist, *ctx.approvals.allowlist(ctx.agent_id)]
+        verdict = decide(command, settings, patterns, cwd=ctx.workspace, path_env=path_env)
+        if verdict.action == "deny":
+            return _denied(f"exec denied: {verdict.reason}; {_HOW_TO_ALLOW}")
+        if verdict.action == "allow":
+            return None
+        request = ApprovalRequest(
+            id=uuid.uuid4().hex,
+            agent_id=ctx.agent_id,
+            session_key=ctx.session_key,
+            command=command,
+            cwd=str(ctx.workspace),
+            reason=verdict.reason,
+        )
+        decision = await ctx.approvals.ask(request)
+        if decision is None:
+            verdict = fallback(verdict, settings)
+            if verdict.action == "allow":
+                return None
+            return _denied(
+                f"exec denied: approval required but no one is available to approve it ({verdict.reason}); "
+                + _HOW_TO_ALLOW
+            )
+        if decision == "deny":
+            return _denied("exec denied by user")
+        if decision == "allow-always":
+            pattern = pattern_for(command, cwd=ctx.workspace, path_env=path_env)
+            if pattern is not None:
+                ctx.approvals.remember(ctx.agent_id, pattern, command)
+        return None
+
+
+def _output_cap(ctx: ToolContext) -> int:
+    """Cut output here, where the true total is known, rather than leave it to the registry's cut."""
+    return min(ctx.settings.tools.exec.max_output_chars, max(500, result_limit(ctx.settings) - 200))
+
+
+def _denied(message: str) -> ToolResult:
+    return ToolResult(message, is_error=True)
+
+
+def _format(outcome: ProcessOutcome, timeout: float) -> ToolResult:
+    parts: list[str] = []
+    if outcome.timed_out:
+        parts.append(f"exec timed out after {timeout:g}s; the command and its children were killed")
+    if outcome.output:
+        parts.append(outcome.output.rstrip("\n"))
+    code = outcome.exit_code
+    status = f"exit code: {code}"
+    if code is not None and code < 0:
+        status += f" (killed by {_signal_name(-code)})"
+    parts.append(status)
+    return ToolResult("\n\n".join(parts), is_error=outcome.timed_out or code != 0)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

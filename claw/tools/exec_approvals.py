@@ -1,0 +1,149 @@
+"""Exec approvals: the persisted "allow always" list, and the broker that asks the user.
+
+`ExecApprovalsStore` keeps `exec-approvals.json` (mode 0600, replaced atomically):
+
+    {"version": 1, "agents": {"main": {"allowlist": [
+        {"pattern": "/usr/bin/git", "addedAt": "2025-01-01T00:00:00+00:00", "lastCommand": "git status"}]}}}
+
+`ApprovalBroker` implements the `Approvals` protocol the `exec` tool uses. A UI
+registers an approver coroutine; every question also waits as a pending request
+with a future, so a remote client can answer it by id (`resolve`). Whichever
+answer comes first wins; an aborted run cancels the question and leaves nothing
+pending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from claw.paths import ensure_private_dir
+from claw.tools.atomic_write import atomic_write_bytes
+from claw.tools.base import ApprovalRequest, Decision
+
+log = logging.getLogger(__name__)
+
+Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
+DECISIONS: frozenset[str] = frozenset({"allow-once", "allow-always", "deny"})
+
+
+class ExecApprovalsStore:
+    """The per-agent allowlist patterns the user chose to "allow always"."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def allowlist(self, agent_id: str) -> list[str]:
+        return [entry["pattern"] for entry in self._entries(self._load(), agent_id)]
+
+    def remember(self, agent_id: str, pattern: str, command: str) -> None:
+        """Add `pattern` for `agent_id` (or refresh its `lastCommand` if it is already there)."""
+        data = self._load()
+        entries = self._entries(data, agent_id)
+        for entry in entries:
+            if entry["pattern"] == pattern:
+                entry["lastCommand"] = command
+                break
+        else:
+            entries.append(
+                {"pattern": pattern, "addedAt": datetime.now(UTC).isoformat(), "lastCommand": command}
+            )
+        data["agents"].setdefault(agent_id, {})["allowlist"] = entries
+        ensure_private_dir(self.path.parent)
+        atomic_write_bytes(self.path, (json.dumps(data, indent=2) + "\n").encode(), mode=0o600)
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {"version": 1, "agents": {}}
+        except (OSError, ValueError) as exc:
+            # Unreadable approvals only ever mean fewer commands run unasked. Keep the
+            # bad file for the user instead of overwriting it on the next "allow always".
+            log.warning("ignoring unreadable %s (%s); moved aside", self.path, exc)
+            os.replace(self.path, self.path.with_name(self.path.name + ".bad"))
+            return {"version": 1, "agents": {}}
+        if not isinstance(data, dict) or not isinstance(data.get("agents"), dict):
+            log.warning("ignoring %s: not an exec approvals file", self.path)
+            return {"version": 1, "agents": {}}
+        return data
+
+    @staticmethod
+    def _entries(data: dict[str, Any], agent_id: str) -> list[dict[str, Any]]:
+        agent = data["agents"].get(agent_id)
+        raw = agent.get("allowlist") if isinstance(agent, dict) else None
+        if not isinstance(raw, list):
+            return []
+        return [e for e in raw if isinstance(e, dict) and isinstance(e.get("pattern"), str)]
+
+
+class ApprovalBroker:
+    """The `Approvals` implementation: the store, an optional approver, and pending questions by id."""
+
+    def __init__(self, store: ExecApprovalsStore) -> None:
+        self.store = store
+        self._approver: Approver | None = None
+        self._pending: dict[str, tuple[ApprovalRequest, asyncio.Future[Decision | None]]] = {}
+        self._approver_tasks: set[asyncio.Task[None]] = set()
+
+    def set_approver(self, callback: Approver | None) -> None:
+        """Register the UI's approver (None unregisters it: questions then get no answer)."""
+        self._approver = callback
+
+    def allowlist(self, agent_id: str) -> list[str]:
+        return self.store.allowlist(agent_id)
+
+    def remember(self, agent_id: str, pattern: str, command: str) -> None:
+        self.store.remember(agent_id, pattern, command)
+
+    def pending(self) -> list[ApprovalRequest]:
+        """The questions waiting for an answer, oldest first."""
+        return [request for request, _ in self._pending.values()]
+
+    def resolve(self, request_id: str, decision: Decision) -> bool:
+        """Answer a pending question; False if there is no such question (any more)."""
+        if decision not in DECISIONS:
+            raise ValueError(f"unknown decision {decision!r}; expected one of {sorted(DECISIONS)}")
+        item = self._pending.get(request_id)
+        if item is None or item[1].done():
+            return False
+        item[1].set_result(decision)
+        return True
+
+    async def ask(self, request: ApprovalRequest) -> Decision | None:
+        """The user's decision, or None when no approver is registered."""
+        approver = self._approver
+        if approver is None:
+            return None
+        future: asyncio.Future[Decision | None] = asyncio.get_running_loop().create_future()
+        self._pending[request.id] = (request, future)
+        task = asyncio.create_task(self._consult(approver, request, future))
+        self._approver_tasks.add(task)
+        task.add_done_callback(self._approver_tasks.discard)
+        try:
+            return await future
+        finally:
+            self._pending.pop(request.id, None)
+            future.cancel()
+            task.cancel()
+
+    @staticmethod
+    async def _consult(
+        approver: Approver, request: ApprovalRequest, future: asyncio.Future[Decision | None]
+    ) -> None:
+        try:
+            decision: Decision | None = await approver(request)
+        except Exception:
+            log.exception("exec approver failed for request %s", request.id)
+            decision = None
+        if decision is not None and decision not in DECISIONS:
+            log.warning("exec approver returned %r for request %s; treating it as deny", decision, request.id)
+            decision = "deny"
+        if not future.done():
+            future.set_result(decision)

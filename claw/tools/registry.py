@@ -1,0 +1,94 @@
+"""The tools an agent can call, by name, and the one place a tool call is turned into a result.
+
+`ToolRegistry.call` is the boundary between the model and the tools: whatever
+the model sends (bad JSON, an unknown name, missing arguments) and whatever a
+tool does (refuse with a `ClawError`, crash) comes back as a `ToolResult` the
+model can read — never as an exception that ends the run. Cancellation is the
+exception: it propagates, because the run is being stopped. Every result is
+cut to the agent's per-result limit here, so no tool can flood the context.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from claw.errors import ClawError
+from claw.tools.base import Tool, ToolContext, ToolResult, tool_schema
+from claw.tools.edit import EditTool
+from claw.tools.exec import ExecTool
+from claw.tools.read import ReadTool
+from claw.tools.truncate import cut_head_tail, result_limit
+from claw.tools.write import WriteTool
+
+log = logging.getLogger(__name__)
+
+
+def builtin_tools() -> list[Tool]:
+    """A fresh instance of every built-in tool."""
+    return [ReadTool(), WriteTool(), EditTool(), ExecTool()]
+
+
+class ToolRegistry:
+    """Tools by name: their schemas for the model, and `call` to run one from raw model output."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The OpenAI `tools=[…]` list, in registration order."""
+        return [tool_schema(tool) for tool in self._tools.values()]
+
+    async def call(self, name: str, raw_arguments: str, ctx: ToolContext) -> ToolResult:
+        """Run tool `name` with the model's JSON `raw_arguments`; always returns a (cut) result."""
+        result = await self._call(name, raw_arguments, ctx)
+        return ToolResult(cut_head_tail(result.text, result_limit(ctx.settings), label=name), result.is_error)
+
+    async def _call(self, name: str, raw_arguments: str, ctx: ToolContext) -> ToolResult:
+        tool = self._tools.get(name)
+        if tool is None:
+            known = ", ".join(self._tools) or "none"
+            return ToolResult(f"unknown tool {name!r}; available tools: {known}", is_error=True)
+        args = _parse_arguments(name, raw_arguments)
+        if isinstance(args, ToolResult):
+            return args
+        missing = [p for p in tool.parameters.get("required", ()) if p not in args]
+        if missing:
+            listed = ", ".join(repr(p) for p in missing)
+            return ToolResult(f"{name}: missing required argument(s) {listed}", is_error=True)
+        try:
+            return await tool.run(args, ctx)
+        except ClawError as exc:
+            return ToolResult(exc.message, is_error=True)
+        except Exception as exc:
+            log.exception("tool %s failed (run %s, session %s)", name, ctx.run_id, ctx.session_key)
+            return ToolResult(f"tool {name} failed: {type(exc).__name__}: {exc}", is_error=True)
+
+
+def _parse_arguments(name: str, raw: str) -> dict[str, Any] | ToolResult:
+    if not raw.strip():
+        return {}  # some models send "" for a call without arguments
+    try:
+        args = json.loads(raw)
+    except (TypeError, ValueError) as exc:
+        return ToolResult(f"{name}: arguments are not valid JSON ({exc}); send a JSON object", is_error=True)
+    if not isinstance(args, dict):
+        kind = type(args).__name__
+        return ToolResult(f"{name}: arguments must be a JSON object, got {kind}", is_error=True)
+    return args

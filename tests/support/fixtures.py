@@ -1,0 +1,63 @@
+"""Pytest fixtures shared by the whole suite (loaded by ``tests/conftest.py``).
+
+``model_server``: a started ``ScriptedModelServer``, stopped after the test.
+``claw_env``: an isolated claw environment pointed at that server::
+
+    def test_agent_replies(claw_env):
+        claw_env.server.script(text("Hi!"))
+        done = subprocess.run(["claw", "agent", "-m", "hello"], env=claw_env.env, capture_output=True)
+        assert claw_env.server.last_request().messages[-1]["content"] == "hello"
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.support.model_server import ScriptedModelServer
+
+# Variables the openai client or claw read from the environment; a developer's own values must not
+# leak into a test (an OPENAI_ORG_ID would be sent as a header, a CLAW_HOME would touch real files).
+_SCRUBBED_PREFIXES = ("OPENAI_", "CLAW_")
+
+API_KEY = "test-key"
+MODEL = "test-model"
+
+
+@dataclass(frozen=True, slots=True)
+class ClawEnv:
+    """What ``claw_env`` set up: the claw home, the model server, and the environment to hand a subprocess."""
+
+    home: Path
+    server: ScriptedModelServer
+    env: dict[str, str]  # a full copy of os.environ as the test sees it, for subprocess.run(env=...)
+
+
+@pytest.fixture
+def model_server() -> Iterator[ScriptedModelServer]:
+    """A scripted OpenAI-compatible server on 127.0.0.1, fresh for each test."""
+    with ScriptedModelServer(models=(MODEL,)) as server:
+        yield server
+
+
+@pytest.fixture
+def claw_env(model_server: ScriptedModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ClawEnv:
+    """Point claw at a temporary home and at ``model_server``, in this process and for subprocesses."""
+    home = tmp_path / "claw-home"
+    home.mkdir()
+    for name in list(os.environ):
+        if name.startswith(_SCRUBBED_PREFIXES):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("CLAW_HOME", str(home))
+    monkeypatch.setenv("OPENAI_BASE_URL", model_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    monkeypatch.setenv("CLAW_MODEL", MODEL)
+    # A proxy configured on the machine must not intercept calls to the local server.
+    for name in ("NO_PROXY", "no_proxy"):
+        existing = os.environ.get(name, "")
+        monkeypatch.setenv(name, ",".join(filter(None, [existing, "127.0.0.1", "localhost"])))
+    return ClawEnv(home=home, server=model_server, env=dict(os.environ))

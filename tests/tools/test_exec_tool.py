@@ -1,0 +1,167 @@
+"""The exec tool running real commands: exit codes, timeouts, aborts, floods and the environment."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from claw.tools.base import ToolContext
+from claw.tools.exec_env import is_secret_name, scrubbed_env
+from claw.tools.registry import ToolRegistry
+from tests.tools.conftest import CallTool, MakeCtx
+from tests.tools.helpers import process_gone, wait_until
+
+STUBBORN_GRANDCHILD = 'trap "" TERM; echo $$ > grandchild.pid; echo $$; exec sleep 60\n'
+
+
+@pytest.fixture
+def full(make_ctx: MakeCtx) -> ToolContext:
+    return make_ctx(exec={"security": "full", "ask": "off"})
+
+
+@pytest.fixture
+def stubborn(workspace: Path) -> str:
+    """A command whose grandchild ignores SIGTERM and records its pid in grandchild.pid."""
+    (workspace / "child.sh").write_text(STUBBORN_GRANDCHILD)
+    return "sh -c 'sh ./child.sh & wait'; echo never"
+
+
+async def test_output_and_exit_codes(call: CallTool, full: ToolContext) -> None:
+    ok = await call("exec", command="echo out; echo err >&2", context=full)
+    assert not ok.is_error
+    assert ok.text == "out\nerr\n\nexit code: 0"
+    failed = await call("exec", command="echo nope; exit 3", context=full)
+    assert failed.is_error
+    assert failed.text == "nope\n\nexit code: 3"
+
+
+async def test_runs_in_the_workspace_with_plain_sh(
+    call: CallTool, full: ToolContext, workspace: Path
+) -> None:
+    result = await call("exec", command="pwd; tr '\\0' ' ' < /proc/$$/cmdline", context=full)
+    lines = result.text.splitlines()
+    assert lines[0] == await asyncio.to_thread(os.path.realpath, workspace)
+    assert lines[1].startswith("/bin/sh -c pwd;")
+    assert "-l" not in lines[1].split()
+
+
+async def test_timeout_kills_the_whole_group_including_a_stubborn_grandchild(
+    call: CallTool, full: ToolContext, workspace: Path, stubborn: str
+) -> None:
+    started = time.monotonic()
+    result = await call("exec", command=stubborn, timeout=0.5, context=full)
+    elapsed = time.monotonic() - started
+
+    assert result.is_error
+    assert result.text.startswith("exec timed out after 0.5s")
+    assert "never" not in result.text
+    pid = int((workspace / "grandchild.pid").read_text())
+    assert str(pid) in result.text
+    assert wait_until(lambda: process_gone(pid), timeout=2.0), f"grandchild {pid} survived the timeout"
+    assert elapsed < 5
+
+
+async def test_timeout_is_capped_by_the_configured_maximum(
+    call: CallTool, make_ctx: MakeCtx, workspace: Path
+) -> None:
+    ctx = make_ctx(exec={"security": "full", "ask": "off", "timeoutSeconds": 0.3})
+    result = await call("exec", command="sleep 30", timeout=1000, context=ctx)
+    assert result.text.startswith("exec timed out after 0.3s")
+    assert "killed by SIGTERM" in result.text
+
+
+async def test_abort_kills_the_group_within_a_second(
+    registry: ToolRegistry, full: ToolContext, workspace: Path, stubborn: str
+) -> None:
+    task = asyncio.create_task(registry.call("exec", json.dumps({"command": stubborn}), full))
+    pid_file = workspace / "grandchild.pid"
+    for _ in range(250):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.02)
+    pid = int(pid_file.read_text())
+    assert not process_gone(pid)
+
+    started = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < 1.0
+    assert wait_until(lambda: process_gone(pid), timeout=1.0), f"grandchild {pid} survived the abort"
+
+
+async def test_a_flood_of_output_is_cut_with_bounded_memory(make_ctx: MakeCtx, call: CallTool) -> None:
+    ctx = make_ctx(exec={"security": "full", "ask": "off", "maxOutputChars": 10_000})
+    tracemalloc.start()
+    try:
+        result = await call("exec", command="head -c 30000000 /dev/zero | tr '\\0' 'x'", context=ctx)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert not result.is_error
+    assert "[... truncated exec output: kept 7000+2000 of 30000000 chars ...]" in result.text
+    assert result.text.startswith("x" * 7000 + "\n[... truncated")
+    assert result.text.endswith("x" * 2000 + "\n\nexit code: 0")
+    assert len(result.text) < 10_000 + 50
+    assert peak < 8_000_000, f"peak traced memory {peak} bytes: the output was held whole"
+
+
+async def test_a_background_child_does_not_hold_the_call(call: CallTool, full: ToolContext) -> None:
+    started = time.monotonic()
+    result = await call("exec", command="echo started; sleep 5 &", context=full)
+    assert result.text == "started\n\nexit code: 0"
+    assert time.monotonic() - started < 4
+
+
+async def test_secrets_are_not_in_the_child_environment(
+    call: CallTool, full: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secrets = {
+        "OPENAI_API_KEY": "sk-fake-openai-0001",
+        "CLAW_GATEWAY_TOKEN": "gw-fake-token-0002",
+        "TELEGRAM_BOT_TOKEN": "123:fake-telegram-0003",
+        "MY_SERVICE_SECRET": "fake-secret-0004",
+        "DB_PASSWORD": "fake-password-0005",
+        "github_token": "ghp_fake0006",
+        "ANTHROPIC_API_KEY_BACKUP": "fake-api-key-0007",
+        "AWS_SECRET_ACCESS_KEY": "fake-aws-0008",
+        "PYTHONPATH": "/fake/pythonpath-0009",
+    }
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CLAW_TEST_VISIBLE", "plain-value-0010")
+
+    result = await call("exec", command="env", context=full)
+
+    assert "plain-value-0010" in result.text
+    for name, value in secrets.items():
+        assert value not in result.text, name
+        assert f"{name}=" not in result.text
+
+
+def test_secret_name_rules() -> None:
+    for name in [
+        "OPENAI_API_KEY",
+        "openai_api_key",
+        "SLACK_BOT_TOKEN",
+        "X_SECRET",
+        "PGPASSWORD",
+        "MY_API_KEY_2",
+    ]:
+        assert is_secret_name(name), name
+    for name in ["PATH", "HOME", "LANG", "KEYBOARD", "TOKENIZERS_PARALLELISM", "TERM"]:
+        assert not is_secret_name(name), name
+    assert scrubbed_env({"PATH": "/bin", "A_TOKEN": "t"}) == {"PATH": "/bin"}
+
+
+async def test_bad_arguments(call: CallTool, full: ToolContext) -> None:
+    empty = await call("exec", command="", context=full)
+    assert empty.is_error and empty.text == "exec: argument 'command' must not be empty"
+    negative = await call("exec", command="true", timeout=-1, context=full)
+    assert negative.is_error and "'timeout' must be a positive number" in negative.text
