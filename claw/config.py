@@ -49,7 +49,9 @@ class ExecSettings(_Section):
 
 class ToolSettings(_Section):
     exec: ExecSettings = ExecSettings()
-    result_max_chars: int | None = Field(default=None, ge=1000, description="cap on one tool result; default from the context window")
+    result_max_chars: int | None = Field(
+        default=None, ge=1000, description="cap on one tool result; default from the context window"
+    )
 
 
 class AgentSettings(_Section):
@@ -160,7 +162,9 @@ class Config:
             return self._agents[agent_id]
         except KeyError:
             known = ", ".join(self._agents)
-            raise ConfigError(f"unknown agent {agent_id!r} (configured: {known}); add it under [agents.list.{agent_id}]") from None
+            raise ConfigError(
+                f"unknown agent {agent_id!r} (configured: {known}); add it under [agents.list.{agent_id}]"
+            ) from None
 
     def _build_agent(self, agent_id: str) -> AgentSettings:
         merged = dict(self.file.agents.defaults)

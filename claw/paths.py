@@ -22,7 +22,7 @@ def check_agent_id(agent_id: str) -> str:
     """Return `agent_id` if it is a valid agent id, else raise a usage error."""
     if not _AGENT_ID.match(agent_id):
         raise UsageError(
-            f"invalid agent id {agent_id!r}: use 1-64 characters of a-z, 0-9, '_' or '-', starting with a letter or digit"
+            f"invalid agent id {agent_id!r}: use 1-64 of a-z, 0-9, '_' or '-', starting with a letter or digit"
         )
     return agent_id
 

@@ -55,7 +55,9 @@ class AssembledContext:
 
 def wrap_untrusted(text: str, source: str) -> str:
     """Mark content from outside so the model treats it as data (look-alike markers neutralised)."""
-    cleaned = text.replace("<<<", "‹‹‹").replace(">>>", "›››").replace("＜＜＜", "‹‹‹").replace("＞＞＞", "›››")
+    cleaned = (
+        text.replace("<<<", "‹‹‹").replace(">>>", "›››").replace("＜＜＜", "‹‹‹").replace("＞＞＞", "›››")
+    )
     return f"{UNTRUSTED_OPEN}\nSource: {source}\n---\n{cleaned}\n{UNTRUSTED_CLOSE}"
 
 
@@ -81,11 +83,15 @@ def system_prompt(
         )
     ]
     if bootstrap:
-        parts.append("# Project Context\nThe user keeps these files in your workspace; they define who you are and how you work.")
+        parts.append(
+            "# Project Context\nThe user keeps these files in your workspace; they define who you are and how you work."
+        )
         parts.extend(f"## {f.name}\n{f.content}" for f in bootstrap)
         truncated = [f.name for f in bootstrap if f.truncated]
         if truncated:
-            parts.append(f"Note: {', '.join(truncated)} were truncated; read them with the read tool for the full text.")
+            parts.append(
+                f"Note: {', '.join(truncated)} were truncated; read them with the read tool for the full text."
+            )
     if memory:
         parts.append(memory)
     if skills:

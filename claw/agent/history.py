@@ -45,7 +45,11 @@ def to_message(entry: dict[str, Any]) -> dict[str, Any] | None:
         calls = entry.get("toolCalls") or []
         if calls:
             msg["tool_calls"] = [
-                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c.get("arguments") or "{}"}}
+                {
+                    "id": c["id"],
+                    "type": "function",
+                    "function": {"name": c["name"], "arguments": c.get("arguments") or "{}"},
+                }
                 for c in calls
             ]
         elif not content:
@@ -130,7 +134,12 @@ class HistoryView:
         kept_id = entry.get("firstKeptId")
         keep_from = next((i for i, u in enumerate(self.units) if u.first_id == kept_id), len(self.units))
         summary = Unit(
-            [{"role": "user", "content": f"[Summary of the earlier conversation]\n{entry.get('summary', '')}"}],
+            [
+                {
+                    "role": "user",
+                    "content": f"[Summary of the earlier conversation]\n{entry.get('summary', '')}",
+                }
+            ],
             "compaction",
             starts_turn=False,
         )

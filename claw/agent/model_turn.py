@@ -46,7 +46,12 @@ class ModelTurn:
         return out
 
     async def stream(
-        self, router: ModelRouter, chain: list[str], messages: list[dict[str, Any]], tools: list[dict[str, Any]], emit: Emit
+        self,
+        router: ModelRouter,
+        chain: list[str],
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        emit: Emit,
     ) -> None:
         async def on_failover(from_ref: str, to_ref: str, error: ModelError) -> None:
             emit("lifecycle", {"phase": "failover", "from": from_ref, "to": to_ref, "reason": error.message})

@@ -73,12 +73,17 @@ class AgentRunner:
         return chain
 
     async def execute(self, run: Run, env: AgentEnv, emit: Emit) -> RunOutcome:
-        entry = env.sessions.get_or_create(run.session_key, chat_type=run.ctx.chat_type, channel=run.ctx.channel)
+        entry = env.sessions.get_or_create(
+            run.session_key, chat_type=run.ctx.chat_type, channel=run.ctx.channel
+        )
         chain = self.model_chain(env, run.model_override or entry.model_override)
         if not chain:
             raise RunFailed(NoModelError().message)
         transcript = env.sessions.transcript(entry)
-        emit("lifecycle", {"phase": "start", "model": chain[0], "sessionId": entry.session_id, "agentId": env.agent_id})
+        emit(
+            "lifecycle",
+            {"phase": "start", "model": chain[0], "sessionId": entry.session_id, "agentId": env.agent_id},
+        )
         user: dict[str, Any] = {"role": "user", "content": run.ctx.body_for_agent, "runId": run.id}
         if run.ctx.body != run.ctx.body_for_agent:
             user["display"] = run.ctx.body
@@ -94,7 +99,13 @@ class AgentRunner:
         return RunOutcome(status="ok", text=text, usage=usage)
 
     async def _loop(
-        self, run: Run, env: AgentEnv, transcript: Transcript, chain: list[str], usage: dict[str, int], emit: Emit
+        self,
+        run: Run,
+        env: AgentEnv,
+        transcript: Transcript,
+        chain: list[str],
+        usage: dict[str, int],
+        emit: Emit,
     ) -> str:
         tools = self._tools.schemas()
         tool_ctx = ToolContext(
@@ -113,12 +124,19 @@ class AgentRunner:
                 await turn.stream(self._router, chain, messages, tools, emit)
             except BaseException:
                 if turn.text:
-                    transcript.append({"role": "assistant", "content": turn.text, "runId": run.id, "aborted": True})
+                    transcript.append(
+                        {"role": "assistant", "content": turn.text, "runId": run.id, "aborted": True}
+                    )
                 raise
             usage["input"] += turn.usage.input_tokens
             usage["output"] += turn.usage.output_tokens
             calls = turn.tool_calls()
-            entry: dict[str, Any] = {"role": "assistant", "content": turn.text, "runId": run.id, "model": turn.model}
+            entry: dict[str, Any] = {
+                "role": "assistant",
+                "content": turn.text,
+                "runId": run.id,
+                "model": turn.model,
+            }
             if calls:
                 entry["toolCalls"] = [c.to_entry() for c in calls]
             transcript.append(entry)
@@ -126,29 +144,86 @@ class AgentRunner:
                 return turn.text
             for call in calls:
                 await self._call_tool(call, tool_ctx, transcript, run, emit)
-        raise RunFailed(f"stopped after {env.settings.max_tool_rounds} tool rounds without a final reply", usage)
+        raise RunFailed(
+            f"stopped after {env.settings.max_tool_rounds} tool rounds without a final reply", usage
+        )
 
-    async def _messages(self, run: Run, env: AgentEnv, transcript: Transcript, tools: list[dict]) -> list[dict]:
+    async def _messages(
+        self, run: Run, env: AgentEnv, transcript: Transcript, tools: list[dict]
+    ) -> list[dict]:
         entries = await asyncio.to_thread(transcript.read)
         view = self._view(transcript)
         view.update(entries)
-        files = self._bootstrap.load(env.workspace, env.settings.bootstrap_max_chars, env.settings.bootstrap_total_max_chars)
-        system = system_prompt(workspace=env.workspace, agent_id=env.agent_id, session_key=run.session_key, bootstrap=files)
+        files = self._bootstrap.load(
+            env.workspace, env.settings.bootstrap_max_chars, env.settings.bootstrap_total_max_chars
+        )
+        system = system_prompt(
+            workspace=env.workspace, agent_id=env.agent_id, session_key=run.session_key, bootstrap=files
+        )
         s = env.settings
-        return assemble(system=system, history=view, tools=tools, context_tokens=s.context_tokens, reserve_tokens=s.reserve_tokens).messages
+        return assemble(
+            system=system,
+            history=view,
+            tools=tools,
+            context_tokens=s.context_tokens,
+            reserve_tokens=s.reserve_tokens,
+        ).messages
 
-    async def _call_tool(self, call: ToolCall, ctx: ToolContext, transcript: Transcript, run: Run, emit: Emit) -> None:
-        emit("tool", {"phase": "start", "toolCallId": call.id, "name": call.name, "args": _args_for_display(call.arguments)})
+    async def _call_tool(
+        self, call: ToolCall, ctx: ToolContext, transcript: Transcript, run: Run, emit: Emit
+    ) -> None:
+        emit(
+            "tool",
+            {
+                "phase": "start",
+                "toolCallId": call.id,
+                "name": call.name,
+                "args": _args_for_display(call.arguments),
+            },
+        )
         try:
             result = await self._tools.call(call.name, call.arguments, ctx)
         except asyncio.CancelledError:
-            transcript.append({"role": "tool", "toolCallId": call.id, "name": call.name, "content": ABORTED_RESULT, "isError": True})
-            emit("tool", {"phase": "result", "toolCallId": call.id, "name": call.name, "isError": True, "result": ABORTED_RESULT})
+            transcript.append(
+                {
+                    "role": "tool",
+                    "toolCallId": call.id,
+                    "name": call.name,
+                    "content": ABORTED_RESULT,
+                    "isError": True,
+                }
+            )
+            emit(
+                "tool",
+                {
+                    "phase": "result",
+                    "toolCallId": call.id,
+                    "name": call.name,
+                    "isError": True,
+                    "result": ABORTED_RESULT,
+                },
+            )
             raise
         transcript.append(
-            {"role": "tool", "toolCallId": call.id, "name": call.name, "content": result.text, "isError": result.is_error, "runId": run.id}
+            {
+                "role": "tool",
+                "toolCallId": call.id,
+                "name": call.name,
+                "content": result.text,
+                "isError": result.is_error,
+                "runId": run.id,
+            }
         )
-        emit("tool", {"phase": "result", "toolCallId": call.id, "name": call.name, "isError": result.is_error, "result": result.text})
+        emit(
+            "tool",
+            {
+                "phase": "result",
+                "toolCallId": call.id,
+                "name": call.name,
+                "isError": result.is_error,
+                "result": result.text,
+            },
+        )
 
     def _view(self, transcript: Transcript) -> HistoryView:
         key = str(transcript.path)

@@ -10,8 +10,12 @@ from claw.cli.common import AgentOption, JsonOption
 def agent(
     message: str = typer.Option(..., "--message", "-m", help="The message to send."),
     agent_id: str = AgentOption,
-    session: str | None = typer.Option(None, "--session", "-s", help="Session key (default: the agent's main session)."),
-    model: str | None = typer.Option(None, "--model", help="Model ref for this turn, e.g. openai/gpt-4o-mini."),
+    session: str | None = typer.Option(
+        None, "--session", "-s", help="Session key (default: the agent's main session)."
+    ),
+    model: str | None = typer.Option(
+        None, "--model", help="Model ref for this turn, e.g. openai/gpt-4o-mini."
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """Send one message to an agent and stream its reply; tool calls are shown as they happen."""
@@ -26,5 +30,9 @@ def agent(
     paths, config = load(agent_id)
     if not (model or config.agent(agent_id).model.chain()) and not message.lstrip().startswith("/"):
         raise NoModelError()
-    code = asyncio.run(run_one_turn(paths, config, message, agent_id=agent_id, session=session, model=model, json_out=json_out))
+    code = asyncio.run(
+        run_one_turn(
+            paths, config, message, agent_id=agent_id, session=session, model=model, json_out=json_out
+        )
+    )
     raise typer.Exit(code)

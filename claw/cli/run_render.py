@@ -69,7 +69,9 @@ class TerminalRenderer:
 
 def _summary(args: Any, limit: int = 100) -> str:
     if isinstance(args, dict):
-        text = " ".join(f"{k}={v!r}" if not isinstance(v, str) or len(v) < 60 else f"{k}=…" for k, v in args.items())
+        text = " ".join(
+            f"{k}={v!r}" if not isinstance(v, str) or len(v) < 60 else f"{k}=…" for k, v in args.items()
+        )
     else:
         text = str(args)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -89,7 +91,14 @@ def _read_answer(prompt: str) -> str:
 
 
 async def run_one_turn(
-    paths: Paths, config: Config, message: str, *, agent_id: str, session: str | None, model: str | None, json_out: bool
+    paths: Paths,
+    config: Config,
+    message: str,
+    *,
+    agent_id: str,
+    session: str | None,
+    model: str | None,
+    json_out: bool,
 ) -> int:
     """Run `message` as one turn in an in-process gateway; return the process exit code."""
     gateway = Gateway(paths, config)
@@ -102,7 +111,11 @@ async def run_one_turn(
             if json_out:
                 import json
 
-                print(json.dumps({"status": handle.status, "sessionKey": handle.session_key, "reply": handle.reply}))
+                print(
+                    json.dumps(
+                        {"status": handle.status, "sessionKey": handle.session_key, "reply": handle.reply}
+                    )
+                )
             elif handle.reply:
                 print(handle.reply)
             return 0

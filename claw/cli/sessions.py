@@ -11,7 +11,9 @@ from claw.cli.common import AgentOption, JsonOption
 
 app = typer.Typer(help="List, read, reset, remove and export sessions.", no_args_is_help=True)
 
-KeyArgument = typer.Argument("main", help="Session key, e.g. agent:main:main (default: the agent's main session).")
+KeyArgument = typer.Argument(
+    "main", help="Session key, e.g. agent:main:main (default: the agent's main session)."
+)
 
 
 def _call(agent_id: str, method: str, **params: Any) -> Any:
@@ -44,7 +46,7 @@ def ls(agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
         print_json(rows)
         return
     if not rows:
-        print(f"No sessions yet for agent {agent_id}. Start one with: claw agent -m \"hello\"")
+        print(f'No sessions yet for agent {agent_id}. Start one with: claw agent -m "hello"')
         return
     from rich.console import Console
     from rich.table import Table
@@ -53,12 +55,23 @@ def ls(agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
     for column in ("SESSION KEY", "ID", "MESSAGES", "UPDATED", "LAST MESSAGE"):
         table.add_column(column, no_wrap=column != "LAST MESSAGE", overflow="ellipsis")
     for row in rows:
-        table.add_row(row["sessionKey"], row["sessionId"][:8], str(row["messages"]), _local(row["updatedAt"]), row["preview"] or "")
+        table.add_row(
+            row["sessionKey"],
+            row["sessionId"][:8],
+            str(row["messages"]),
+            _local(row["updatedAt"]),
+            row["preview"] or "",
+        )
     Console().print(table)
 
 
 @app.command("show")
-def show(key: str = KeyArgument, agent_id: str = AgentOption, limit: int = typer.Option(200, help="At most this many entries."), json_out: bool = JsonOption) -> None:
+def show(
+    key: str = KeyArgument,
+    agent_id: str = AgentOption,
+    limit: int = typer.Option(200, help="At most this many entries."),
+    json_out: bool = JsonOption,
+) -> None:
     """Print a session's transcript, readable (or its raw entries with --json)."""
     from claw.cli.common import print_json
 
@@ -86,7 +99,9 @@ def _print_entry(console: Any, entry: dict[str, Any]) -> None:
     if entry.get("type") == "compaction":
         console.print(f"\n[dim]── compacted: {escape(entry.get('summary', '')[:400])}[/]")
     elif role == "user":
-        console.print(f"\n[bold cyan]you[/] [dim]{when}[/]\n{escape(entry.get('display') or entry.get('content') or '')}")
+        console.print(
+            f"\n[bold cyan]you[/] [dim]{when}[/]\n{escape(entry.get('display') or entry.get('content') or '')}"
+        )
     elif role == "assistant":
         text = entry.get("content") or ""
         if text:
@@ -97,7 +112,9 @@ def _print_entry(console: Any, entry: dict[str, Any]) -> None:
     elif role == "tool":
         mark = "✗" if entry.get("isError") else "✓"
         first = (entry.get("content") or "").strip().splitlines()[:1]
-        console.print(f"[dim]{mark} {escape(entry.get('name', ''))}: {escape(first[0][:160]) if first else ''}[/]")
+        console.print(
+            f"[dim]{mark} {escape(entry.get('name', ''))}: {escape(first[0][:160]) if first else ''}[/]"
+        )
     elif role == "system":
         console.print(f"\n[magenta]system[/] {escape(entry.get('content') or '')}")
 

@@ -19,7 +19,14 @@ def dedupe_key(ctx: MsgContext, session_key: str) -> str | None:
     """`channel|account|sessionKey|peer|thread|messageId`, empty parts dropped; None without a message id."""
     if not ctx.message_id or not ctx.channel:
         return None
-    parts = [ctx.channel.lower(), ctx.account_id, session_key, ctx.peer_id, ctx.thread_id or "", ctx.message_id]
+    parts = [
+        ctx.channel.lower(),
+        ctx.account_id,
+        session_key,
+        ctx.peer_id,
+        ctx.thread_id or "",
+        ctx.message_id,
+    ]
     return "|".join(p for p in parts if p)
 
 

@@ -49,7 +49,11 @@ class DispatchResult:
     reply: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"status": self.status, "agentId": self.agent_id, "sessionKey": self.session_key}
+        out: dict[str, Any] = {
+            "status": self.status,
+            "agentId": self.agent_id,
+            "sessionKey": self.session_key,
+        }
         if self.run_id:
             out["runId"] = self.run_id
         if self.reply is not None:
@@ -103,7 +107,9 @@ class Gateway:
         return workspace_dir(self.paths, self.config, agent_id)
 
     def agent_env(self, agent_id: str) -> AgentEnv:
-        return AgentEnv(agent_id, self.config.agent(agent_id), self.workspace(agent_id), self.sessions(agent_id))
+        return AgentEnv(
+            agent_id, self.config.agent(agent_id), self.workspace(agent_id), self.sessions(agent_id)
+        )
 
     async def reset_session(self, session_key: str) -> SessionEntry:
         return await asyncio.to_thread(self.sessions(agent_of(session_key)).reset, session_key)
@@ -146,7 +152,9 @@ class Gateway:
             call = commands.CommandCall(parsed[0], parsed[1], agent_id, session_key)
             reply = await commands.run_command(self, call)
             if reply is not None:
-                return self._remember(idempotency_key, DispatchResult("command", agent_id, session_key, reply=reply))
+                return self._remember(
+                    idempotency_key, DispatchResult("command", agent_id, session_key, reply=reply)
+                )
         run = Run(new_run_id(), agent_id, session_key, ctx, model_override=model)
         self.runs.add(run)
         self._emit(run, "lifecycle", {"phase": "accepted", "agentId": agent_id})
@@ -154,7 +162,9 @@ class Gateway:
         run.task = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return self._remember(idempotency_key, DispatchResult("accepted", agent_id, session_key, run_id=run.id))
+        return self._remember(
+            idempotency_key, DispatchResult("accepted", agent_id, session_key, run_id=run.id)
+        )
 
     def abort(self, run_id: str) -> bool:
         run = self.runs.get(run_id)
@@ -189,10 +199,14 @@ class Gateway:
             outcome = RunOutcome("aborted", error="aborted", started_at=run.started_at, ended_at=time.time())
         except (RunFailed, ClawError) as exc:
             usage = getattr(exc, "usage", {})
-            outcome = RunOutcome("error", error=exc.message, usage=usage, started_at=run.started_at, ended_at=time.time())
+            outcome = RunOutcome(
+                "error", error=exc.message, usage=usage, started_at=run.started_at, ended_at=time.time()
+            )
         except Exception as exc:  # a bug: keep the traceback in the log, give the user one line
             log.exception("run %s failed", run.id)
-            outcome = RunOutcome("error", error=f"internal error: {type(exc).__name__}: {exc}", ended_at=time.time())
+            outcome = RunOutcome(
+                "error", error=f"internal error: {type(exc).__name__}: {exc}", ended_at=time.time()
+            )
         finally:
             run.finishing = True  # from here on an abort cannot interrupt the bookkeeping
             if outcome is None:

@@ -84,7 +84,9 @@ async def status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
 async def agent(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     message = _str(params, "message")
     agent_id = params.get("agentId") or "main"
-    ctx = MsgContext(body=message, channel=params["_channel"], agent_id=agent_id, session_key=params.get("sessionKey"))
+    ctx = MsgContext(
+        body=message, channel=params["_channel"], agent_id=agent_id, session_key=params.get("sessionKey")
+    )
     result = await gw.dispatch(ctx, idempotency_key=params.get("idempotencyKey"), model=params.get("model"))
     return result.to_wire()
 
@@ -115,7 +117,11 @@ async def chat_history(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     if entry is None:
         return {"sessionKey": key, "sessionId": None, "messages": []}
     entries = await asyncio.to_thread(store.transcript(entry).read)
-    return {"sessionKey": key, "sessionId": entry.session_id, "messages": entries[-limit:] if limit > 0 else entries}
+    return {
+        "sessionKey": key,
+        "sessionId": entry.session_id,
+        "messages": entries[-limit:] if limit > 0 else entries,
+    }
 
 
 @method("sessions.list")
@@ -157,7 +163,12 @@ async def workspace_read(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     name = resolve_name(_str(params, "name"))
     path = gw.workspace(agent_id) / name
     text = await asyncio.to_thread(path.read_text, encoding="utf-8") if path.exists() else ""
-    return {"name": name, "path": str(path), "content": text, "cap": gw.config.agent(agent_id).bootstrap_max_chars}
+    return {
+        "name": name,
+        "path": str(path),
+        "content": text,
+        "cap": gw.config.agent(agent_id).bootstrap_max_chars,
+    }
 
 
 @method("workspace.write")

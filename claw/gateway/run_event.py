@@ -28,7 +28,13 @@ class RunEvent:
         return self.stream == "lifecycle" and self.data.get("phase") in TERMINAL_PHASES
 
     def to_wire(self) -> dict[str, Any]:
-        return {"runId": self.run_id, "seq": self.seq, "sessionKey": self.session_key, "stream": self.stream, "data": self.data}
+        return {
+            "runId": self.run_id,
+            "seq": self.seq,
+            "sessionKey": self.session_key,
+            "stream": self.stream,
+            "data": self.data,
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_wire(), ensure_ascii=False)

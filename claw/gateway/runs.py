@@ -102,7 +102,9 @@ class RunRegistry:
 
     def active(self, session_key: str | None = None) -> list[Run]:
         return [
-            r for r in self._runs.values() if not r.finished and (session_key is None or r.session_key == session_key)
+            r
+            for r in self._runs.values()
+            if not r.finished and (session_key is None or r.session_key == session_key)
         ]
 
     def _trim(self) -> None:

@@ -73,7 +73,9 @@ class ModelRouter:
             model = self.resolve(ref)
             produced = False
             try:
-                async for delta in self.provider(model.provider).stream(ChatRequest(model.model, messages, tools)):
+                async for delta in self.provider(model.provider).stream(
+                    ChatRequest(model.model, messages, tools)
+                ):
                     produced = True
                     yield ref, delta
                 self._cooldowns.pop(ref, None)
@@ -89,7 +91,9 @@ class ModelRouter:
                 elif len(candidates) == 1:
                     raise
                 else:
-                    raise ModelError(exc.kind, "every model failed: " + "; ".join(failures), status=exc.status) from None
+                    raise ModelError(
+                        exc.kind, "every model failed: " + "; ".join(failures), status=exc.status
+                    ) from None
 
     def _cooldown_left(self, ref: str, now: float) -> float:
         cd = self._cooldowns.get(ref)

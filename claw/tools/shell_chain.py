@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-_SEPARATORS = frozenset(";|\n")
+_SEPARATORS = frozenset(";&|\n")
 
 
 @dataclass(frozen=True, slots=True)

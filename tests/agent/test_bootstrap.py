@@ -8,7 +8,12 @@ from claw.agent.bootstrap import BootstrapLoader, trim_bootstrap
 
 
 def test_order_and_empty_files(tmp_path: Path) -> None:
-    for name, text in {"USER.md": "user", "SOUL.md": "soul", "AGENTS.md": "   \n", "TOOLS.md": "tools"}.items():
+    for name, text in {
+        "USER.md": "user",
+        "SOUL.md": "soul",
+        "AGENTS.md": "   \n",
+        "TOOLS.md": "tools",
+    }.items():
         (tmp_path / name).write_text(text)
     files = BootstrapLoader().load(tmp_path, 20_000, 150_000)
     assert [f.name for f in files] == ["SOUL.md", "TOOLS.md", "USER.md"]

@@ -15,7 +15,12 @@ from tests.support.model_server import slow, text, tool_call
 
 def claw(env: dict[str, str], *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "claw", *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        [sys.executable, "-m", "claw", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -61,19 +66,24 @@ def test_sessions_ls_show_reset(claw_env: ClawEnv) -> None:
     assert rows_after[0]["sessionId"] != rows[0]["sessionId"] and rows_after[0]["messages"] == 0
 
     missing = claw(claw_env.env, "sessions", "show", "agent:main:nope")
-    assert missing.returncode == 1 and missing.stderr.strip() == "claw: no session agent:main:nope (see `claw sessions ls`)"
+    assert (
+        missing.returncode == 1
+        and missing.stderr.strip() == "claw: no session agent:main:nope (see `claw sessions ls`)"
+    )
 
 
 def test_no_model_configured_says_how_and_exits_2(claw_env: ClawEnv) -> None:
     env = {k: v for k, v in claw_env.env.items() if k != "CLAW_MODEL"}
     done = claw(env, "agent", "-m", "hello")
     assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "no model configured" in done.stderr and "CLAW_MODEL" in done.stderr
+    assert (
+        done.stderr.count("\n") == 1 and "no model configured" in done.stderr and "CLAW_MODEL" in done.stderr
+    )
     assert claw_env.server.requests == []
 
 
 def test_bad_config_is_one_line_and_exit_2(claw_env: ClawEnv) -> None:
-    (claw_env.home / "config.toml").write_text("[agents.defaults]\nmaxConcurrent = \"lots\"\n")
+    (claw_env.home / "config.toml").write_text('[agents.defaults]\nmaxConcurrent = "lots"\n')
     done = claw(claw_env.env, "agent", "-m", "hello")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
@@ -84,7 +94,11 @@ def test_ctrl_c_aborts_the_turn(claw_env: ClawEnv) -> None:
     claw_env.server.script(slow("word " * 200, delay_per_chunk=0.05))
     proc = subprocess.Popen(
         [sys.executable, "-m", "claw", "agent", "-m", "long story"],
-        env=claw_env.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+        env=claw_env.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
     )
     claw_env.server.wait_for_requests(1, timeout=15)
     time.sleep(0.3)

@@ -6,19 +6,25 @@ from tests.gateway.conftest import collect, phases, write_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import error, text
 
-CHAIN = '[agents.defaults]\nmodel = { primary = "openai/primary-model", fallbacks = ["openai/backup-model"] }\n'
+CHAIN = (
+    '[agents.defaults]\nmodel = { primary = "openai/primary-model", fallbacks = ["openai/backup-model"] }\n'
+)
 
 
 async def test_429_fails_over_to_the_fallback(claw_env: ClawEnv, make_client, monkeypatch) -> None:
     monkeypatch.delenv("CLAW_MODEL")
     write_config(claw_env.home, CHAIN)
     client = make_client()
-    claw_env.server.script(error(429, "Rate limit reached", headers={"retry-after": "0"}), text("from backup"))
+    claw_env.server.script(
+        error(429, "Rate limit reached", headers={"retry-after": "0"}), text("from backup")
+    )
     events = await collect(client, (await client.run("hi")).run_id)
 
     failover = [e for e in events if e.stream == "lifecycle" and e.data["phase"] == "failover"]
     assert len(failover) == 1
-    assert failover[0].data["from"] == "openai/primary-model" and failover[0].data["to"] == "openai/backup-model"
+    assert (
+        failover[0].data["from"] == "openai/primary-model" and failover[0].data["to"] == "openai/backup-model"
+    )
     assert "Rate limit" in failover[0].data["reason"]
     assert events[-1].data["text"] == "from backup"
     assert [r.body["model"] for r in claw_env.server.chat_requests] == ["primary-model", "backup-model"]
@@ -45,7 +51,9 @@ async def test_unreachable_endpoint_fails_over(claw_env: ClawEnv, make_client, m
     monkeypatch.delenv("CLAW_MODEL")
     write_config(
         claw_env.home,
-        CHAIN.replace('"openai/primary-model"', '"dead/primary-model"').replace('fallbacks = ["openai/', 'fallbacks = ["openai/')
+        CHAIN.replace('"openai/primary-model"', '"dead/primary-model"').replace(
+            'fallbacks = ["openai/', 'fallbacks = ["openai/'
+        )
         + '[providers.dead]\nbaseUrl = "http://127.0.0.1:9/v1"\napiKey = "x"\n',
     )
     client = make_client()

@@ -15,7 +15,9 @@ async def test_two_messages_to_one_session_run_in_order(claw_env: ClawEnv, clien
     claw_env.server.script(slow("first reply", delay_per_chunk=0.1), text("second reply"))
     first = await client.run("one")
     second = await client.run("two")
-    events_first, events_second = await asyncio.gather(collect(client, first.run_id), collect(client, second.run_id))
+    events_first, events_second = await asyncio.gather(
+        collect(client, first.run_id), collect(client, second.run_id)
+    )
 
     assert events_first[-1].data["text"] == "first reply"
     assert events_second[-1].data["text"] == "second reply"
@@ -55,14 +57,16 @@ async def test_stop_aborts_mid_stream_within_a_second(claw_env: ClawEnv, client:
     claw_env.server.script(slow("partial words keep coming " * 40, delay_per_chunk=0.05))
     handle = await client.run("talk forever")
     seen: list = []
+    streaming = asyncio.Event()
 
     async def follow() -> None:
         async for event in client.events(handle.run_id):
             seen.append(event)
+            if event.stream == "assistant":
+                streaming.set()
 
     follower = asyncio.create_task(follow())
-    while not any(e.stream == "assistant" for e in seen):
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(streaming.wait(), 5)
     reply = await client.run("/stop")
     stopped_at = time.perf_counter()
     assert reply.status == "command" and "Stopped 1 run" in reply.reply

@@ -50,8 +50,14 @@ async def test_tool_calls_run_and_feed_back(claw_env: ClawEnv, client: LocalClie
     events = await collect(client, handle.run_id)
 
     tool_events = [(e.data["phase"], e.data["name"]) for e in events if e.stream == "tool"]
-    assert tool_events == [("start", "read"), ("result", "read"), ("start", "read"), ("result", "read"),
-                           ("start", "write"), ("result", "write")]
+    assert tool_events == [
+        ("start", "read"),
+        ("result", "read"),
+        ("start", "read"),
+        ("result", "read"),
+        ("start", "write"),
+        ("result", "write"),
+    ]
     first_result = next(e for e in events if e.stream == "tool" and e.data["phase"] == "result")
     assert "alpha" in first_result.data["result"] and first_result.data["isError"] is False
     assert events[-1].data["text"] == "Done: alpha, beta."
