@@ -55,9 +55,7 @@ class AssembledContext:
 
 def wrap_untrusted(text: str, source: str) -> str:
     """Mark content from outside so the model treats it as data (look-alike markers neutralised)."""
-    cleaned = (
-        text.replace("<<<", "‹‹‹").replace(">>>", "›››").replace("＜＜＜", "‹‹‹").replace("＞＞＞", "›››")
-    )
+    cleaned = text.replace("<<<", "‹‹‹").replace(">>>", "›››").replace("＜＜＜", "‹‹‹").replace("＞＞＞", "›››")
     return f"{UNTRUSTED_OPEN}\nSource: {source}\n---\n{cleaned}\n{UNTRUSTED_CLOSE}"
 
 
@@ -67,9 +65,10 @@ def system_prompt(
     agent_id: str,
     session_key: str,
     bootstrap: list[BootstrapFile],
-    memory: str | None = None,
-    skills: str | None = None,
+    extra: list[tuple[str, str]] | None = None,
 ) -> str:
+    """The system prompt: base rules, the bootstrap files under "# Project Context", then `extra`
+    sections (name, text) contributed by capabilities such as memory and skills."""
     now = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z (%A)")
     parts = [
         BASE_PROMPT.format(
@@ -92,10 +91,7 @@ def system_prompt(
             parts.append(
                 f"Note: {', '.join(truncated)} were truncated; read them with the read tool for the full text."
             )
-    if memory:
-        parts.append(memory)
-    if skills:
-        parts.append(skills)
+    parts.extend(text for _name, text in extra or ())
     return "\n\n".join(parts)
 
 

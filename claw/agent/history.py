@@ -118,7 +118,7 @@ class HistoryView:
             return
         if self.units:
             self.units[-1].seal()
-        unit = Unit([msg], entry.get("id"), starts_turn=entry.get("role") == "user")
+        unit = Unit([msg], entry.get("id"), starts_turn=entry.get("role") in ("user", "system"))
         unit._open_calls = [c["id"] for c in msg.get("tool_calls", ())]
         self.units.append(unit)
         self._unit_entry_count.append(1)

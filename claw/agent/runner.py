@@ -20,6 +20,7 @@ from claw.agent.bootstrap import BootstrapLoader
 from claw.agent.context import assemble, system_prompt
 from claw.agent.history import HistoryView
 from claw.agent.model_turn import Emit, ModelTurn, ToolCall
+from claw.agent.sections import PromptSectionSource, SectionRequest
 from claw.config import AgentSettings
 from claw.errors import NoModelError
 from claw.gateway.runs import Run, RunOutcome
@@ -63,6 +64,8 @@ class AgentRunner:
         self._router = router
         self._tools = tools
         self._approvals = approvals
+        self.sections: list[PromptSectionSource] = []
+        """Extra system-prompt sections, rendered once per run in this order (memory, then skills)."""
         self._bootstrap = BootstrapLoader()
         self._views: OrderedDict[str, HistoryView] = OrderedDict()
 
@@ -73,9 +76,7 @@ class AgentRunner:
         return chain
 
     async def execute(self, run: Run, env: AgentEnv, emit: Emit) -> RunOutcome:
-        entry = env.sessions.get_or_create(
-            run.session_key, chat_type=run.ctx.chat_type, channel=run.ctx.channel
-        )
+        entry = env.sessions.get_or_create(run.session_key, chat_type=run.ctx.chat_type, channel=run.ctx.channel)
         chain = self.model_chain(env, run.model_override or entry.model_override)
         if not chain:
             raise RunFailed(NoModelError().message)
@@ -84,7 +85,8 @@ class AgentRunner:
             "lifecycle",
             {"phase": "start", "model": chain[0], "sessionId": entry.session_id, "agentId": env.agent_id},
         )
-        user: dict[str, Any] = {"role": "user", "content": run.ctx.body_for_agent, "runId": run.id}
+        role = "system" if run.ctx.system_event else "user"
+        user: dict[str, Any] = {"role": role, "content": run.ctx.body_for_agent, "runId": run.id}
         if run.ctx.body != run.ctx.body_for_agent:
             user["display"] = run.ctx.body
         transcript.append(user)
@@ -117,16 +119,15 @@ class AgentRunner:
             approvals=self._approvals,
             read_roots=env.read_roots,
         )
+        extra = await self._render_sections(run, env)
         for _round in range(env.settings.max_tool_rounds):
-            messages = await self._messages(run, env, transcript, tools)
+            messages = await self._messages(run, env, transcript, tools, extra)
             turn = ModelTurn()
             try:
                 await turn.stream(self._router, chain, messages, tools, emit)
             except BaseException:
                 if turn.text:
-                    transcript.append(
-                        {"role": "assistant", "content": turn.text, "runId": run.id, "aborted": True}
-                    )
+                    transcript.append({"role": "assistant", "content": turn.text, "runId": run.id, "aborted": True})
                 raise
             usage["input"] += turn.usage.input_tokens
             usage["output"] += turn.usage.output_tokens
@@ -144,12 +145,31 @@ class AgentRunner:
                 return turn.text
             for call in calls:
                 await self._call_tool(call, tool_ctx, transcript, run, emit)
-        raise RunFailed(
-            f"stopped after {env.settings.max_tool_rounds} tool rounds without a final reply", usage
+        raise RunFailed(f"stopped after {env.settings.max_tool_rounds} tool rounds without a final reply", usage)
+
+    async def _render_sections(self, run: Run, env: AgentEnv) -> list[tuple[str, str]]:
+        request = SectionRequest(
+            agent_id=env.agent_id,
+            session_key=run.session_key,
+            workspace=env.workspace,
+            settings=env.settings,
+            message=run.ctx.body_for_agent or run.ctx.body,
+            channel=run.ctx.channel,
+            sender_id=run.ctx.sender_id,
         )
+        rendered = []
+        for source in self.sections:
+            try:
+                text = await source.render(request)
+            except Exception:  # a broken extension must not break the turn
+                log.exception("prompt section %s failed; leaving it out", source.name)
+                continue
+            if text:
+                rendered.append((source.name, text))
+        return rendered
 
     async def _messages(
-        self, run: Run, env: AgentEnv, transcript: Transcript, tools: list[dict]
+        self, run: Run, env: AgentEnv, transcript: Transcript, tools: list[dict], extra: list[tuple[str, str]]
     ) -> list[dict]:
         entries = await asyncio.to_thread(transcript.read)
         view = self._view(transcript)
@@ -158,7 +178,11 @@ class AgentRunner:
             env.workspace, env.settings.bootstrap_max_chars, env.settings.bootstrap_total_max_chars
         )
         system = system_prompt(
-            workspace=env.workspace, agent_id=env.agent_id, session_key=run.session_key, bootstrap=files
+            workspace=env.workspace,
+            agent_id=env.agent_id,
+            session_key=run.session_key,
+            bootstrap=files,
+            extra=extra,
         )
         s = env.settings
         return assemble(
@@ -169,9 +193,7 @@ class AgentRunner:
             reserve_tokens=s.reserve_tokens,
         ).messages
 
-    async def _call_tool(
-        self, call: ToolCall, ctx: ToolContext, transcript: Transcript, run: Run, emit: Emit
-    ) -> None:
+    async def _call_tool(self, call: ToolCall, ctx: ToolContext, transcript: Transcript, run: Run, emit: Emit) -> None:
         emit(
             "tool",
             {

@@ -13,9 +13,7 @@ def agent(
     session: str | None = typer.Option(
         None, "--session", "-s", help="Session key (default: the agent's main session)."
     ),
-    model: str | None = typer.Option(
-        None, "--model", help="Model ref for this turn, e.g. openai/gpt-4o-mini."
-    ),
+    model: str | None = typer.Option(None, "--model", help="Model ref for this turn, e.g. openai/gpt-4o-mini."),
     json_out: bool = JsonOption,
 ) -> None:
     """Send one message to an agent and stream its reply; tool calls are shown as they happen."""
@@ -31,8 +29,6 @@ def agent(
     if not (model or config.agent(agent_id).model.chain()) and not message.lstrip().startswith("/"):
         raise NoModelError()
     code = asyncio.run(
-        run_one_turn(
-            paths, config, message, agent_id=agent_id, session=session, model=model, json_out=json_out
-        )
+        run_one_turn(paths, config, message, agent_id=agent_id, session=session, model=model, json_out=json_out)
     )
     raise typer.Exit(code)

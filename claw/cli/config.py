@@ -14,9 +14,7 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-KeyArgument = typer.Argument(
-    ..., metavar="KEY", help="Dotted key, e.g. agents.defaults.model or gateway.port."
-)
+KeyArgument = typer.Argument(..., metavar="KEY", help="Dotted key, e.g. agents.defaults.model or gateway.port.")
 
 
 @app.command("path")

@@ -69,9 +69,7 @@ class TerminalRenderer:
 
 def _summary(args: Any, limit: int = 100) -> str:
     if isinstance(args, dict):
-        text = " ".join(
-            f"{k}={v!r}" if not isinstance(v, str) or len(v) < 60 else f"{k}=…" for k, v in args.items()
-        )
+        text = " ".join(f"{k}={v!r}" if not isinstance(v, str) or len(v) < 60 else f"{k}=…" for k, v in args.items())
     else:
         text = str(args)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -111,11 +109,7 @@ async def run_one_turn(
             if json_out:
                 import json
 
-                print(
-                    json.dumps(
-                        {"status": handle.status, "sessionKey": handle.session_key, "reply": handle.reply}
-                    )
-                )
+                print(json.dumps({"status": handle.status, "sessionKey": handle.session_key, "reply": handle.reply}))
             elif handle.reply:
                 print(handle.reply)
             return 0

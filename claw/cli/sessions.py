@@ -11,9 +11,7 @@ from claw.cli.common import AgentOption, JsonOption
 
 app = typer.Typer(help="List, read, reset, remove and export sessions.", no_args_is_help=True)
 
-KeyArgument = typer.Argument(
-    "main", help="Session key, e.g. agent:main:main (default: the agent's main session)."
-)
+KeyArgument = typer.Argument("main", help="Session key, e.g. agent:main:main (default: the agent's main session).")
 
 
 def _call(agent_id: str, method: str, **params: Any) -> Any:
@@ -112,9 +110,7 @@ def _print_entry(console: Any, entry: dict[str, Any]) -> None:
     elif role == "tool":
         mark = "✗" if entry.get("isError") else "✓"
         first = (entry.get("content") or "").strip().splitlines()[:1]
-        console.print(
-            f"[dim]{mark} {escape(entry.get('name', ''))}: {escape(first[0][:160]) if first else ''}[/]"
-        )
+        console.print(f"[dim]{mark} {escape(entry.get('name', ''))}: {escape(first[0][:160]) if first else ''}[/]")
     elif role == "system":
         console.print(f"\n[magenta]system[/] {escape(entry.get('content') or '')}")
 

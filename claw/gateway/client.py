@@ -75,9 +75,7 @@ class LocalClient:
         model: str | None = None,
     ) -> RunHandle:
         ctx = MsgContext(body=message, channel=self._channel, agent_id=agent_id, session_key=session_key)
-        result: DispatchResult = await self.gateway.dispatch(
-            ctx, idempotency_key=idempotency_key, model=model
-        )
+        result: DispatchResult = await self.gateway.dispatch(ctx, idempotency_key=idempotency_key, model=model)
         return RunHandle(result.status, result.agent_id, result.session_key, result.run_id, result.reply)
 
     async def events(self, run_id: str) -> AsyncIterator[RunEvent]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,13 @@ from claw.errors import ClawError, NotFoundError
 from claw.gateway import commands
 from claw.gateway.dedupe import InboundDedupe
 from claw.gateway.event_bus import EventBus
+from claw.gateway.extensions import install_all
 from claw.gateway.lanes import LaneScheduler
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.routing import route
 from claw.gateway.run_event import RunEvent, Stream
 from claw.gateway.runs import Run, RunOutcome, RunRegistry, new_run_id
+from claw.gateway.services import GatewayService
 from claw.gateway.session_keys import agent_of, normalize_session_key, session_key_for
 from claw.gateway.ttl_cache import TtlCache
 from claw.paths import Paths
@@ -64,12 +67,21 @@ class DispatchResult:
 class Gateway:
     """One per process. Use as `async with Gateway(paths, config) as gw:`."""
 
-    def __init__(self, paths: Paths, config: Config, *, router: ModelRouter | None = None) -> None:
+    def __init__(
+        self,
+        paths: Paths,
+        config: Config,
+        *,
+        router: ModelRouter | None = None,
+        services: Sequence[GatewayService] | Callable[[Gateway], Sequence[GatewayService]] = (),
+    ) -> None:
         self.paths = paths
         self.config = config
         self.bus = EventBus()
         self.runs = RunRegistry()
-        self.lanes = LaneScheduler({"main": config.defaults.max_concurrent})
+        self.lanes = LaneScheduler({"main": config.defaults.max_concurrent, "cron": 1, "subagent": 8})
+        self.extra_read_roots: list[Path] = []
+        """Directories outside the workspace that `read` may read (installed and bundled skills)."""
         self.approvals = ApprovalBroker(ExecApprovalsStore(paths.exec_approvals_file))
         self.router = router or ModelRouter(config)
         self.tools = ToolRegistry(builtin_tools())
@@ -79,21 +91,46 @@ class Gateway:
         self._idempotency: TtlCache[DispatchResult] = TtlCache(IDEMPOTENCY_TTL_SECONDS, 10_000)
         self._stores: dict[str, SessionStore] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        install_all(self)
+        self.services: list[GatewayService] = list(services(self) if callable(services) else services)
+        self._started: list[GatewayService] = []
 
     async def __aenter__(self) -> Gateway:
+        await self.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    async def start(self) -> None:
+        """Start the services, in order; if one fails, those already started are stopped again."""
+        for service in self.services:
+            try:
+                await service.start(self)
+            except BaseException:
+                await self._stop_services()
+                raise
+            self._started.append(service)
+
     async def close(self) -> None:
-        """Abort what is still running, wait for every run to record its outcome, flush the indexes."""
+        """Stop the services, abort what is still running, wait for every run to record its outcome,
+        flush the indexes."""
+        await self._stop_services()
         for run in self.runs.active():
             self.abort(run.id)
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         for store in self._stores.values():
-            await asyncio.to_thread(store.flush)
+            await asyncio.to_thread(store.close)
+        self._stores.clear()
+
+    async def _stop_services(self) -> None:
+        while self._started:
+            service = self._started.pop()
+            try:
+                await service.stop()
+            except Exception:
+                log.exception("service %s did not stop cleanly", service.name)
 
     # --- agents and sessions -------------------------------------------------------------------
 
@@ -108,7 +145,11 @@ class Gateway:
 
     def agent_env(self, agent_id: str) -> AgentEnv:
         return AgentEnv(
-            agent_id, self.config.agent(agent_id), self.workspace(agent_id), self.sessions(agent_id)
+            agent_id,
+            self.config.agent(agent_id),
+            self.workspace(agent_id),
+            self.sessions(agent_id),
+            tuple(self.extra_read_roots),
         )
 
     async def reset_session(self, session_key: str) -> SessionEntry:
@@ -133,9 +174,17 @@ class Gateway:
     # --- messages and runs ---------------------------------------------------------------------
 
     async def dispatch(
-        self, ctx: MsgContext, *, idempotency_key: str | None = None, model: str | None = None
+        self,
+        ctx: MsgContext,
+        *,
+        idempotency_key: str | None = None,
+        model: str | None = None,
+        lane: str = "main",
     ) -> DispatchResult:
-        """Finalize → route → session key → dedupe → command? → accepted run (queued on its lanes)."""
+        """Finalize → route → session key → dedupe → command? → accepted run (queued on its lanes).
+
+        `lane` names the global lane the run waits in: `main` for messages, `cron` for automations,
+        `subagent` for child runs, so background work never blocks interactive replies."""
         if idempotency_key and (previous := self._idempotency.get(idempotency_key)) is not None:
             return previous
         ctx = ctx.finalized()
@@ -152,19 +201,15 @@ class Gateway:
             call = commands.CommandCall(parsed[0], parsed[1], agent_id, session_key)
             reply = await commands.run_command(self, call)
             if reply is not None:
-                return self._remember(
-                    idempotency_key, DispatchResult("command", agent_id, session_key, reply=reply)
-                )
-        run = Run(new_run_id(), agent_id, session_key, ctx, model_override=model)
+                return self._remember(idempotency_key, DispatchResult("command", agent_id, session_key, reply=reply))
+        run = Run(new_run_id(), agent_id, session_key, ctx, model_override=model, lane=lane)
         self.runs.add(run)
         self._emit(run, "lifecycle", {"phase": "accepted", "agentId": agent_id})
         task = asyncio.create_task(self._execute(run), name=f"run:{run.id}")
         run.task = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return self._remember(
-            idempotency_key, DispatchResult("accepted", agent_id, session_key, run_id=run.id)
-        )
+        return self._remember(idempotency_key, DispatchResult("accepted", agent_id, session_key, run_id=run.id))
 
     def abort(self, run_id: str) -> bool:
         run = self.runs.get(run_id)
@@ -191,7 +236,7 @@ class Gateway:
         env: AgentEnv | None = None
         try:
             env = self.agent_env(run.agent_id)
-            async with self.lanes.run_slot(run.session_key):
+            async with self.lanes.run_slot(run.session_key, run.lane):
                 run.started_at = time.time()
                 result = await self.runner.execute(run, env, lambda s, d: self._emit(run, s, d))
             outcome = RunOutcome("ok", result.text, None, result.usage, run.started_at, time.time())
@@ -204,9 +249,7 @@ class Gateway:
             )
         except Exception as exc:  # a bug: keep the traceback in the log, give the user one line
             log.exception("run %s failed", run.id)
-            outcome = RunOutcome(
-                "error", error=f"internal error: {type(exc).__name__}: {exc}", ended_at=time.time()
-            )
+            outcome = RunOutcome("error", error=f"internal error: {type(exc).__name__}: {exc}", ended_at=time.time())
         finally:
             run.finishing = True  # from here on an abort cannot interrupt the bookkeeping
             if outcome is None:

@@ -84,9 +84,7 @@ async def status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
 async def agent(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     message = _str(params, "message")
     agent_id = params.get("agentId") or "main"
-    ctx = MsgContext(
-        body=message, channel=params["_channel"], agent_id=agent_id, session_key=params.get("sessionKey")
-    )
+    ctx = MsgContext(body=message, channel=params["_channel"], agent_id=agent_id, session_key=params.get("sessionKey"))
     result = await gw.dispatch(ctx, idempotency_key=params.get("idempotencyKey"), model=params.get("model"))
     return result.to_wire()
 

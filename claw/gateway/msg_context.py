@@ -33,6 +33,8 @@ class MsgContext:
     agent_id: str | None = None
     command_authorized: bool = True
     attachments: tuple[str, ...] = field(default_factory=tuple)
+    system_event: bool = False
+    """A note from the system (an automation, a finished subagent), recorded with role `system`."""
 
     def finalized(self) -> MsgContext:
         """Fill the derived fields: `body_for_agent` and `raw_body` default to `body`."""

@@ -49,6 +49,7 @@ class Run:
     accepted_at: float = field(default_factory=time.time)
     started_at: float | None = None
     model_override: str | None = None
+    lane: str = "main"
     task: asyncio.Task[None] | None = None
     events: list[RunEvent] = field(default_factory=list)
     outcome: RunOutcome | None = None
@@ -102,9 +103,7 @@ class RunRegistry:
 
     def active(self, session_key: str | None = None) -> list[Run]:
         return [
-            r
-            for r in self._runs.values()
-            if not r.finished and (session_key is None or r.session_key == session_key)
+            r for r in self._runs.values() if not r.finished and (session_key is None or r.session_key == session_key)
         ]
 
     def _trim(self) -> None:

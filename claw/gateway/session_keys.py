@@ -60,9 +60,7 @@ def normalize_session_key(key: str, agent_id: str = "main") -> str:
         key = f"agent:{agent_id}:{key}"
     parts = key.split(":")
     if len(parts) < 3 or any(not p for p in parts):
-        raise UsageError(
-            f"invalid session key {key!r}: expected agent:<agentId>:<rest>, e.g. agent:main:main"
-        )
+        raise UsageError(f"invalid session key {key!r}: expected agent:<agentId>:<rest>, e.g. agent:main:main")
     return key
 
 

@@ -35,9 +35,7 @@ class Finish:
 
 ModelDelta = TextDelta | ToolCallDelta | Usage | Finish
 
-ErrorKind = Literal[
-    "rate_limit", "server", "timeout", "connection", "auth", "overflow", "bad_request", "other"
-]
+ErrorKind = Literal["rate_limit", "server", "timeout", "connection", "auth", "overflow", "bad_request", "other"]
 
 FAILOVER_KINDS: frozenset[str] = frozenset({"rate_limit", "server", "timeout", "connection", "auth"})
 

@@ -73,9 +73,7 @@ class ModelRouter:
             model = self.resolve(ref)
             produced = False
             try:
-                async for delta in self.provider(model.provider).stream(
-                    ChatRequest(model.model, messages, tools)
-                ):
+                async for delta in self.provider(model.provider).stream(ChatRequest(model.model, messages, tools)):
                     produced = True
                     yield ref, delta
                 self._cooldowns.pop(ref, None)

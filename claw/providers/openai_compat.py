@@ -54,14 +54,10 @@ class OpenAICompatProvider:
         base_url = s.base_url or (None if self.name == "openai" else DEFAULT_BASE_URLS.get(self.name))
         api_key = s.api_key or (self._env.get(s.api_key_env) if s.api_key_env else None)
         if api_key is None:
-            api_key = self._env.get(
-                "OPENAI_API_KEY" if self.name == "openai" else f"{self.name.upper()}_API_KEY"
-            )
+            api_key = self._env.get("OPENAI_API_KEY" if self.name == "openai" else f"{self.name.upper()}_API_KEY")
         # Local servers ignore the key; a real endpoint answers 401, which is reported as an auth error.
         api_key = api_key or "not-needed"
-        return AsyncOpenAI(
-            api_key=api_key, base_url=base_url, timeout=s.timeout_seconds, max_retries=s.max_retries
-        )
+        return AsyncOpenAI(api_key=api_key, base_url=base_url, timeout=s.timeout_seconds, max_retries=s.max_retries)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ModelDelta]:
         if self._client is None:

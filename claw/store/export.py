@@ -12,9 +12,7 @@ RESULT_LIMIT = 4000  # characters of one tool result kept in an export
 _HEADINGS = {"user": "User", "assistant": "Assistant", "system": "System"}
 
 
-def transcript_to_markdown(
-    entries: list[dict[str, Any]], *, title: str, result_limit: int = RESULT_LIMIT
-) -> str:
+def transcript_to_markdown(entries: list[dict[str, Any]], *, title: str, result_limit: int = RESULT_LIMIT) -> str:
     """Render transcript entries as Markdown.
 
     Messages get a heading each; an assistant's tool calls follow its text with their

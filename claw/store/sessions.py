@@ -102,9 +102,7 @@ class SessionStore:
             self._save()
             return entry
 
-    def record_turn(
-        self, key: str, *, preview: str, input_tokens: int = 0, output_tokens: int = 0
-    ) -> SessionEntry:
+    def record_turn(self, key: str, *, preview: str, input_tokens: int = 0, output_tokens: int = 0) -> SessionEntry:
         """Bump counters after a turn's lines were appended; the message count comes from the transcript."""
         with self._lock:
             entry = self._require(key)
@@ -124,9 +122,7 @@ class SessionStore:
             old = self._entries.get(key)
             if old is None:
                 return self.get_or_create(key)
-            new = self._new_entry(
-                key, chat_type=old.chat_type, channel=old.channel, display_name=old.display_name
-            )
+            new = self._new_entry(key, chat_type=old.chat_type, channel=old.channel, display_name=old.display_name)
             self._entries[key] = dataclasses.replace(new, model_override=old.model_override)
             # Index first: a crash before the move leaves an orphaned file, never a lost one.
             self._save()

@@ -119,9 +119,7 @@ class Transcript:
             handle.seek(st.st_size - 1)
             return handle.read(1) == b"\n"
 
-    def _extend_cache(
-        self, before: os.stat_result, after: os.stat_result, data: bytes, record: Entry
-    ) -> None:
+    def _extend_cache(self, before: os.stat_result, after: os.stat_result, data: bytes, record: Entry) -> None:
         fresh_file = before.st_size == 0 and self._offset == 0 and not self._entries and not self._skipped
         in_step = self._key == _stat_key(before) and self._offset == before.st_size
         if (fresh_file or in_step) and after.st_size == before.st_size + len(data):

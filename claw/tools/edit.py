@@ -43,6 +43,8 @@ class EditTool:
 def _edit(target: Path, shown: str, old: str, new: str) -> ToolResult:
     if target.is_dir():
         return ToolResult(f"edit: {shown} is a directory; give a file path", is_error=True)
+    if not target.is_file():
+        return ToolResult(f"edit: {shown} is not a regular file", is_error=True)
     try:
         # newline="" keeps CRLF files byte-for-byte outside the edited span.
         with target.open(encoding="utf-8", newline="") as handle:
@@ -52,14 +54,12 @@ def _edit(target: Path, shown: str, old: str, new: str) -> ToolResult:
     count = text.count(old)
     if count == 0:
         return ToolResult(
-            f"edit: oldText not found in {shown}; read the file and copy the text exactly, "
-            "whitespace included",
+            f"edit: oldText not found in {shown}; read the file and copy the text exactly, whitespace included",
             is_error=True,
         )
     if count > 1:
         return ToolResult(
-            f"edit: oldText occurs {count} times in {shown}; include more surrounding text so it "
-            "matches exactly once",
+            f"edit: oldText occurs {count} times in {shown}; include more surrounding text so it matches exactly once",
             is_error=True,
         )
     updated = text.replace(old, new, 1)

@@ -18,6 +18,11 @@ _HOW_TO_ALLOW = (
     "`claw config set agents.defaults.tools.exec.security full`"
 )
 
+_HOW_TO_ENABLE = (
+    "enable it with `claw config set agents.defaults.tools.exec.security allowlist` (asks before unlisted "
+    "commands) or `claw config set agents.defaults.tools.exec.security full`"
+)
+
 
 class ExecTool:
     """Runs `/bin/sh -c command` in the workspace under the exec policy, with a timeout and an output cap."""
@@ -51,16 +56,12 @@ class ExecTool:
         requested = number_arg(args, "timeout", tool=self.name)
         timeout = min(requested, settings.timeout_seconds) if requested else settings.timeout_seconds
         if not ctx.workspace.is_dir():
-            return ToolResult(
-                f"exec: workspace {ctx.workspace} does not exist; run `claw init`", is_error=True
-            )
+            return ToolResult(f"exec: workspace {ctx.workspace} does not exist; run `claw init`", is_error=True)
         env = scrubbed_env()
         refusal = await self._authorize(command, ctx, env.get("PATH"))
         if refusal is not None:
             return refusal
-        outcome = await run_shell(
-            command, cwd=ctx.workspace, env=env, time_limit=timeout, max_chars=_output_cap(ctx)
-        )
+        outcome = await run_shell(command, cwd=ctx.workspace, env=env, time_limit=timeout, max_chars=_output_cap(ctx))
         return _format(outcome, timeout)
 
     async def _authorize(self, command: str, ctx: ToolContext, path_env: str | None) -> ToolResult | None:
@@ -69,7 +70,8 @@ class ExecTool:
         patterns = [*settings.allowlist, *ctx.approvals.allowlist(ctx.agent_id)]
         verdict = decide(command, settings, patterns, cwd=ctx.workspace, path_env=path_env)
         if verdict.action == "deny":
-            return _denied(f"exec denied: {verdict.reason}; {_HOW_TO_ALLOW}")
+            hint = _HOW_TO_ENABLE if settings.security == "deny" else _HOW_TO_ALLOW
+            return _denied(f"exec denied: {verdict.reason}; {hint}")
         if verdict.action == "allow":
             return None
         request = ApprovalRequest(

@@ -51,9 +51,7 @@ class ExecApprovalsStore:
                 entry["lastCommand"] = command
                 break
         else:
-            entries.append(
-                {"pattern": pattern, "addedAt": datetime.now(UTC).isoformat(), "lastCommand": command}
-            )
+            entries.append({"pattern": pattern, "addedAt": datetime.now(UTC).isoformat(), "lastCommand": command})
         data["agents"].setdefault(agent_id, {})["allowlist"] = entries
         ensure_private_dir(self.path.parent)
         atomic_write_bytes(self.path, (json.dumps(data, indent=2) + "\n").encode(), mode=0o600)
@@ -134,9 +132,7 @@ class ApprovalBroker:
             task.cancel()
 
     @staticmethod
-    async def _consult(
-        approver: Approver, request: ApprovalRequest, future: asyncio.Future[Decision | None]
-    ) -> None:
+    async def _consult(approver: Approver, request: ApprovalRequest, future: asyncio.Future[Decision | None]) -> None:
         try:
             decision: Decision | None = await approver(request)
         except Exception:

@@ -63,5 +63,5 @@ class OutputCollector:
             self._tail_len = 0
         self._tail.append(text)
         self._tail_len += len(text)
-        while False:
+        while self._tail_len - len(self._tail[0]) >= self._tail_cap:
             self._tail_len -= len(self._tail.popleft())

@@ -82,9 +82,7 @@ def resolve_binary(word: str, *, cwd: Path, path_env: str | None) -> str | None:
     return os.path.realpath(found) if found else None
 
 
-def match_allowlist(
-    command: str, patterns: Sequence[str], *, cwd: Path, path_env: str | None
-) -> AllowlistMatch:
+def match_allowlist(command: str, patterns: Sequence[str], *, cwd: Path, path_env: str | None) -> AllowlistMatch:
     """Check every segment of `command` against the allowlist `patterns`."""
     chain = split_chain(command)
     if chain.hazard is not None:

@@ -51,6 +51,8 @@ class ReadTool:
 def _read_window(target: Path, shown: str, offset: int, limit: int, budget: int) -> ToolResult:
     if target.is_dir():
         return ToolResult(f"read: {shown} is a directory; give a file path", is_error=True)
+    if not target.is_file():
+        return ToolResult(f"read: {shown} is not a regular file", is_error=True)
     with target.open("rb") as raw:
         if b"\x00" in raw.read(BINARY_SNIFF_BYTES):
             return ToolResult(
@@ -60,9 +62,7 @@ def _read_window(target: Path, shown: str, offset: int, limit: int, budget: int)
         return _collect(_lines(handle, budget + 1), shown, offset, limit, budget)
 
 
-def _collect(
-    lines: Iterator[tuple[str, bool]], shown: str, offset: int, limit: int, budget: int
-) -> ToolResult:
+def _collect(lines: Iterator[tuple[str, bool]], shown: str, offset: int, limit: int, budget: int) -> ToolResult:
     kept: list[str] = []
     used = 0
     number = 0
@@ -84,9 +84,7 @@ def _collect(
         kept.append(text)
         used += len(text)
     if number < offset and offset > 1:
-        return ToolResult(
-            f"read: offset {offset} is beyond the end of {shown} ({number} lines)", is_error=True
-        )
+        return ToolResult(f"read: offset {offset} is beyond the end of {shown} ({number} lines)", is_error=True)
     body = "".join(kept)
     if not body and not notes:
         return ToolResult("(empty file)")

@@ -108,9 +108,7 @@ async def test_deny_refuses_and_runs_nothing(
     assert not (workspace / "P").exists()
 
 
-async def test_no_approver_falls_back_to_deny(
-    call: CallTool, allowlist_ctx: ToolContext, workspace: Path
-) -> None:
+async def test_no_approver_falls_back_to_deny(call: CallTool, allowlist_ctx: ToolContext, workspace: Path) -> None:
     result = await call("exec", command="touch P", context=allowlist_ctx)
     assert result.is_error
     assert result.text.startswith("exec denied: approval required but no one is available to approve it")
@@ -122,18 +120,14 @@ async def test_no_approver_falls_back_to_deny(
 async def test_fallback_full_and_allowlist(call: CallTool, make_ctx: MakeCtx, workspace: Path) -> None:
     full = make_ctx(exec={"security": "allowlist", "ask": "on-miss", "askFallback": "full"})
     assert (await call("exec", command="touch F", context=full)).text == "exit code: 0"
-    listed = make_ctx(
-        exec={"security": "allowlist", "ask": "always", "askFallback": "allowlist", "allowlist": [TOUCH]}
-    )
+    listed = make_ctx(exec={"security": "allowlist", "ask": "always", "askFallback": "allowlist", "allowlist": [TOUCH]})
     assert (await call("exec", command="touch L", context=listed)).text == "exit code: 0"
     unlisted = make_ctx(exec={"security": "allowlist", "ask": "always", "askFallback": "allowlist"})
     assert (await call("exec", command="touch U", context=unlisted)).is_error
     assert (workspace / "F").exists() and (workspace / "L").exists() and not (workspace / "U").exists()
 
 
-async def test_denied_chains_leave_no_side_effect_file(
-    call: CallTool, make_ctx: MakeCtx, workspace: Path
-) -> None:
+async def test_denied_chains_leave_no_side_effect_file(call: CallTool, make_ctx: MakeCtx, workspace: Path) -> None:
     ctx = make_ctx(exec={"security": "allowlist", "ask": "off", "allowlist": [ECHO]})
     for command in [
         "echo ok; touch P",
@@ -151,7 +145,7 @@ async def test_denied_chains_leave_no_side_effect_file(
 async def test_security_deny_says_how_to_allow(call: CallTool, make_ctx: MakeCtx) -> None:
     result = await call("exec", command="echo hi", context=make_ctx(exec={"security": "deny"}))
     assert result.is_error
-    assert result.text.startswith("exec denied: exec is disabled (security=deny)")
+    assert result.text.startswith("exec denied: exec is disabled (security=deny); enable it with")
     assert "claw config set agents.defaults.tools.exec.security full" in result.text
 
 

@@ -58,9 +58,7 @@ def test_allowlist_hit_runs_without_asking(tmp_path: Path, command: str) -> None
         ("echo 'unbalanced", "unbalanced quotes"),
     ],
 )
-def test_allowlist_miss_asks_on_miss_and_denies_with_ask_off(
-    tmp_path: Path, command: str, reason: str
-) -> None:
+def test_allowlist_miss_asks_on_miss_and_denies_with_ask_off(tmp_path: Path, command: str, reason: str) -> None:
     asked = _decide(command, tmp_path, security="allowlist", ask="on-miss")
     assert asked.action == "ask" and not asked.allowlisted
     assert reason in asked.reason
@@ -89,9 +87,7 @@ def test_ask_always_asks_even_when_allowlisted(tmp_path: Path) -> None:
 def test_bare_basename_patterns_are_ignored_and_globs_are_case_insensitive(tmp_path: Path) -> None:
     assert not match_allowlist("echo hi", ["echo"], cwd=tmp_path, path_env=PATH).ok
     assert match_allowlist("echo hi", [ECHO.upper()], cwd=tmp_path, path_env=PATH).ok
-    assert match_allowlist(
-        "echo hi | head -n1", [os.path.dirname(ECHO) + "/*"], cwd=tmp_path, path_env=PATH
-    ).ok
+    assert match_allowlist("echo hi | head -n1", [os.path.dirname(ECHO) + "/*"], cwd=tmp_path, path_env=PATH).ok
 
 
 def test_patterns_through_a_symlinked_directory_match_the_resolved_binary(tmp_path: Path) -> None:

@@ -41,9 +41,7 @@ async def test_output_and_exit_codes(call: CallTool, full: ToolContext) -> None:
     assert failed.text == "nope\n\nexit code: 3"
 
 
-async def test_runs_in_the_workspace_with_plain_sh(
-    call: CallTool, full: ToolContext, workspace: Path
-) -> None:
+async def test_runs_in_the_workspace_with_plain_sh(call: CallTool, full: ToolContext, workspace: Path) -> None:
     result = await call("exec", command="pwd; tr '\\0' ' ' < /proc/$$/cmdline", context=full)
     lines = result.text.splitlines()
     assert lines[0] == await asyncio.to_thread(os.path.realpath, workspace)
@@ -67,9 +65,7 @@ async def test_timeout_kills_the_whole_group_including_a_stubborn_grandchild(
     assert elapsed < 5
 
 
-async def test_timeout_is_capped_by_the_configured_maximum(
-    call: CallTool, make_ctx: MakeCtx, workspace: Path
-) -> None:
+async def test_timeout_is_capped_by_the_configured_maximum(call: CallTool, make_ctx: MakeCtx, workspace: Path) -> None:
     ctx = make_ctx(exec={"security": "full", "ask": "off", "timeoutSeconds": 0.3})
     result = await call("exec", command="sleep 30", timeout=1000, context=ctx)
     assert result.text.startswith("exec timed out after 0.3s")

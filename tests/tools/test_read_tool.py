@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.tools.conftest import CallTool, MakeCtx
@@ -59,6 +60,9 @@ async def test_directory_and_missing_file_are_refused(call: CallTool, workspace:
     (workspace / "sub").mkdir()
     directory = await call("read", path="sub")
     assert directory.is_error and directory.text == "read: sub is a directory; give a file path"
+    os.mkfifo(workspace / "pipe")
+    fifo = await call("read", path="pipe")
+    assert fifo.is_error and fifo.text == "read: pipe is not a regular file"
     missing = await call("read", path="nope.txt")
     assert missing.is_error and missing.text == "no such file: nope.txt"
 

@@ -119,9 +119,7 @@ async def test_every_result_is_cut_to_the_limit(echo_registry: ToolRegistry, mak
     assert short.text == "short"
 
 
-async def test_a_big_file_read_is_cut_too(
-    echo_registry: ToolRegistry, make_ctx: MakeCtx, workspace: Path
-) -> None:
+async def test_a_big_file_read_is_cut_too(echo_registry: ToolRegistry, make_ctx: MakeCtx, workspace: Path) -> None:
     (workspace / "big.txt").write_text("".join(f"{i:05d} {'y' * 90}\n" for i in range(2_000)))
     ctx = make_ctx(result_max_chars=2_000)
     result = await echo_registry.call("read", '{"path": "big.txt"}', ctx)

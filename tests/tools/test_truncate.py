@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from claw.config import AgentSettings
@@ -52,3 +54,18 @@ def test_collector_replaces_invalid_utf8() -> None:
     collector = OutputCollector(1_000)
     collector.feed(b"ok \xff\xfe done")
     assert collector.text() == "ok \ufffd\ufffd done"
+
+
+def test_collector_memory_stays_bounded_for_small_chunks() -> None:
+    chunk = b"0123456789abcdef" * 64  # 1 KiB, smaller than the tail it keeps
+    collector = OutputCollector(50_000)
+    tracemalloc.start()
+    try:
+        for _ in range(20_000):  # 20 MiB in all
+            collector.feed(chunk)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert collector.total_chars == 20_000 * 1024
+    assert peak < 1_000_000, f"peak {peak} bytes: the collector kept too much"
+    assert collector.text().endswith(chunk.decode()[-100:])

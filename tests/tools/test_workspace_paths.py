@@ -18,10 +18,7 @@ def test_relative_and_absolute_paths_inside_resolve_to_real_paths(workspace: Pat
     assert resolve_in_workspace(workspace, "notes/a.md") == real
     assert resolve_in_workspace(workspace, str(workspace / "notes" / "a.md")) == real
     assert resolve_in_workspace(workspace, "notes/../notes/./a.md") == real
-    assert (
-        resolve_in_workspace(workspace, "new/dir/file.txt")
-        == workspace.resolve() / "new" / "dir" / "file.txt"
-    )
+    assert resolve_in_workspace(workspace, "new/dir/file.txt") == workspace.resolve() / "new" / "dir" / "file.txt"
 
 
 def test_symlink_that_stays_inside_resolves_to_its_target(workspace: Path) -> None:
@@ -84,10 +81,7 @@ def test_extra_roots_allow_reading_there_only_when_passed(workspace: Path, tmp_p
     (skills / "demo").mkdir(parents=True)
     (skills / "demo" / "SKILL.md").write_text("---\nname: demo\n---\n")
     target = str(skills / "demo" / "SKILL.md")
-    assert (
-        resolve_in_workspace(workspace, target, extra_roots=(skills,))
-        == skills.resolve() / "demo" / "SKILL.md"
-    )
+    assert resolve_in_workspace(workspace, target, extra_roots=(skills,)) == skills.resolve() / "demo" / "SKILL.md"
     with pytest.raises(PathEscapeError):
         resolve_in_workspace(workspace, target)
 

@@ -89,9 +89,7 @@ async def test_edit_with_several_occurrences_says_how_many(call: CallTool, works
     assert (workspace / "a.txt").read_text() == "x = 1\nx = 1\nx = 1\n"
 
 
-async def test_edit_refuses_missing_files_empty_old_text_and_non_utf8(
-    call: CallTool, workspace: Path
-) -> None:
+async def test_edit_refuses_missing_files_empty_old_text_and_non_utf8(call: CallTool, workspace: Path) -> None:
     missing = await call("edit", path="nope.txt", oldText="a", newText="b")
     assert missing.is_error and missing.text == "no such file: nope.txt"
     (workspace / "a.txt").write_text("abc")

@@ -1,0 +1,35 @@
+"""Prompt sections contributed by capabilities beyond the core (memory recall, skills, …).
+
+A section is rendered for each model call of a run, after the bootstrap files, in the
+order the sections were registered (DESIGN.md: memory, then skills).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from claw.config import AgentSettings
+
+
+@dataclass(frozen=True, slots=True)
+class SectionRequest:
+    """What a section may look at to decide what to say for this turn."""
+
+    agent_id: str
+    session_key: str
+    workspace: Path
+    settings: AgentSettings
+    message: str
+    """The text of the message that started the run (for recall)."""
+    channel: str
+    sender_id: str
+
+
+class PromptSectionSource(Protocol):
+    """Produces one named section of the system prompt, or None to leave it out this turn."""
+
+    name: str
+
+    async def render(self, request: SectionRequest) -> str | None: ...
