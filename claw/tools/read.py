@@ -56,7 +56,8 @@ def _read_window(target: Path, shown: str, offset: int, limit: int, budget: int)
     with target.open("rb") as raw:
         if b"\x00" in raw.read(BINARY_SNIFF_BYTES):
             return ToolResult(
-                f"read: {shown} looks like a binary file (it contains NUL bytes); refusing to read it", True
+                f"read: {shown} looks like a binary file (it contains NUL bytes); refusing to read it",
+                is_error=True,
             )
     with target.open(encoding="utf-8", errors="replace", newline="") as handle:
         return _collect(_lines(handle, budget + 1), shown, offset, limit, budget)
@@ -67,7 +68,7 @@ def _collect(lines: Iterator[tuple[str, bool]], shown: str, offset: int, limit: 
     used = 0
     number = 0
     notes: list[str] = []
-    for number, (text, was_cut) in enumerate(lines, start=1):  # noqa: B007 - `number` is read after the loop
+    for number, (text, was_cut) in enumerate(lines, start=1):
         if number < offset:
             continue
         if len(kept) >= limit or (kept and used + len(text) > budget):
