@@ -179,5 +179,5 @@ async def workspace_write(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]
     if not isinstance(content, str):
         raise UsageError("missing or invalid parameter 'content' (a string)")
     path = gw.workspace(agent_id) / name
-    await asyncio.to_thread(atomic_write_text, path, content, 0o644)
+    await asyncio.to_thread(atomic_write_text, path, content, None)
     return {"name": name, "path": str(path), "chars": len(content)}

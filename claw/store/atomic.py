@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
+import secrets
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -21,33 +22,59 @@ log = logging.getLogger(__name__)
 _TEMP_SUFFIX = ".tmp"
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Replace `path` with `data` atomically; the file ends up with exactly `mode`."""
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = 0o600) -> None:
+    """Replace `path` with `data` atomically.
+
+    The file gets `mode`; with `mode=None` it keeps the existing file's permission bits
+    (or gets what `open()` would give a new file), which is what editing a user's file wants.
+    Everything happens relative to one open directory descriptor, so the file lands in the
+    directory that was opened even if a path component is swapped for a symlink meanwhile,
+    and the rename replaces a name: it never writes through a symlink at that name.
+    """
     path = Path(path)
-    directory = path.parent
-    # mkstemp creates the file 0600 whatever the umask; fchmod sets the final mode
-    # before a single byte is written, so the content is never more exposed than asked.
-    fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=_TEMP_SUFFIX)
+    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            if hasattr(os, "fchmod"):
-                os.fchmod(handle.fileno(), mode)
-            else:  # pragma: no cover - Windows only knows the read-only bit
-                os.chmod(tmp_name, mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
+        perms = mode if mode is not None else _existing_mode(path.name, dir_fd)
+        temp_name = f".{path.name}.{secrets.token_hex(6)}{_TEMP_SUFFIX}"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        # Created 0600 at most; fchmod sets the final mode before a byte is written.
+        fd = os.open(temp_name, flags, 0o600 if perms is not None else 0o666, dir_fd=dir_fd)
         try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
-    fsync_dir(directory)
+            try:
+                if perms is not None:
+                    os.fchmod(fd, perms)
+                _write_all(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(temp_name, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            try:
+                os.unlink(temp_name, dir_fd=dir_fd)
+            except FileNotFoundError:
+                pass
+            raise
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
-def atomic_write_text(path: Path, text: str, mode: int = 0o600) -> None:
+def _existing_mode(name: str, dir_fd: int) -> int | None:
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    return None if stat.S_ISLNK(st.st_mode) else st.st_mode & 0o7777
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def atomic_write_text(path: Path, text: str, mode: int | None = 0o600) -> None:
     """Replace `path` with `text` (UTF-8) atomically."""
     atomic_write_bytes(path, text.encode("utf-8"), mode)
 

@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from claw.store.atomic import atomic_write_bytes
 from claw.tools.args import str_arg
-from claw.tools.atomic_write import atomic_write_bytes
 from claw.tools.base import ToolContext, ToolResult
 from claw.tools.workspace_paths import resolve_in_workspace
 
@@ -63,6 +63,6 @@ def _edit(target: Path, shown: str, old: str, new: str) -> ToolResult:
             is_error=True,
         )
     updated = text.replace(old, new, 1)
-    atomic_write_bytes(target, updated.encode("utf-8", errors="replace"))
+    atomic_write_bytes(target, updated.encode("utf-8", errors="replace"), mode=None)
     line = text[: text.index(old)].count("\n") + 1
     return ToolResult(f"edited {shown}: replaced 1 occurrence at line {line}")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from claw.paths import ensure_private_dir
-from claw.tools.atomic_write import atomic_write_bytes
+from claw.store.atomic import atomic_write_bytes
 from claw.tools.base import ApprovalRequest, Decision
 
 log = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from claw.errors import PathEscapeError
+from claw.store.atomic import atomic_write_bytes
 from claw.tools.args import str_arg
-from claw.tools.atomic_write import atomic_write_bytes
 from claw.tools.base import ToolContext, ToolResult
 from claw.tools.workspace_paths import resolve_in_workspace
 
@@ -49,5 +49,5 @@ def _write(target: Path, shown: str, data: bytes) -> ToolResult:
     target.parent.mkdir(parents=True, exist_ok=True)
     if os.path.realpath(target.parent) != str(target.parent):
         raise PathEscapeError(shown)  # a directory was swapped for a symlink while we looked
-    atomic_write_bytes(target, data)
+    atomic_write_bytes(target, data, mode=None)
     return ToolResult(f"wrote {len(data)} bytes to {shown}")

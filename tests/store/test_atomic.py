@@ -63,7 +63,7 @@ def test_failure_mid_write_removes_temp_and_keeps_old_content(
     target = tmp_path / "config.toml"
     atomic_write_text(target, "old = 1\n")
 
-    def refuse(*args: object) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, step, refuse)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from claw.tools.atomic_write import atomic_write_bytes
+from claw.store.atomic import atomic_write_bytes
 from tests.tools.conftest import CallTool
 
 
