@@ -54,6 +54,36 @@ class ToolSettings(_Section):
     )
 
 
+class MemoryFlushSettings(_Section):
+    """The silent turn before compaction that asks the model to write lasting notes to memory/YYYY-MM-DD.md."""
+
+    enabled: bool = True
+    soft_threshold_tokens: int = Field(default=4_000, ge=0)
+    """The flush runs once the prompt is within this many tokens of the compaction threshold."""
+
+
+class CompactionSettings(_Section):
+    """Summarising older history when the prompt would not fit the model's window."""
+
+    enabled: bool = True
+    keep_recent_tokens: int = Field(default=20_000, ge=0)
+    """The newest history kept verbatim (never more than half of what the window leaves for history)."""
+    model: str | None = None
+    """Model ref for summaries; default: the session's model chain."""
+    memory_flush: MemoryFlushSettings = MemoryFlushSettings()
+
+
+class PruningSettings(_Section):
+    """Shrinking old tool results in the prompt only (the transcript keeps them whole)."""
+
+    enabled: bool = True
+    keep_last_assistants: int = Field(default=3, ge=0)
+    soft_trim_ratio: float = Field(default=0.3, ge=0, le=1)
+    hard_clear_ratio: float = Field(default=0.5, ge=0, le=1)
+    soft_trim_max_chars: int = Field(default=4_000, ge=200)
+    min_prunable_chars: int = Field(default=50_000, ge=0)
+
+
 class AgentSettings(_Section):
     """Everything about how one agent runs. Unset keys inherit from `[agents.defaults]`."""
 
@@ -67,6 +97,10 @@ class AgentSettings(_Section):
     bootstrap_max_chars: int = Field(default=20_000, ge=100)
     bootstrap_total_max_chars: int = Field(default=150_000, ge=100)
     tools: ToolSettings = ToolSettings()
+    compaction: CompactionSettings = CompactionSettings()
+    context_pruning: PruningSettings = PruningSettings()
+    skills: tuple[str, ...] | None = None
+    """Skill names this agent may use; unset means all, `[]` means none. An agent's list replaces the default's."""
 
     @field_validator("model", mode="before")
     @classmethod
@@ -84,8 +118,63 @@ class ProviderSettings(_Section):
     max_retries: int = Field(default=0, ge=0, le=10)
 
 
+class ModelSettings(_Section):
+    """Facts about one model, under `[models."provider/model"]`."""
+
+    context_window: int | None = Field(default=None, ge=1024)
+    """Tokens the model accepts (prompt plus reply); unknown models are treated conservatively."""
+
+
+class EmbeddingSettings(_Section):
+    """An OpenAI-compatible embeddings endpoint for memory search; no `model` means keyword-only search."""
+
+    provider: str = "openai"
+    """A provider name (`[providers.<name>]` or a built-in one) whose URL and key are used."""
+    model: str | None = None
+    base_url: str | None = None
+    dimensions: int | None = Field(default=None, ge=8)
+    batch_size: int = Field(default=64, ge=1, le=2048)
+    timeout_seconds: float = Field(default=30.0, gt=0)
+
+
+class MemorySettings(_Section):
+    """The memory index over MEMORY.md and memory/*.md, its hybrid search and per-turn recall."""
+
+    enabled: bool = True
+    embeddings: EmbeddingSettings = EmbeddingSettings()
+    vector_weight: float = Field(default=0.7, ge=0)
+    text_weight: float = Field(default=0.3, ge=0)
+    chunk_tokens: int = Field(default=400, ge=32, le=8_000)
+    chunk_overlap: int = Field(default=80, ge=0)
+    max_results: int = Field(default=6, ge=1, le=100)
+    min_score: float = Field(default=0.35, ge=0, le=1)
+    candidate_multiplier: int = Field(default=4, ge=1, le=50)
+    recall: bool = True
+    """Search memory for each message and put the best hits into the prompt."""
+    recall_tokens: int = Field(default=2_000, ge=0)
+    recall_max_results: int = Field(default=4, ge=0, le=50)
+
+
 class SessionSettings(_Section):
     dm_scope: Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"] = "main"
+
+
+QueueMode = Literal["steer", "followup", "collect", "interrupt"]
+QueueDrop = Literal["summarize", "old", "new"]
+
+
+class QueueSettings(_Section):
+    """What a message does when its session is already busy (`/queue` overrides per session)."""
+
+    mode: QueueMode = "followup"
+    debounce_ms: int = Field(default=1000, ge=0, le=3_600_000)
+    cap: int = Field(default=20, ge=1, le=10_000)
+    drop: QueueDrop = "summarize"
+    by_channel: dict[str, QueueMode] = {}
+
+
+class MessagesSettings(_Section):
+    queue: QueueSettings = QueueSettings()
 
 
 class Binding(_Section):
@@ -96,11 +185,84 @@ class Binding(_Section):
     account_id: str | None = None
     peer_id: str | None = None
     group_id: str | None = None
+    guild_id: str | None = None
+    team_id: str | None = None
 
 
 class GatewaySettings(_Section):
+    """`claw gateway run`: where it listens and the limits of its WebSocket and HTTP server."""
+
     bind: str = "127.0.0.1"
     port: int = Field(default=18789, ge=0, le=65535)
+    allowed_origins: tuple[str, ...] = ()
+    """Browser origins (exact, e.g. `http://localhost:5173`) that may connect; other browser pages are refused."""
+    max_payload_bytes: int = Field(default=16 * 1024 * 1024, ge=64 * 1024)
+    """Largest WebSocket frame after the handshake (before it: 64 KiB)."""
+    max_body_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
+    """Largest HTTP request body (`/v1/chat/completions`)."""
+    shutdown_grace_seconds: float = Field(default=10.0, ge=0)
+    """On SIGINT/SIGTERM, how long running turns may take to finish before they are aborted."""
+
+
+class SkillLimits(_Section):
+    """Caps on what skill discovery loads and what the prompt's `<available_skills>` list may hold."""
+
+    max_skills_in_prompt: int = Field(default=150, ge=0)
+    """At most this many skills are listed in the prompt."""
+    max_skills_prompt_chars: int = Field(default=30_000, ge=0)
+    """The list's size in characters; over it, descriptions are shortened, then dropped, then skills."""
+    max_skills_per_root: int = Field(default=1000, ge=1)
+    """Skills loaded from one location; the rest are reported as skipped."""
+    max_skill_file_bytes: int = Field(default=256_000, ge=1024)
+    """A bigger SKILL.md is skipped as invalid."""
+
+
+class SkillEntry(_Section):
+    """Per-skill settings under `[skills.entries.<name>]`."""
+
+    enabled: bool = True
+    """False removes the skill everywhere."""
+    env: dict[str, str] = {}
+    """Values that satisfy the skill's `requires.env`."""
+    api_key: str | None = None
+    """Satisfies the env var the skill names as its `primaryEnv`."""
+    config: dict[str, Any] = {}
+    """The skill's own settings; its `requires.config` paths are looked up here first."""
+
+
+class SkillAccess(_Section):
+    """Which skills a channel or sender may use: `allow` (unset = all, `[]` = none) minus `deny`; `*` matches any."""
+
+    allow: tuple[str, ...] | None = None
+    deny: tuple[str, ...] = ()
+
+
+class SkillsSettings(_Section):
+    """`[skills]`: extra skill folders, limits, per-skill entries and channel/sender allow/deny lists."""
+
+    extra_dirs: tuple[Path, ...] = ()
+    """More skill folders, lowest precedence; relative paths are relative to config.toml's folder."""
+    allow_bundled: tuple[str, ...] | None = None
+    """When set, only these bundled skills are usable (other locations are unaffected)."""
+    limits: SkillLimits = SkillLimits()
+    entries: dict[str, SkillEntry] = {}
+    channels: dict[str, SkillAccess] = {}
+    """Per channel name (`"*"` for every channel)."""
+    senders: dict[str, SkillAccess] = {}
+    """Per sender, keyed `"<channel>:<senderId>"`."""
+
+
+class AutomationSettings(_Section):
+    """`[automations]`: the scheduler inside the gateway (`claw automations …`)."""
+
+    enabled: bool = Field(default=True, description="run scheduled jobs (CLAW_SKIP_AUTOMATIONS=1 also turns it off)")
+    min_every_seconds: float = Field(default=60.0, gt=0, description="shortest interval `--every` accepts")
+    poll_seconds: float = Field(default=1.0, gt=0, le=60, description="how often to look for jobs changed elsewhere")
+    webhook_timeout_seconds: float = Field(default=10.0, gt=0)
+    webhook_retry_seconds: tuple[float, ...] = Field(
+        default=(1.0, 5.0, 30.0), description="waits between webhook delivery attempts"
+    )
+    keep_runs: int = Field(default=2000, ge=1, description="ledger rows kept per job")
 
 
 class AgentsSection(_Section):
@@ -114,8 +276,13 @@ class ConfigFile(_Section):
     agents: AgentsSection = AgentsSection()
     providers: dict[str, ProviderSettings] = {}
     session: SessionSettings = SessionSettings()
+    messages: MessagesSettings = MessagesSettings()
     bindings: tuple[Binding, ...] = ()
     gateway: GatewaySettings = GatewaySettings()
+    automations: AutomationSettings = AutomationSettings()
+    skills: SkillsSettings = SkillsSettings()
+    memory: MemorySettings = MemorySettings()
+    models: dict[str, ModelSettings] = {}
 
 
 class Config:
@@ -127,6 +294,12 @@ class Config:
         self._env = dict(os.environ if environ is None else environ)
         for agent_id in file.agents.list:
             check_agent_id(agent_id)
+        for i, binding in enumerate(file.bindings):
+            if binding.agent_id != "main" and binding.agent_id not in file.agents.list:
+                raise ConfigError(
+                    f"{path}: bindings[{i}].agentId: unknown agent {binding.agent_id!r}; "
+                    f"add [agents.list.{binding.agent_id}] or bind to a configured agent"
+                )
         self._defaults = _validate(AgentSettings, dict(file.agents.defaults), path, "agents.defaults")
         self._agents: dict[str, AgentSettings] = {}
         for agent_id in ("main", *file.agents.list):
@@ -156,6 +329,22 @@ class Config:
     @property
     def gateway(self) -> GatewaySettings:
         return self.file.gateway
+
+    @property
+    def automations(self) -> AutomationSettings:
+        return self.file.automations
+
+    @property
+    def memory(self) -> MemorySettings:
+        return self.file.memory
+
+    @property
+    def models(self) -> dict[str, ModelSettings]:
+        return self.file.models
+
+    @property
+    def skills(self) -> SkillsSettings:
+        return self.file.skills
 
     def agent(self, agent_id: str = "main") -> AgentSettings:
         try:

@@ -74,6 +74,16 @@ class Paths:
         return self.data_dir / "logs"
 
     @property
+    def gateway_runtime_file(self) -> Path:
+        """`gateway.json`: pid, port and URL of the running `claw gateway run` (removed when it stops)."""
+        return self.data_dir / "gateway.json"
+
+    @property
+    def gateway_lock_file(self) -> Path:
+        """Held (flock) by the running gateway, so a second one on the same state refuses to start."""
+        return self.data_dir / "gateway.lock"
+
+    @property
     def exec_approvals_file(self) -> Path:
         return self.data_dir / "exec-approvals.json"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from claw.agent.bootstrap import BootstrapFile
-from claw.agent.history import HistoryView
-from claw.agent.tokens import estimate_json, estimate_text
+from claw.agent.history import Unit, current_turn_start, select_units
+from claw.agent.tokens import CHARS_PER_TOKEN, estimate_json, estimate_text
 
 UNTRUSTED_OPEN = "<<<EXTERNAL_UNTRUSTED_CONTENT>>>"
 UNTRUSTED_CLOSE = "<<<END_EXTERNAL_UNTRUSTED_CONTENT>>>"
@@ -45,8 +45,15 @@ class PromptSection:
 
 @dataclass(frozen=True, slots=True)
 class AssembledContext:
+    """The messages for one model call and what each part of the prompt costs."""
+
     messages: list[dict[str, Any]]
     sections: tuple[PromptSection, ...] = field(default_factory=tuple)
+    full_tokens: int = 0
+    """The prompt's size with the whole history since the last compaction (nothing dropped)."""
+    window: int = 0
+    dropped_units: int = 0
+    """History units left out because they did not fit (compaction normally prevents that)."""
 
     @property
     def tokens(self) -> int:
@@ -69,51 +76,102 @@ def system_prompt(
 ) -> str:
     """The system prompt: base rules, the bootstrap files under "# Project Context", then `extra`
     sections (name, text) contributed by capabilities such as memory and skills."""
+    parts = system_parts(
+        workspace=workspace, agent_id=agent_id, session_key=session_key, bootstrap=bootstrap, extra=extra
+    )
+    return join_parts(parts)
+
+
+def system_parts(
+    *,
+    workspace: Path,
+    agent_id: str,
+    session_key: str,
+    bootstrap: list[BootstrapFile],
+    extra: list[tuple[str, str]] | None = None,
+) -> list[tuple[str, str]]:
+    """The system prompt as named parts (`base`, one per bootstrap file, then each extra section),
+    so that `/context` can say what each part costs; `join_parts` makes the prompt of them."""
     now = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z (%A)")
-    parts = [
-        BASE_PROMPT.format(
-            workspace=workspace,
-            open=UNTRUSTED_OPEN,
-            close=UNTRUSTED_CLOSE,
-            now=now,
-            host=platform.system(),
-            agent_id=agent_id,
-            session_key=session_key,
-        )
-    ]
+    base = BASE_PROMPT.format(
+        workspace=workspace,
+        open=UNTRUSTED_OPEN,
+        close=UNTRUSTED_CLOSE,
+        now=now,
+        host=platform.system(),
+        agent_id=agent_id,
+        session_key=session_key,
+    )
+    parts = [("base", base)]
     if bootstrap:
         parts.append(
-            "# Project Context\nThe user keeps these files in your workspace; they define who you are and how you work."
+            (
+                "base",
+                "# Project Context\nThe user keeps these files in your workspace; "
+                "they define who you are and how you work.",
+            )
         )
-        parts.extend(f"## {f.name}\n{f.content}" for f in bootstrap)
+        parts.extend((f.name, f"## {f.name}\n{f.content}") for f in bootstrap)
         truncated = [f.name for f in bootstrap if f.truncated]
         if truncated:
             parts.append(
-                f"Note: {', '.join(truncated)} were truncated; read them with the read tool for the full text."
+                (
+                    "base",
+                    f"Note: {', '.join(truncated)} were truncated; read them with the read tool for the full text.",
+                )
             )
-    parts.extend(text for _name, text in extra or ())
-    return "\n\n".join(parts)
+    parts.extend(extra or ())
+    return parts
+
+
+def join_parts(parts: list[tuple[str, str]]) -> str:
+    return "\n\n".join(text for _name, text in parts)
+
+
+def part_tokens(parts: list[tuple[str, str]]) -> list[PromptSection]:
+    """Token estimates of each part (same-named parts summed) that add up exactly to the estimate of
+    the joined prompt: each part is charged the tokens its characters (and the separator before it) end
+    on, so rounding never makes the sum differ from the whole."""
+    totals: dict[str, int] = {}
+    chars = 0
+    for i, (name, text) in enumerate(parts):
+        before = -(-chars // CHARS_PER_TOKEN)
+        chars += len(text) + (2 if i else 0)
+        totals[name] = totals.get(name, 0) + -(-chars // CHARS_PER_TOKEN) - before
+    return [PromptSection(name, tokens) for name, tokens in totals.items()]
 
 
 def assemble(
     *,
-    system: str,
-    history: HistoryView,
+    system_parts: list[tuple[str, str]],
+    units: list[Unit],
     tools: list[dict[str, Any]],
-    context_tokens: int,
+    window_tokens: int,
     reserve_tokens: int,
 ) -> AssembledContext:
-    """System prompt, then as much history as fits in the window after the reserve for the reply."""
+    """System prompt, then as much history as fits in the window after the reserve for the reply.
+
+    Sections: each system part, `tool schemas`, `history`, `current message` (the message that
+    started the newest turn), `reserve`. `full_tokens` counts every unit of the history, chosen or
+    not: it is what the prompt would take without dropping anything (compaction decides on it)."""
+    system = join_parts(system_parts)
     system_tokens = estimate_text(system)
     tool_tokens = estimate_json(tools) if tools else 0
-    budget = max(0, context_tokens - reserve_tokens - system_tokens - tool_tokens)
-    chosen, history_tokens = history.select(budget)
+    budget = max(0, window_tokens - reserve_tokens - system_tokens - tool_tokens)
+    chosen = select_units(units, budget)
+    history_tokens = sum(u.tokens for u in chosen)
+    start = current_turn_start(units)
+    current = units[start].tokens if units and units[start].starts_turn else 0  # always chosen
     return AssembledContext(
-        messages=[{"role": "system", "content": system}, *chosen],
+        messages=[{"role": "system", "content": system}, *(m for u in chosen for m in u.messages)],
         sections=(
-            PromptSection("system", system_tokens),
-            PromptSection("tools", tool_tokens),
-            PromptSection("history", history_tokens),
+            *part_tokens(system_parts),
+            PromptSection("tool schemas", tool_tokens),
+            PromptSection("history", history_tokens - current),
+            PromptSection("current message", current),
             PromptSection("reserve", reserve_tokens),
         ),
+        full_tokens=system_tokens + tool_tokens + sum(u.tokens for u in units),
+        window=window_tokens,
+        dropped_units=len(units) - len(chosen),
     )

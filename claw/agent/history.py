@@ -87,17 +87,8 @@ class HistoryView:
     def select(self, budget_tokens: int) -> tuple[list[dict[str, Any]], int]:
         """The current turn whole, plus as many older units as fit in `budget_tokens`, in time order;
         and the tokens they take."""
-        if not self.units:
-            return [], 0
-        start = max((i for i, u in enumerate(self.units) if u.starts_turn), default=0)
-        used = sum(u.tokens for u in self.units[start:])
-        first = start
-        while first > 0 and used + self.units[first - 1].tokens <= budget_tokens:
-            first -= 1
-            used += self.units[first].tokens
-        summary = self.units[0] if self.units[0].first_id == "compaction" and first > 0 else None
-        chosen = ([summary] if summary else []) + self.units[first:]
-        return [m for unit in chosen for m in unit.messages], used + (summary.tokens if summary else 0)
+        chosen = select_units(self.units, budget_tokens)
+        return [m for unit in chosen for m in unit.messages], sum(u.tokens for u in chosen)
 
     def _add(self, entry: dict[str, Any]) -> None:
         if entry.get("type") == "compaction":
@@ -144,6 +135,29 @@ class HistoryView:
             starts_turn=False,
         )
         summary.seal()
-        dropped = sum(self._unit_entry_count[:keep_from]) + 1
+        dropped = sum(self._unit_entry_count[:keep_from])
         self.units = [summary, *self.units[keep_from:]]
         self._unit_entry_count = [dropped, *self._unit_entry_count[keep_from:]]
+        # The compaction entry is the last line of the file so far: count it into the last unit, which
+        # `update` re-reads from the file, so the compaction is replayed instead of the last unit lost.
+        self._unit_entry_count[-1] += 1
+
+
+def current_turn_start(units: list[Unit]) -> int:
+    """Index of the unit that starts the newest turn (0 when none does)."""
+    return max((i for i, u in enumerate(units) if u.starts_turn), default=0)
+
+
+def select_units(units: list[Unit], budget_tokens: int) -> list[Unit]:
+    """The current turn whole, plus as many older units as fit in `budget_tokens`, in time order;
+    a compaction summary comes first whenever older units were left out."""
+    if not units:
+        return []
+    start = current_turn_start(units)
+    used = sum(u.tokens for u in units[start:])
+    first = start
+    while first > 0 and used + units[first - 1].tokens <= budget_tokens:
+        first -= 1
+        used += units[first].tokens
+    summary = units[0] if units[0].first_id == "compaction" and first > 0 else None
+    return ([summary] if summary else []) + units[first:]

@@ -11,18 +11,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claw.agent.bootstrap import BootstrapLoader
-from claw.agent.context import assemble, system_prompt
-from claw.agent.history import HistoryView
+from claw.agent.context_manager import ContextManager
 from claw.agent.model_turn import Emit, ModelTurn, ToolCall
 from claw.agent.sections import PromptSectionSource, SectionRequest
-from claw.config import AgentSettings
-from claw.errors import NoModelError
+from claw.config import AgentSettings, ModelSettings
+from claw.errors import ClawError, NoModelError
 from claw.gateway.runs import Run, RunOutcome
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
@@ -34,7 +32,6 @@ from claw.tools.registry import ToolRegistry
 log = logging.getLogger(__name__)
 
 ABORTED_RESULT = "[aborted: the run was stopped while this tool was running]"
-MAX_HISTORY_VIEWS = 256
 
 
 class RunFailed(Exception):
@@ -60,14 +57,20 @@ class AgentEnv:
 class AgentRunner:
     """Runs turns for every agent of one gateway; shares the model router, tools and caches."""
 
-    def __init__(self, router: ModelRouter, tools: ToolRegistry, approvals: Approvals) -> None:
+    def __init__(
+        self,
+        router: ModelRouter,
+        tools: ToolRegistry,
+        approvals: Approvals,
+        models: Mapping[str, ModelSettings] | None = None,
+    ) -> None:
         self._router = router
         self._tools = tools
         self._approvals = approvals
         self.sections: list[PromptSectionSource] = []
         """Extra system-prompt sections, rendered once per run in this order (memory, then skills)."""
-        self._bootstrap = BootstrapLoader()
-        self._views: OrderedDict[str, HistoryView] = OrderedDict()
+        self.context = ContextManager(router, tools, models)
+        """Prompt assembly, pruning, memory flush and compaction (also used by /context and /compact)."""
 
     def model_chain(self, env: AgentEnv, override: str | None) -> list[str]:
         chain = env.settings.model.chain()
@@ -85,6 +88,8 @@ class AgentRunner:
             "lifecycle",
             {"phase": "start", "model": chain[0], "sessionId": entry.session_id, "agentId": env.agent_id},
         )
+        for note in run.notes:
+            transcript.append({"role": "system", "content": note, "runId": run.id})
         role = "system" if run.ctx.system_event else "user"
         user: dict[str, Any] = {"role": role, "content": run.ctx.body_for_agent, "runId": run.id}
         if run.ctx.body != run.ctx.body_for_agent:
@@ -115,20 +120,31 @@ class AgentRunner:
             agent_id=env.agent_id,
             session_key=run.session_key,
             run_id=run.id,
-            settings=env.settings,
+            settings=self.context.effective_settings(env.settings, chain),
             approvals=self._approvals,
             read_roots=env.read_roots,
+            channel=run.ctx.channel,
+            sender_authorized=run.ctx.command_authorized,
         )
         extra = await self._render_sections(run, env)
+        may_recover = True  # a context overflow is compacted and retried once per model call
         for _round in range(env.settings.max_tool_rounds):
-            messages = await self._messages(run, env, transcript, tools, extra)
+            for steered in run.take_steered():  # steer mode: messages that arrived during this run
+                transcript.append({"role": "user", "content": steered.ctx.body_for_agent, "runId": run.id})
+                emit("lifecycle", {"phase": "steered", "runId": steered.id, "text": steered.ctx.body})
+            messages = await self._messages(run, env, transcript, tools, extra, chain, emit, tool_ctx)
             turn = ModelTurn()
             try:
                 await turn.stream(self._router, chain, messages, tools, emit)
-            except BaseException:
+            except BaseException as exc:
                 if turn.text:
                     transcript.append({"role": "assistant", "content": turn.text, "runId": run.id, "aborted": True})
+                elif may_recover and _is_overflow(exc) and not turn.calls:
+                    may_recover = False
+                    if await self._recover(run, env, transcript, tools, extra, chain, emit):
+                        continue
                 raise
+            may_recover = True
             usage["input"] += turn.usage.input_tokens
             usage["output"] += turn.usage.output_tokens
             calls = turn.tool_calls()
@@ -157,6 +173,10 @@ class AgentRunner:
             channel=run.ctx.channel,
             sender_id=run.ctx.sender_id,
         )
+        return await self.render_sections(request)
+
+    async def render_sections(self, request: SectionRequest) -> list[tuple[str, str]]:
+        """Every extra prompt section for `request`, as (name, text); a failing section is left out."""
         rendered = []
         for source in self.sections:
             try:
@@ -169,29 +189,40 @@ class AgentRunner:
         return rendered
 
     async def _messages(
-        self, run: Run, env: AgentEnv, transcript: Transcript, tools: list[dict], extra: list[tuple[str, str]]
+        self,
+        run: Run,
+        env: AgentEnv,
+        transcript: Transcript,
+        tools: list[dict],
+        extra: list[tuple[str, str]],
+        chain: list[str],
+        emit: Emit,
+        tool_ctx: ToolContext,
     ) -> list[dict]:
-        entries = await asyncio.to_thread(transcript.read)
-        view = self._view(transcript)
-        view.update(entries)
-        files = self._bootstrap.load(
-            env.workspace, env.settings.bootstrap_max_chars, env.settings.bootstrap_total_max_chars
-        )
-        system = system_prompt(
-            workspace=env.workspace,
-            agent_id=env.agent_id,
-            session_key=run.session_key,
-            bootstrap=files,
-            extra=extra,
-        )
-        s = env.settings
-        return assemble(
-            system=system,
-            history=view,
-            tools=tools,
-            context_tokens=s.context_tokens,
-            reserve_tokens=s.reserve_tokens,
-        ).messages
+        prompt = await self.context.prepare(env, run.session_key, transcript, tools, extra, chain, emit, tool_ctx)
+        return prompt.messages
+
+    async def _recover(
+        self,
+        run: Run,
+        env: AgentEnv,
+        transcript: Transcript,
+        tools: list[dict],
+        extra: list[tuple[str, str]],
+        chain: list[str],
+        emit: Emit,
+    ) -> bool:
+        """Compact after a context-overflow error; True when there was something to compact."""
+        if not env.settings.compaction.enabled:
+            return False
+        try:
+            done = await self.context.compact(
+                env, run.session_key, transcript, tools, extra, chain, "overflow", None, emit
+            )
+        except (ModelError, ClawError) as exc:
+            log.warning("compaction after a context overflow failed for %s: %s", run.session_key, exc)
+            return False
+        return done is not None
 
     async def _call_tool(self, call: ToolCall, ctx: ToolContext, transcript: Transcript, run: Run, emit: Emit) -> None:
         emit(
@@ -247,13 +278,9 @@ class AgentRunner:
             },
         )
 
-    def _view(self, transcript: Transcript) -> HistoryView:
-        key = str(transcript.path)
-        view = self._views.pop(key, None) or HistoryView()
-        self._views[key] = view
-        while len(self._views) > MAX_HISTORY_VIEWS:
-            self._views.popitem(last=False)
-        return view
+
+def _is_overflow(exc: BaseException) -> bool:
+    return isinstance(exc, ModelError) and exc.kind == "overflow"
 
 
 def _args_for_display(raw: str) -> Any:

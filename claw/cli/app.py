@@ -7,9 +7,15 @@ import sys
 import typer
 
 from claw.cli import agent as agent_cmd
+from claw.cli import agents as agents_cmd
+from claw.cli import automations as automations_cmd
+from claw.cli import chat as chat_cmd
 from claw.cli import config as config_cmd
+from claw.cli import gateway as gateway_cmd
 from claw.cli import init as init_cmd
+from claw.cli import memory as memory_cmd
 from claw.cli import sessions as sessions_cmd
+from claw.cli import skills as skills_cmd
 from claw.cli import workspace as workspace_cmd
 from claw.errors import ClawError
 
@@ -24,9 +30,15 @@ app = typer.Typer(
 
 app.command("init")(init_cmd.init)
 app.command("agent")(agent_cmd.agent)
+app.command("chat")(chat_cmd.chat)
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(workspace_cmd.app, name="workspace")
 app.add_typer(sessions_cmd.app, name="sessions")
+app.add_typer(skills_cmd.app, name="skills")
+app.add_typer(automations_cmd.app, name="automations")
+app.add_typer(gateway_cmd.app, name="gateway")
+app.add_typer(agents_cmd.app, name="agents")
+app.add_typer(memory_cmd.app, name="memory")
 
 
 def main() -> None:

@@ -6,14 +6,15 @@ import asyncio
 import signal
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from claw.config import Config
-from claw.gateway.client import LocalClient
-from claw.gateway.gateway import Gateway
 from claw.gateway.run_event import RunEvent
-from claw.paths import Paths
 from claw.tools.base import ApprovalRequest, Decision
+
+if TYPE_CHECKING:  # heavy; a turn through a running gateway (RemoteClient) never loads them
+    from claw.config import Config
+    from claw.gateway.client_protocol import GatewayClient
+    from claw.paths import Paths
 
 EXIT_CODES = {"end": 0, "error": 1, "aborted": 130}
 
@@ -75,7 +76,7 @@ def _summary(args: Any, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-async def _ask_on_terminal(request: ApprovalRequest) -> Decision:
+async def ask_on_terminal(request: ApprovalRequest) -> Decision:
     prompt = f"\nexec wants to run:\n  {request.command}\nin {request.cwd}\nAllow? [o]nce / [a]lways / [N]o: "
     answer = await asyncio.to_thread(_read_answer, prompt)
     return {"o": "allow-once", "a": "allow-always"}.get(answer[:1].lower(), "deny")  # type: ignore[return-value]
@@ -99,35 +100,57 @@ async def run_one_turn(
     json_out: bool,
 ) -> int:
     """Run `message` as one turn in an in-process gateway; return the process exit code."""
+    from claw.gateway.client import LocalClient
+    from claw.gateway.gateway import Gateway
+
     gateway = Gateway(paths, config)
     client = LocalClient(gateway)
-    if sys.stdin.isatty() and not json_out:
-        gateway.approvals.set_approver(_ask_on_terminal)
+    if wants_terminal_approvals(json_out):
+        gateway.approvals.set_approver(ask_on_terminal)
     try:
-        handle = await client.run(message, agent_id=agent_id, session_key=session, model=model)
-        if handle.run_id is None:
-            if json_out:
-                import json
-
-                print(json.dumps({"status": handle.status, "sessionKey": handle.session_key, "reply": handle.reply}))
-            elif handle.reply:
-                print(handle.reply)
-            return 0
-        return await _follow(client, handle.run_id, json_out)
+        return await drive_turn(client, message, agent_id=agent_id, session=session, model=model, json_out=json_out)
     finally:
         await client.close()
 
 
-async def _follow(client: LocalClient, run_id: str, json_out: bool) -> int:
+def wants_terminal_approvals(json_out: bool) -> bool:
+    """Exec approvals are asked on the terminal only when a person is there to answer."""
+    return sys.stdin.isatty() and not json_out
+
+
+async def drive_turn(
+    client: GatewayClient,
+    message: str,
+    *,
+    agent_id: str,
+    session: str | None,
+    model: str | None,
+    json_out: bool,
+) -> int:
+    """Send `message` through any `GatewayClient` (in-process or remote), render the run; return the exit code."""
+    handle = await client.run(message, agent_id=agent_id, session_key=session, model=model)
+    if handle.run_id is None:
+        if json_out:
+            import json
+
+            print(json.dumps({"status": handle.status, "sessionKey": handle.session_key, "reply": handle.reply}))
+        elif handle.reply:
+            print(handle.reply)
+        return 0
+    return await _follow(client, handle.run_id, json_out)
+
+
+async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> int:
     loop = asyncio.get_running_loop()
     interrupts = 0
+    aborting: list[asyncio.Future[Any]] = []
 
     def on_sigint() -> None:
         nonlocal interrupts
         interrupts += 1
         if interrupts > 1:
             raise SystemExit(130)
-        client.gateway.abort(run_id)
+        aborting.append(asyncio.ensure_future(client.call("agent.abort", runId=run_id)))
 
     loop.add_signal_handler(signal.SIGINT, on_sigint)
     renderer = TerminalRenderer()

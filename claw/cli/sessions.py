@@ -15,23 +15,12 @@ KeyArgument = typer.Argument("main", help="Session key, e.g. agent:main:main (de
 
 
 def _call(agent_id: str, method: str, **params: Any) -> Any:
-    """Run one gateway method in an in-process gateway."""
-    import asyncio
-
+    """One gateway method, through the running gateway when there is one (see `gateway_call`)."""
     from claw.cli.common import load
-    from claw.gateway.client import LocalClient
-    from claw.gateway.gateway import Gateway
+    from claw.cli.gateway_call import call_gateway
 
-    paths, config = load(agent_id)
-
-    async def go() -> Any:
-        client = LocalClient(Gateway(paths, config))
-        try:
-            return await client.call(method, agentId=agent_id, **params)
-        finally:
-            await client.close()
-
-    return asyncio.run(go())
+    load(agent_id)  # a bad config or an unknown agent is reported here, before anything connects
+    return call_gateway(method, agentId=agent_id, **params)
 
 
 @app.command("ls")

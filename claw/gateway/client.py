@@ -1,55 +1,20 @@
 """One client API, two transports: `LocalClient` wraps an in-process `Gateway`;
 a remote client speaks the same method names over WebSocket.
+
+`GatewayClient` and `RunHandle` live in `claw.gateway.client_protocol` (light to import) and are re-exported here.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
+from claw.gateway.client_protocol import GatewayClient, RunHandle
 from claw.gateway.gateway import DispatchResult, Gateway
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.run_event import RunEvent
 
-
-@dataclass(frozen=True, slots=True)
-class RunHandle:
-    """What `run()` returns: a run id to follow, or a command's reply (no run)."""
-
-    status: str
-    agent_id: str
-    session_key: str
-    run_id: str | None = None
-    reply: str | None = None
-
-    @classmethod
-    def from_wire(cls, payload: dict[str, Any]) -> RunHandle:
-        return cls(
-            payload["status"],
-            payload["agentId"],
-            payload["sessionKey"],
-            payload.get("runId"),
-            payload.get("reply"),
-        )
-
-
-class GatewayClient(Protocol):
-    async def call(self, method: str, **params: Any) -> Any: ...
-
-    async def run(
-        self,
-        message: str,
-        *,
-        agent_id: str = "main",
-        session_key: str | None = None,
-        idempotency_key: str | None = None,
-        model: str | None = None,
-    ) -> RunHandle: ...
-
-    def events(self, run_id: str) -> AsyncIterator[RunEvent]: ...
-
-    async def close(self) -> None: ...
+__all__ = ["GatewayClient", "LocalClient", "RunHandle"]
 
 
 class LocalClient:

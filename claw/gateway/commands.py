@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from claw.errors import ClawError
+
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
 
@@ -22,9 +24,21 @@ class CommandCall:
     args: str
     agent_id: str
     session_key: str
+    channel: str = "cli"
+    sender_id: str = "local"
 
 
-Handler = Callable[["Gateway", CommandCall], Awaitable[str]]
+@dataclass(frozen=True, slots=True)
+class RunInstead:
+    """A command's answer that starts a normal run, the model seeing `message` (e.g. `/skill name args`)."""
+
+    message: str
+
+
+Handler = Callable[["Gateway", CommandCall], Awaitable["str | RunInstead"]]
+Fallback = Callable[["Gateway", CommandCall], Awaitable["str | RunInstead | None"]]
+FALLBACKS: list[Fallback] = []
+"""Asked in order about a `/name` that is not a command (e.g. `/<skill>`); None means "not mine"."""
 
 
 def parse_command(text: str) -> tuple[str, str] | None:
@@ -61,6 +75,26 @@ async def _status(gw: Gateway, call: CommandCall) -> str:
     )
 
 
+async def _queue(gw: Gateway, call: CommandCall) -> str:
+    from claw.gateway.queueing import QueuePolicy, configured_policy, parse_queue_args
+
+    store = gw.sessions(call.agent_id)
+    entry = store.get(call.session_key) or store.get_or_create(call.session_key)
+    current = gw.queue_policy(call.agent_id, call.session_key, entry.channel)
+    active = gw.runs.active(call.session_key)
+    waiting = sum(1 for r in active if r.started_at is None)
+    if not call.args:
+        source = "this session" if "queue" in entry.extra else "config"
+        return f"Queue: {current.describe()} [{source}] · {len(active) - waiting} running, {waiting} waiting"
+    if call.args.strip().lower() in ("reset", "default"):
+        extra = {k: v for k, v in entry.extra.items() if k != "queue"}
+        store.update(call.session_key, extra=extra)
+        return f"Queue back to {configured_policy(gw.config, entry.channel).describe()}."
+    policy: QueuePolicy = parse_queue_args(call.args, current)
+    store.update(call.session_key, extra={**entry.extra, "queue": policy.to_wire()})
+    return f"Queue for this session: {policy.describe()}."
+
+
 async def _help(gw: Gateway, call: CommandCall) -> str:
     lines = ["Commands:"]
     lines += [f"  /{name:<8} {desc}" for name, (desc, _) in sorted(COMMANDS.items())]
@@ -72,6 +106,7 @@ COMMANDS: dict[str, tuple[str, Handler]] = {
     "reset": ("same as /new", _new),
     "stop": ("abort the running turn and anything queued for this session", _stop),
     "status": ("session, model, message and token counts, run state", _status),
+    "queue": ("show or set what messages do while busy: /queue steer|followup|collect|interrupt", _queue),
     "help": ("this list", _help),
 }
 
@@ -81,9 +116,16 @@ def register(name: str, description: str, handler: Handler) -> None:
     COMMANDS[name] = (description, handler)
 
 
-async def run_command(gw: Gateway, call: CommandCall) -> str | None:
-    """The command's reply, or None if `call.name` is not a command (then the text goes to the model)."""
+async def run_command(gw: Gateway, call: CommandCall) -> str | RunInstead | None:
+    """The command's reply, a `RunInstead`, or None if `call.name` is not a command (the text goes to the model)."""
     found = COMMANDS.get(call.name)
     if found is None:
+        for fallback in FALLBACKS:
+            answer = await fallback(gw, call)
+            if answer is not None:
+                return answer
         return None
-    return await found[1](gw, call)
+    try:
+        return await found[1](gw, call)
+    except ClawError as exc:  # a command used wrongly answers with the reason, like any other reply
+        return exc.message

@@ -16,7 +16,13 @@ if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
     from claw.gateway.services import GatewayService
 
-EXTENSIONS: tuple[str, ...] = ()
+EXTENSIONS: tuple[str, ...] = (
+    "claw.memory.extension",  # before skills: the prompt's memory section comes first
+    "claw.agent.context_extension",
+    "claw.skills.extension",
+    "claw.gateway.server_methods",  # agent.follow, exec.approval.* (served in-process and over WebSocket)
+    "claw.automations.extension",  # automations.* methods, the `automations` tool, the scheduler service
+)
 
 
 def install_all(gateway: Gateway) -> None:

@@ -10,19 +10,20 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from claw.agent.runner import AgentEnv, AgentRunner, RunFailed
 from claw.config import Config
-from claw.errors import ClawError, NotFoundError
+from claw.errors import ClawError, GatewayUnavailable, NotFoundError
 from claw.gateway import commands
 from claw.gateway.dedupe import InboundDedupe
 from claw.gateway.event_bus import EventBus
 from claw.gateway.extensions import install_all
 from claw.gateway.lanes import LaneScheduler
 from claw.gateway.msg_context import MsgContext
+from claw.gateway.queueing import QueueController, QueuePolicy, configured_policy
 from claw.gateway.routing import route
 from claw.gateway.run_event import RunEvent, Stream
 from claw.gateway.runs import Run, RunOutcome, RunRegistry, new_run_id
@@ -85,8 +86,9 @@ class Gateway:
         self.approvals = ApprovalBroker(ExecApprovalsStore(paths.exec_approvals_file))
         self.router = router or ModelRouter(config)
         self.tools = ToolRegistry(builtin_tools())
-        self.runner = AgentRunner(self.router, self.tools, self.approvals)
+        self.runner = AgentRunner(self.router, self.tools, self.approvals, models=config.models)
         self.started_at = time.time()
+        self.queue = QueueController(self.runs)
         self._dedupe = InboundDedupe()
         self._idempotency: TtlCache[DispatchResult] = TtlCache(IDEMPOTENCY_TTL_SECONDS, 10_000)
         self._stores: dict[str, SessionStore] = {}
@@ -94,6 +96,7 @@ class Gateway:
         install_all(self)
         self.services: list[GatewayService] = list(services(self) if callable(services) else services)
         self._started: list[GatewayService] = []
+        self.closing = False
 
     async def __aenter__(self) -> Gateway:
         await self.start()
@@ -113,13 +116,15 @@ class Gateway:
             self._started.append(service)
 
     async def close(self) -> None:
-        """Stop the services, abort what is still running, wait for every run to record its outcome,
-        flush the indexes."""
-        await self._stop_services()
+        """Refuse new messages, abort what is still running and wait for every run to record its outcome
+        (while the services are still up, so remote clients see the `aborted` events), then stop the
+        services and flush the indexes."""
+        self.closing = True
         for run in self.runs.active():
             self.abort(run.id)
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._stop_services()
         for store in self._stores.values():
             await asyncio.to_thread(store.close)
         self._stores.clear()
@@ -187,6 +192,8 @@ class Gateway:
         `subagent` for child runs, so background work never blocks interactive replies."""
         if idempotency_key and (previous := self._idempotency.get(idempotency_key)) is not None:
             return previous
+        if self.closing:
+            raise GatewayUnavailable("the gateway is shutting down; try again once it is back")
         ctx = ctx.finalized()
         agent_id = ctx.agent_id or route(ctx, self.config.bindings)
         self.config.agent(agent_id)
@@ -198,18 +205,33 @@ class Gateway:
             return DispatchResult("duplicate", agent_id, session_key)
         parsed = commands.parse_command(ctx.body) if ctx.command_authorized else None
         if parsed is not None:
-            call = commands.CommandCall(parsed[0], parsed[1], agent_id, session_key)
+            call = commands.CommandCall(parsed[0], parsed[1], agent_id, session_key, ctx.channel, ctx.sender_id)
             reply = await commands.run_command(self, call)
-            if reply is not None:
+            if isinstance(reply, commands.RunInstead):  # e.g. `/skill name args`: a normal run, reworded
+                ctx = replace(ctx, body_for_agent=reply.message)
+            elif reply is not None:
                 return self._remember(idempotency_key, DispatchResult("command", agent_id, session_key, reply=reply))
         run = Run(new_run_id(), agent_id, session_key, ctx, model_override=model, lane=lane)
+        if lane == "main":
+            admission = self.queue.admit(run, self.queue_policy(agent_id, session_key, ctx.channel), self.abort)
+            if admission.kind != "run":
+                result = DispatchResult(admission.kind, agent_id, session_key, admission.run_id, admission.reason)
+                return self._remember(idempotency_key, result)
         self.runs.add(run)
         self._emit(run, "lifecycle", {"phase": "accepted", "agentId": agent_id})
         task = asyncio.create_task(self._execute(run), name=f"run:{run.id}")
         run.task = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(lambda _task: self._finish_unstarted(run))
         return self._remember(idempotency_key, DispatchResult("accepted", agent_id, session_key, run_id=run.id))
+
+    def _finish_unstarted(self, run: Run) -> None:
+        """A task cancelled before its first step never runs `_execute`: give its run a terminal event here."""
+        if not run.finished:
+            outcome = _cancelled_outcome(run)
+            self._emit(run, "lifecycle", _terminal_data(outcome))
+            run.finish(outcome)
 
     def abort(self, run_id: str) -> bool:
         run = self.runs.get(run_id)
@@ -218,6 +240,12 @@ class Gateway:
         run.abort_requested = True
         run.task.cancel()
         return True
+
+    def queue_policy(self, agent_id: str, session_key: str, channel: str) -> QueuePolicy:
+        """The session's `/queue` override if it has one, else the channel's or the configured mode."""
+        entry = self.sessions(agent_id).get(session_key)
+        override = entry.extra.get("queue") if entry else None
+        return QueuePolicy.from_wire(override) if override else configured_policy(self.config, channel)
 
     def abort_session(self, session_key: str) -> int:
         return sum(self.abort(run.id) for run in self.runs.active(session_key))
@@ -237,11 +265,15 @@ class Gateway:
         try:
             env = self.agent_env(run.agent_id)
             async with self.lanes.run_slot(run.session_key, run.lane):
+                if run.collect_open:
+                    await self.queue.settle(run, self.queue_policy(run.agent_id, run.session_key, run.ctx.channel))
+                if dropped := self.queue.take_dropped(run.session_key):
+                    run.notes.append(_dropped_note(dropped))
                 run.started_at = time.time()
                 result = await self.runner.execute(run, env, lambda s, d: self._emit(run, s, d))
             outcome = RunOutcome("ok", result.text, None, result.usage, run.started_at, time.time())
         except asyncio.CancelledError:
-            outcome = RunOutcome("aborted", error="aborted", started_at=run.started_at, ended_at=time.time())
+            outcome = _cancelled_outcome(run)
         except (RunFailed, ClawError) as exc:
             usage = getattr(exc, "usage", {})
             outcome = RunOutcome(
@@ -280,9 +312,22 @@ class Gateway:
         return result
 
 
+def _cancelled_outcome(run: Run) -> RunOutcome:
+    """A cancelled run was either absorbed into a running turn (steer), dropped from the queue, or aborted."""
+    if run.absorbed_into:
+        return RunOutcome("ok", ended_at=time.time(), detail={"steeredInto": run.absorbed_into})
+    detail = {"reason": run.drop_reason} if run.drop_reason else {}
+    return RunOutcome("aborted", error="aborted", started_at=run.started_at, ended_at=time.time(), detail=detail)
+
+
 def _terminal_data(outcome: RunOutcome) -> dict[str, Any]:
     if outcome.status == "ok":
-        return {"phase": "end", "text": outcome.text, "usage": outcome.usage}
+        return {"phase": "end", "text": outcome.text, "usage": outcome.usage, **outcome.detail}
     if outcome.status == "aborted":
-        return {"phase": "aborted"}
-    return {"phase": "error", "message": outcome.error}
+        return {"phase": "aborted", **outcome.detail}
+    return {"phase": "error", "message": outcome.error, **outcome.detail}
+
+
+def _dropped_note(summaries: list[str]) -> str:
+    lines = "\n".join(f"- {s}" for s in summaries)
+    return f"While you were busy, {len(summaries)} queued message(s) were dropped (queue full):\n{lines}"

@@ -44,7 +44,7 @@ class Lane:
         except asyncio.CancelledError:
             if waiter.done() and not waiter.cancelled():
                 self._release()  # granted just as we were cancelled: pass the slot on
-            else:
+            elif waiter in self._waiters:  # `_release` may already have skipped and dropped it
                 self._waiters.remove(waiter)
             raise
 

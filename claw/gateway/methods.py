@@ -43,9 +43,29 @@ def _str(params: dict[str, Any], key: str, default: str | None = None) -> str:
     return value
 
 
+def _opt_str(params: dict[str, Any], key: str, default: str | None = None) -> str | None:
+    value = params.get(key)
+    if value is None or value == "":
+        return default
+    if not isinstance(value, str):
+        raise UsageError(f"invalid parameter {key!r}: expected a string, got {type(value).__name__}")
+    return value
+
+
+def _number(params: dict[str, Any], key: str, default: float) -> float:
+    value = params.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UsageError(f"invalid parameter {key!r}: expected a number, got {type(value).__name__}")
+    return float(value)
+
+
+def _agent_id(params: dict[str, Any]) -> str:
+    return _opt_str(params, "agentId", "main") or "main"
+
+
 def _session_key(params: dict[str, Any]) -> tuple[str, str]:
-    agent_id = params.get("agentId") or "main"
-    key = normalize_session_key(params.get("sessionKey") or "main", agent_id)
+    agent_id = _agent_id(params)
+    key = normalize_session_key(_opt_str(params, "sessionKey", "main") or "main", agent_id)
     return agent_of(key), key
 
 
@@ -83,9 +103,12 @@ async def status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
 @method("agent")
 async def agent(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     message = _str(params, "message")
-    agent_id = params.get("agentId") or "main"
-    ctx = MsgContext(body=message, channel=params["_channel"], agent_id=agent_id, session_key=params.get("sessionKey"))
-    result = await gw.dispatch(ctx, idempotency_key=params.get("idempotencyKey"), model=params.get("model"))
+    agent_id = _agent_id(params)
+    ctx = MsgContext(
+        body=message, channel=params["_channel"], agent_id=agent_id, session_key=_opt_str(params, "sessionKey")
+    )
+    idempotency_key, model = _opt_str(params, "idempotencyKey"), _opt_str(params, "model")
+    result = await gw.dispatch(ctx, idempotency_key=idempotency_key, model=model)
     return result.to_wire()
 
 
@@ -94,7 +117,7 @@ async def agent_wait(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     run = gw.runs.get(_str(params, "runId"))
     if run is None:
         raise NotFoundError(f"unknown run {params['runId']}")
-    outcome = await run.wait(float(params.get("timeoutMs", 30_000)) / 1000)
+    outcome = await run.wait(_number(params, "timeoutMs", 30_000) / 1000)
     return {"status": "timeout"} if outcome is None else outcome.to_wire()
 
 
@@ -109,7 +132,7 @@ async def agent_abort(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
 @method("chat.history")
 async def chat_history(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     agent_id, key = _session_key(params)
-    limit = int(params.get("limit", 200))
+    limit = int(_number(params, "limit", 200))
     store = gw.sessions(agent_id)
     entry = store.get(key)
     if entry is None:
@@ -124,7 +147,7 @@ async def chat_history(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
 
 @method("sessions.list")
 async def sessions_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
-    agent_id = params.get("agentId") or "main"
+    agent_id = _agent_id(params)
     return [session_row(e) for e in gw.sessions(agent_id).list()]
 
 
@@ -157,7 +180,7 @@ async def sessions_delete(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]
 
 @method("workspace.read")
 async def workspace_read(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    agent_id = params.get("agentId") or "main"
+    agent_id = _agent_id(params)
     name = resolve_name(_str(params, "name"))
     path = gw.workspace(agent_id) / name
     text = await asyncio.to_thread(path.read_text, encoding="utf-8") if path.exists() else ""
@@ -173,7 +196,7 @@ async def workspace_read(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
 async def workspace_write(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     from claw.store.atomic import atomic_write_text
 
-    agent_id = params.get("agentId") or "main"
+    agent_id = _agent_id(params)
     name = resolve_name(_str(params, "name"))
     content = params.get("content")
     if not isinstance(content, str):
@@ -181,3 +204,45 @@ async def workspace_write(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]
     path = gw.workspace(agent_id) / name
     await asyncio.to_thread(atomic_write_text, path, content, None)
     return {"name": name, "path": str(path), "chars": len(content)}
+
+
+@method("sessions.patch")
+async def sessions_patch(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    """Change a session's settings (now: `model`, a model ref, or null for the agent's own); creates the
+    session if it has no turns yet."""
+    agent_id, key = _session_key(params)
+    store = gw.sessions(agent_id)
+    changes: dict[str, Any] = {}
+    if "model" in params:
+        model = params["model"]
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise UsageError("invalid parameter 'model' (a model ref such as openai/gpt-4o-mini, or null)")
+        changes["model_override"] = model.strip() if model else None
+
+    def patch() -> SessionEntry:
+        store.get_or_create(key, channel=params["_channel"])
+        return store.update(key, **changes)
+
+    return session_row(await asyncio.to_thread(patch))
+
+
+@method("agents.get")
+async def agents_get(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    """What a client needs to know about an agent: its model chain and context window."""
+    agent_id = _agent_id(params)
+    settings = gw.config.agent(agent_id)
+    return {
+        "agentId": agent_id,
+        "models": settings.model.chain(),
+        "contextTokens": settings.context_tokens,
+        "bootstrapMaxChars": settings.bootstrap_max_chars,
+        "workspace": str(gw.workspace(agent_id)),
+    }
+
+
+@method("commands.list")
+async def commands_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, str]]:
+    """The slash commands the gateway handles, for completion in clients."""
+    from claw.gateway.commands import COMMANDS
+
+    return [{"name": name, "description": description} for name, (description, _) in sorted(COMMANDS.items())]

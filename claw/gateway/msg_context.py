@@ -27,6 +27,8 @@ class MsgContext:
     thread_id: str | None = None
     message_id: str | None = None
     group_id: str | None = None
+    guild_id: str | None = None
+    team_id: str | None = None
     body_for_agent: str | None = None
     raw_body: str | None = None
     session_key: str | None = None

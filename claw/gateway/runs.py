@@ -6,7 +6,7 @@ import asyncio
 import time
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from claw.gateway.msg_context import MsgContext
@@ -26,9 +26,12 @@ class RunOutcome:
     usage: dict[str, int] = field(default_factory=dict)
     started_at: float | None = None
     ended_at: float | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    """Extra fields for the terminal event (why a run was dropped, which run absorbed it)."""
 
     def to_wire(self) -> dict[str, Any]:
         return {
+            **self.detail,
             "status": self.status,
             "text": self.text,
             "error": self.error,
@@ -55,6 +58,16 @@ class Run:
     outcome: RunOutcome | None = None
     abort_requested: bool = False
     finishing: bool = False
+    # Queue modes (claw/gateway/queueing.py):
+    collect_open: bool = False
+    """A queued collect run that later messages may still join."""
+    last_merge_at: float = field(default_factory=time.monotonic)
+    steer_candidates: list[Run] = field(default_factory=list)
+    """Runs queued behind this one that it may absorb at its next model call (steer mode)."""
+    absorbed_into: str | None = None
+    drop_reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """System notes recorded before this run's message (e.g. summaries of dropped messages)."""
     _seq: int = 0
     _done: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -68,6 +81,24 @@ class Run:
         if len(self.events) < MAX_REPLAY_EVENTS:
             self.events.append(event)
         return event
+
+    def merge(self, ctx: MsgContext) -> None:
+        """Append a later message to this queued run (collect mode)."""
+        body = f"{self.ctx.body}\n\n{ctx.body}"
+        body_for_agent = f"{self.ctx.body_for_agent}\n\n{ctx.body_for_agent}"
+        self.ctx = replace(self.ctx, body=body, body_for_agent=body_for_agent)
+        self.last_merge_at = time.monotonic()
+
+    def take_steered(self) -> list[Run]:
+        """The queued runs this run absorbs now; each is cancelled and will end as steered into this one."""
+        taken = [c for c in self.steer_candidates if c.started_at is None and not c.finished and not c.abort_requested]
+        self.steer_candidates.clear()
+        for candidate in taken:
+            candidate.absorbed_into = self.id
+            candidate.abort_requested = True
+            if candidate.task is not None:
+                candidate.task.cancel()
+        return taken
 
     def finish(self, outcome: RunOutcome) -> None:
         if self.outcome is None:

@@ -124,6 +124,7 @@ class Transcript:
         in_step = self._key == _stat_key(before) and self._offset == before.st_size
         if (fresh_file or in_step) and after.st_size == before.st_size + len(data):
             self._entries.append(record)
+            self._messages += "role" in record
             self._ids.add(record["id"])
             self._offset = after.st_size
             self._sample = (self._sample + data)[-_SAMPLE:]
@@ -145,10 +146,13 @@ class Transcript:
 
     def message_count(self) -> int:
         """How many entries are messages (have a `role`), as opposed to markers like compactions."""
-        return sum(1 for entry in self.read() if "role" in entry)
+        with self._lock:  # kept up to date with the cache: every turn asks, and 10,000 entries take ms to count
+            self._refresh()
+            return self._messages
 
     def _reset_cache(self) -> None:
         self._entries: list[Entry] = []
+        self._messages = 0  # entries with a `role`
         self._ids: set[str] = set()
         self._skipped = 0
         self._offset = 0
@@ -185,6 +189,7 @@ class Transcript:
         start = self._offset
         self.lines_parsed += chunk.lines_parsed
         self._entries.extend(chunk.entries)
+        self._messages += sum(1 for entry in chunk.entries if "role" in entry)
         self._ids.update(entry["id"] for entry in chunk.entries if isinstance(entry.get("id"), str))
         self._skipped += chunk.skipped
         self._sample = (self._sample + data[max(0, chunk.consumed - _SAMPLE) : chunk.consumed])[-_SAMPLE:]

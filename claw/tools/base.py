@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from claw.config import AgentSettings
+if TYPE_CHECKING:  # kept out of import time: remote clients use ApprovalRequest without loading config
+    from claw.config import AgentSettings
 
 Decision = Literal["allow-once", "allow-always", "deny"]
 
@@ -55,6 +56,11 @@ class ToolContext:
     approvals: Approvals
     read_roots: tuple[Path, ...] = field(default_factory=tuple)
     """Extra directories `read` may read from (installed and bundled skills)."""
+    channel: str = "cli"
+    """Where the run's message came from: `cli`, `tui`, a chat channel, or `cron` for an automation."""
+    sender_authorized: bool = True
+    """The message's sender is the operator or one the channel authorised (`MsgContext.command_authorized`);
+    owner-only tools (`automations`) refuse to act otherwise."""
 
 
 class Tool(Protocol):

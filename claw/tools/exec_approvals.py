@@ -29,7 +29,8 @@ from claw.tools.base import ApprovalRequest, Decision
 
 log = logging.getLogger(__name__)
 
-Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
+Approver = Callable[[ApprovalRequest], Awaitable["Decision | None"]]
+"""Asks a user; None means "nobody here to answer" (another approver, or the fallback, decides)."""
 DECISIONS: frozenset[str] = frozenset({"allow-once", "allow-always", "deny"})
 
 
@@ -82,17 +83,28 @@ class ExecApprovalsStore:
 
 
 class ApprovalBroker:
-    """The `Approvals` implementation: the store, an optional approver, and pending questions by id."""
+    """The `Approvals` implementation: the store, the registered approvers, and pending questions by id.
+
+    Several approvers may be registered at once (the console, a remote client relayed by the server),
+    each under its own name; a question goes to all of them and the first answer wins — the others
+    are cancelled, so their dialogs close.
+    """
 
     def __init__(self, store: ExecApprovalsStore) -> None:
         self.store = store
-        self._approver: Approver | None = None
+        self._approvers: dict[str, Approver] = {}
         self._pending: dict[str, tuple[ApprovalRequest, asyncio.Future[Decision | None]]] = {}
-        self._approver_tasks: set[asyncio.Task[None]] = set()
 
-    def set_approver(self, callback: Approver | None) -> None:
-        """Register the UI's approver (None unregisters it: questions then get no answer)."""
-        self._approver = callback
+    def set_approver(self, callback: Approver | None, *, name: str = "local") -> None:
+        """Register (or with None, unregister) the approver called `name`."""
+        if callback is None:
+            self._approvers.pop(name, None)
+        else:
+            self._approvers[name] = callback
+
+    @property
+    def has_approver(self) -> bool:
+        return bool(self._approvers)
 
     def allowlist(self, agent_id: str) -> list[str]:
         return self.store.allowlist(agent_id)
@@ -115,21 +127,27 @@ class ApprovalBroker:
         return True
 
     async def ask(self, request: ApprovalRequest) -> Decision | None:
-        """The user's decision, or None when no approver is registered."""
-        approver = self._approver
-        if approver is None:
+        """The first approver's decision, or None when no approver is registered or none answers."""
+        approvers = list(self._approvers.values())
+        if not approvers:
             return None
         future: asyncio.Future[Decision | None] = asyncio.get_running_loop().create_future()
         self._pending[request.id] = (request, future)
-        task = asyncio.create_task(self._consult(approver, request, future))
-        self._approver_tasks.add(task)
-        task.add_done_callback(self._approver_tasks.discard)
+        tasks = [asyncio.create_task(self._consult(a, request, future)) for a in approvers]
+        watcher = asyncio.create_task(self._none_if_all_silent(tasks, future))
         try:
             return await future
         finally:
             self._pending.pop(request.id, None)
             future.cancel()
-            task.cancel()
+            for task in (*tasks, watcher):
+                task.cancel()
+
+    @staticmethod
+    async def _none_if_all_silent(tasks: list[asyncio.Task[None]], future: asyncio.Future[Decision | None]) -> None:
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if not future.done():
+            future.set_result(None)
 
     @staticmethod
     async def _consult(approver: Approver, request: ApprovalRequest, future: asyncio.Future[Decision | None]) -> None:
@@ -137,8 +155,10 @@ class ApprovalBroker:
             decision: Decision | None = await approver(request)
         except Exception:
             log.exception("exec approver failed for request %s", request.id)
-            decision = None
-        if decision is not None and decision not in DECISIONS:
+            return
+        if decision is None:
+            return
+        if decision not in DECISIONS:
             log.warning("exec approver returned %r for request %s; treating it as deny", decision, request.id)
             decision = "deny"
         if not future.done():

@@ -62,12 +62,15 @@ async def run_shell(
     # We own the read end (rather than asyncio.subprocess.PIPE) so that we can close it
     # even while a background child that outlived the shell still holds the write end.
     reader = asyncio.StreamReader(limit=4 * READ_CHUNK)
-    transport, _ = await asyncio.get_running_loop().connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
-    )
-    pump = asyncio.create_task(_pump(reader, collector))
+    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    transport: asyncio.BaseTransport | None = None
+    pump: asyncio.Task[None] | None = None
     timed_out = False
-    try:
+    try:  # from here on the shell runs: an abort at any await below must kill its group
+        transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+        pump = asyncio.create_task(_pump(reader, collector))
         try:
             async with asyncio.timeout(time_limit):
                 await proc.wait()
@@ -82,8 +85,12 @@ async def run_shell(
         await kill_group(proc, grace=ABORT_GRACE_SECONDS)
         raise
     finally:
-        pump.cancel()
-        transport.close()
+        if pump is not None:
+            pump.cancel()
+        if transport is not None:
+            transport.close()
+        else:
+            pipe.close()
     return ProcessOutcome(proc.returncode, collector.text(), timed_out, collector.total_chars)
 
 

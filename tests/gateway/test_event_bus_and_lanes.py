@@ -76,3 +76,27 @@ async def test_a_cancelled_waiter_does_not_leak_the_slot() -> None:
         async with lane.slot():
             assert lane.active == 1
     assert lane.active == 0
+
+
+async def test_cancelling_many_waiters_at_once_leaves_the_lane_clean() -> None:
+    lane = Lane("test", concurrency=1)
+    holder_release = asyncio.Event()
+
+    async def hold() -> None:
+        async with lane.slot():
+            await holder_release.wait()
+
+    async def wait_turn() -> None:
+        async with lane.slot():
+            pass
+
+    holder = asyncio.create_task(hold())
+    await asyncio.sleep(0)
+    waiters = [asyncio.create_task(wait_turn()) for _ in range(5)]
+    await asyncio.sleep(0)
+    holder_release.set()  # the slot passes to waiter 0 …
+    for task in waiters:  # … while every waiter is cancelled in the same tick
+        task.cancel()
+    results = await asyncio.gather(holder, *waiters, return_exceptions=True)
+    assert not [r for r in results if isinstance(r, Exception) and not isinstance(r, asyncio.CancelledError)]
+    assert lane.active == 0 and lane.queued == 0

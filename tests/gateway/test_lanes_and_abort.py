@@ -47,10 +47,13 @@ async def test_global_lane_caps_concurrency(claw_env: ClawEnv, make_client) -> N
     claw_env.server.script(slow("x x x", delay_per_chunk=0.15), text("y"))
     a = await client.run("a", session_key="s1")
     b = await client.run("b", session_key="s2")
-    await asyncio.sleep(0.2)
-    assert len(claw_env.server.chat_requests) == 1  # s2 waits for the only global slot
-    await asyncio.gather(collect(client, a.run_id), collect(client, b.run_id))
-    assert len(claw_env.server.chat_requests) == 2
+    await claw_env.server.wait_for_requests_async(1)
+    events_a, events_b = await asyncio.gather(collect(client, a.run_id), collect(client, b.run_id))
+    # s2 waited for the only global slot: its request reached the model after s1's reply was complete
+    first, second = claw_env.server.chat_requests
+    assert first.body["messages"][-1]["content"] == "a"
+    assert second.received_at >= first.finished_at
+    assert phases(events_a)[-1] == phases(events_b)[-1] == "end"
 
 
 async def test_stop_aborts_mid_stream_within_a_second(claw_env: ClawEnv, client: LocalClient) -> None:

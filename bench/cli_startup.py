@@ -1,0 +1,81 @@
+"""`claw --help` start-up: wall time and what it imports.
+
+Run from the repo root:  python -m bench.cli_startup  [--runs 20]
+
+Times `python -m claw --help` (and the installed `claw` script when it is on PATH) over
+`--runs` runs and prints the median; `python -c pass` is timed too, as the floor that no
+Python CLI can go under on this machine. Then one `python -X importtime -m claw --help`
+lists the imports that cost most and checks that neither textual nor openai is among them.
+
+Targets (issue 2, part 10): median under 0.3 s; textual and openai not imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+from bench import importtime
+from bench.process import checked
+from bench.report import Target, finish, machine_line, median, spread
+
+FORBIDDEN = ("textual", "openai")
+ALSO_WATCHED = ("httpx", "httpx2", "httpcore", "httpcore2", "pydantic", "aiohttp", "rich", "asyncio", "sqlite3")
+
+
+def clean_env(home: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAW_", "OPENAI_"))}
+    env["CLAW_HOME"] = home
+    return env
+
+
+def timed_runs(cmd: list[str], env: dict[str, str], runs: int) -> list[float]:
+    checked(cmd, env)  # warm the OS file cache and the .pyc files once
+    return [checked(cmd, env).wall for _ in range(runs)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=20, help="timed runs of each command (default 20)")
+    args = parser.parse_args()
+    print(machine_line())
+    targets: list[Target] = []
+    with tempfile.TemporaryDirectory(prefix="claw-bench-") as home:
+        env = clean_env(home)
+        floor = timed_runs([sys.executable, "-c", "pass"], env, args.runs)
+        print(spread("python -c pass (interpreter floor)", floor, "s"))
+        module = timed_runs([sys.executable, "-m", "claw", "--help"], env, args.runs)
+        print(spread("python -m claw --help", module, "s"))
+        targets.append(Target("claw --help median wall (python -m claw)", median(module), 0.3, "s"))
+        script = shutil.which("claw")
+        if script:
+            installed = timed_runs([script, "--help"], env, args.runs)
+            print(spread(f"{script} --help", installed, "s"))
+            targets.append(Target("claw --help median wall (installed script)", median(installed), 0.3, "s"))
+        else:
+            print("claw script: not on PATH (`pip install -e .` puts it there); timed `python -m claw` only")
+
+        rows = importtime.run([sys.executable, "-m", "claw", "--help"], env)
+    print(machine_line())
+    print()
+    total = importtime.total_ms(rows)
+    print(f"python -X importtime -m claw --help: {len(rows)} modules, {total:.0f} ms of imports (inflated by -X)")
+    print("import time by package (self time of its modules):")
+    for package, spent in importtime.by_package(rows)[:12]:
+        print(f"  {spent:8.1f} ms  {package}")
+    print("heaviest imports (cumulative ≥ 5 ms, 3 levels):")
+    for line in importtime.tree_lines(rows, max_depth=2, min_ms=5.0):
+        print(" ", line)
+    imported = {row.package for row in rows}
+    print("watched packages imported:", ", ".join(p for p in ALSO_WATCHED if p in imported) or "none")
+    bad = importtime.offenders(rows, FORBIDDEN)
+    print("forbidden (textual, openai):", ", ".join(bad[:10]) + (" …" if len(bad) > 10 else "") if bad else "none")
+    targets.append(Target("claw --help imports of textual/openai", len(bad), 1, "modules"))
+    return finish(targets)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

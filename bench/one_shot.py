@@ -1,0 +1,116 @@
+"""A whole cold `claw agent -m "hello"` process against an instant model.
+
+Run from the repo root:  python -m bench.one_shot  [--runs 10] [--profile]
+
+No gateway is running, so each process starts one in-process, runs the turn through the real
+openai client against `ScriptedModelServer(instant=True)` (tests/support, in this process) and
+exits. Measured per process: wall time (fork to reaped) and peak RSS (`os.wait4` rusage of
+that child). For scale, `python -c pass` and `python -c "import openai"` are measured the
+same way. Then one `python -X importtime` run says which imports dominate, and with
+`--profile` one pyinstrument run (if installed; bench-only: `pip install pyinstrument`) says
+where the rest goes.
+
+Targets (issue 2, part 10): under 2 s wall (median) and under 80 MB peak RSS (worst run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from bench import importtime
+from bench.process import ProcessSample, checked
+from bench.report import Target, finish, machine_line, median, spread
+from tests.support.model_server import ScriptedModelServer
+
+MODEL = "test-model"
+
+
+def claw_env(home: str, server: ScriptedModelServer) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAW_", "OPENAI_"))}
+    env.update(CLAW_HOME=home, OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", CLAW_MODEL=MODEL)
+    env["NO_PROXY"] = ",".join(filter(None, [env.get("NO_PROXY"), "127.0.0.1", "localhost"]))
+    return env
+
+
+def show(name: str, samples: list[ProcessSample]) -> None:
+    print(spread(name, [s.wall for s in samples], "s"))
+    rss = [s.max_rss_mb for s in samples]
+    cpu = [s.cpu for s in samples]
+    print(f"{'':<44} peak RSS median {median(rss):.1f} MB, max {max(rss):.1f} MB; CPU median {median(cpu):.3f} s")
+    if not all(s.rss_exact for s in samples):
+        print(f"{'':<44} (no /usr/bin/time: RSS from wait4, an upper bound; see bench/process.py)")
+
+
+def one_turn(env: dict[str, str]) -> ProcessSample:
+    sample = checked([sys.executable, "-m", "claw", "agent", "-m", "hello"], env)
+    if sample.stdout.strip() != "ok":
+        raise RuntimeError(f"unexpected reply {sample.stdout!r} (stderr: {sample.stderr[-500:]!r})")
+    return sample
+
+
+def breakdown(env: dict[str, str], runs: list[ProcessSample]) -> None:
+    """Which imports dominate a one-shot turn, and how much of the wall is not imports."""
+    argv = [sys.executable, "-m", "claw", "agent", "-m", "hello"]
+    rows = importtime.run(argv, env)
+    total = importtime.total_ms(rows)
+    print(f"python -X importtime -m claw agent -m hello: {len(rows)} modules, {total:.0f} ms of imports")
+    print(f"  (inflated by -X importtime; median wall without it {median([s.wall for s in runs]) * 1000:.0f} ms)")
+    print("import time by package (self time of its modules):")
+    for package, spent in importtime.by_package(rows)[:14]:
+        print(f"  {spent:8.1f} ms  {package}")
+    print("heaviest imports (cumulative ≥ 15 ms, 2 levels):")
+    for line in importtime.tree_lines(rows, max_depth=1, min_ms=15.0):
+        print(" ", line)
+
+
+def profile(env: dict[str, str], out: Path) -> None:
+    if importlib.util.find_spec("pyinstrument") is None:
+        print("--profile: pyinstrument is not installed (bench-only: pip install pyinstrument)")
+        return
+    argv = ["-m", "claw", "agent", "-m", "hello"]
+    checked([sys.executable, "-m", "pyinstrument", "-r", "text", "-o", str(out), *argv], env)
+    lines = [line for line in out.read_text().splitlines() if "<frozen importlib" not in line]
+    print(f"pyinstrument profile (full report: {out}):")
+    for line in lines[:60]:
+        print(" ", line[:160])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=10, help="timed `claw agent -m` processes (default 10)")
+    parser.add_argument("--profile", action="store_true", help="also profile one run with pyinstrument")
+    args = parser.parse_args()
+    print(machine_line())
+    with tempfile.TemporaryDirectory(prefix="claw-bench-") as home, ScriptedModelServer(
+        models=(MODEL,), instant=True
+    ) as server:
+        env = claw_env(home, server)
+        checked([sys.executable, "-m", "claw", "init"], env)
+        one_turn(env)  # warm the OS file cache and the .pyc files once
+        runs = [one_turn(env) for _ in range(args.runs)]
+        floor = [checked([sys.executable, "-c", "pass"], env) for _ in range(5)]
+        openai_only = [checked([sys.executable, "-c", "import openai"], env) for _ in range(5)]
+        print(machine_line())
+        show("claw agent -m hello (cold, no gateway)", runs)
+        show("for scale: python -c pass", floor)
+        show("for scale: python -c 'import openai'", openai_only)
+        print()
+        breakdown(env, runs)
+        if args.profile:
+            print()
+            profile(env, Path(tempfile.gettempdir()) / "claw-one-shot.pyinstrument.txt")
+    return finish(
+        [
+            Target("one-shot claw agent -m median wall", median([s.wall for s in runs]), 2.0, "s"),
+            Target("one-shot claw agent -m peak RSS (worst run)", max(s.max_rss_mb for s in runs), 80.0, "MB"),
+        ]
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""`/context` and `/compact [focus]`, and the RPC methods `sessions.context` and `sessions.compact`.
+
+Both work on a session between turns: a compaction waits for the session's lane, so it never
+interleaves with a running turn's transcript writes (and refuses while a turn is running).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from claw.agent.context_report import context_report, render_report
+from claw.agent.sections import SectionRequest
+from claw.agent.windows import model_window
+from claw.errors import ClawError, UsageError
+from claw.providers.base import ModelError
+from claw.store.transcript import Transcript
+
+if TYPE_CHECKING:
+    from claw.agent.compaction import CompactionResult
+    from claw.agent.runner import AgentEnv
+    from claw.gateway.commands import CommandCall
+    from claw.gateway.gateway import Gateway
+
+
+async def _inputs(gw: Gateway, agent_id: str, key: str) -> tuple[AgentEnv, Transcript, list[str], list[Any], Any]:
+    env = gw.agent_env(agent_id)
+    entry = env.sessions.get(key)
+    chain = gw.runner.model_chain(env, entry.model_override if entry else None)
+    # No session yet: an empty history (the transcript of a session that does not exist is never written).
+    transcript = env.sessions.transcript(entry) if entry else Transcript(env.sessions.transcript_path("-"))
+    request = SectionRequest(
+        agent_id=agent_id,
+        session_key=key,
+        workspace=env.workspace,
+        settings=env.settings,
+        message="",
+        channel=entry.channel if entry else "cli",
+        sender_id="local",
+    )
+    extra = await gw.runner.render_sections(request)
+    return env, transcript, chain, extra, entry
+
+
+async def session_context(gw: Gateway, agent_id: str, key: str) -> dict[str, Any]:
+    """The prompt breakdown the session's next turn would start from (before its message arrives)."""
+    env, transcript, chain, extra, entry = await _inputs(gw, agent_id, key)
+    ctx = gw.runner.context
+    prompt = await ctx.build(env.settings, (agent_id, key), env.workspace, transcript, gw.tools.schemas(), extra, chain)
+    source = model_window(gw.router.resolve(chain[0]), gw.config.models)[1] if chain else "default"
+    if "context_tokens" in env.settings.model_fields_set and prompt.window == env.settings.context_tokens:
+        source = "config"
+    # Between turns there is no current message: the last one sent is history now.
+    sections = tuple(replace(s, tokens=0) if s.name == "current message" else s for s in prompt.sections)
+    current = sum(s.tokens for s in prompt.sections if s.name == "current message")
+    sections = tuple(replace(s, tokens=s.tokens + current) if s.name == "history" else s for s in sections)
+    prompt = replace(prompt, sections=sections)
+    extras = entry.extra if entry else {}
+    done = extras.get("memoryFlushCompactionCount")
+    flushed = isinstance(done, int) and done >= int(extras.get("compactionCount") or 0)
+    return context_report(
+        prompt,
+        session_key=key,
+        model=chain[0] if chain else None,
+        window_source=source,
+        extra={"compactions": int(extras.get("compactionCount") or 0), "memoryFlush": flushed},
+    )
+
+
+async def compact_session(gw: Gateway, agent_id: str, key: str, focus: str | None) -> CompactionResult | None:
+    """Compact the session now (None when its history is already within what is kept verbatim)."""
+    if gw.lanes.session_busy(key):
+        raise UsageError(f"a turn is running in {key}; wait for it (or /stop it), then compact")
+    env, transcript, chain, extra, entry = await _inputs(gw, agent_id, key)
+    if entry is None:
+        return None
+    if not chain:
+        raise UsageError("no model configured to write the summary with")
+    async with gw.lanes.run_slot(key), asyncio.timeout(env.settings.timeout_seconds):
+        return await gw.runner.context.compact(env, key, transcript, gw.tools.schemas(), extra, chain, "manual", focus)
+
+
+async def _context_command(gw: Gateway, call: CommandCall) -> str:
+    report = await session_context(gw, call.agent_id, call.session_key)
+    if call.args.strip().lower() == "json":
+        return json.dumps(report, indent=2)
+    return render_report(report)
+
+
+async def _compact_command(gw: Gateway, call: CommandCall) -> str:
+    try:
+        result = await compact_session(gw, call.agent_id, call.session_key, call.args.strip() or None)
+    except ModelError as exc:
+        return f"Compaction failed: model error: {exc.message}"
+    except ClawError as exc:
+        return f"Cannot compact: {exc.message}"
+    if result is None:
+        return "Nothing to compact: the history is within what compaction keeps verbatim."
+    return (
+        f"Compacted {call.session_key}: {result.summarized_units} older history parts summarised "
+        f"({len(result.summary):,} chars), {result.kept_units} kept verbatim from entry {result.first_kept_id}. "
+        f"Prompt ~{result.tokens_before:,} → ~{result.tokens_after:,} tokens."
+    )
+
+
+def _session_params(params: dict[str, Any]) -> tuple[str, str]:
+    from claw.gateway.session_keys import agent_of, normalize_session_key
+
+    agent_id = params.get("agentId") or "main"
+    key = normalize_session_key(params.get("sessionKey") or "main", agent_id)
+    return agent_of(key), key
+
+
+def install(gateway: Gateway) -> None:
+    from claw.gateway import commands
+    from claw.gateway.methods import method
+
+    commands.register("context", "what the prompt holds, per section, against the model's window", _context_command)
+    commands.register("compact", "summarise older history now: /compact [what to focus on]", _compact_command)
+
+    @method("sessions.context")
+    async def sessions_context(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+        agent_id, key = _session_params(params)
+        return await session_context(gw, agent_id, key)
+
+    @method("sessions.compact")
+    async def sessions_compact(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+        agent_id, key = _session_params(params)
+        focus = params.get("focus")
+        result = await compact_session(gw, agent_id, key, focus if isinstance(focus, str) and focus else None)
+        if result is None:
+            return {"sessionKey": key, "compacted": False}
+        return {"sessionKey": key, "compacted": True, **result.to_json(), "summary": result.summary}

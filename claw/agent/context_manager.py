@@ -1,0 +1,244 @@
+"""`ContextManager`: builds each model call's prompt and keeps it inside the model's window.
+
+Before every model call (`prepare`): the history is read, old tool results are pruned in
+the prompt, and the prompt's full size is compared with `window − reserve`. A few thousand
+tokens before that limit the memory flush runs (once per compaction cycle); past it, the
+older history is compacted and the prompt built again. `recover` is the same compaction,
+with a smaller verbatim tail, for a model that answered with a context-overflow error.
+Counters live in the session entry's `extra`: `compactionCount`, `memoryFlushCompactionCount`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from claw.agent.bootstrap import BootstrapLoader
+from claw.agent.compaction import CompactionResult, compact, plan
+from claw.agent.context import AssembledContext, assemble, system_parts
+from claw.agent.history import HistoryView
+from claw.agent.memory_flush import flush_memory
+from claw.agent.model_turn import Emit
+from claw.agent.pruning import prune_units
+from claw.agent.windows import context_window
+from claw.config import AgentSettings, ModelSettings
+from claw.errors import ClawError
+from claw.providers.base import ModelError
+from claw.providers.failover import ModelRouter
+from claw.store.transcript import Transcript, utc_now_iso
+from claw.tools.base import ToolContext
+from claw.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from claw.agent.runner import AgentEnv
+    from claw.store.sessions import SessionEntry, SessionStore
+
+log = logging.getLogger(__name__)
+
+MAX_HISTORY_VIEWS = 256
+KEEP_SHARE = {"threshold": 0.5, "manual": 0.5, "overflow": 0.25}
+
+
+def _no_events(stream: str, data: dict[str, Any]) -> None:
+    pass
+
+
+class ContextManager:
+    """Prompt assembly, pruning, memory flush and compaction for every agent of one gateway."""
+
+    def __init__(
+        self, router: ModelRouter, tools: ToolRegistry, models: Mapping[str, ModelSettings] | None = None
+    ) -> None:
+        self._router = router
+        self._tools = tools
+        self._models: Mapping[str, ModelSettings] = models or {}
+        self._bootstrap = BootstrapLoader()
+        self._views: OrderedDict[str, HistoryView] = OrderedDict()
+
+    # -- sizes --------------------------------------------------------------------------------
+
+    def window(self, settings: AgentSettings, chain: list[str]) -> int:
+        return context_window(self._router.resolve(chain[0]) if chain else None, settings, self._models)
+
+    def reserve(self, settings: AgentSettings, window: int) -> int:
+        """The reply's reserve, at most a quarter of the window (a small local model still gets a prompt)."""
+        return min(settings.reserve_tokens, window // 4)
+
+    def effective_settings(self, settings: AgentSettings, chain: list[str]) -> AgentSettings:
+        """`settings` with `context_tokens` set to the model's window, so tool results are capped to fit it."""
+        return settings.model_copy(update={"context_tokens": self.window(settings, chain)})
+
+    # -- building the prompt --------------------------------------------------------------------
+
+    async def build(
+        self,
+        settings: AgentSettings,
+        ids: tuple[str, str],
+        workspace: Path,
+        transcript: Transcript,
+        tools: list[dict[str, Any]],
+        extra: list[tuple[str, str]],
+        chain: list[str],
+    ) -> AssembledContext:
+        """The prompt for the next model call. `ids` is (agent id, session key)."""
+        entries = await asyncio.to_thread(transcript.read)
+        view = self.view(transcript)
+        view.update(entries)
+        files = self._bootstrap.load(workspace, settings.bootstrap_max_chars, settings.bootstrap_total_max_chars)
+        parts = system_parts(workspace=workspace, agent_id=ids[0], session_key=ids[1], bootstrap=files, extra=extra)
+        window = self.window(settings, chain)
+        units = prune_units(view.units, window, settings.context_pruning)
+        return assemble(
+            system_parts=parts,
+            units=units,
+            tools=tools,
+            window_tokens=window,
+            reserve_tokens=self.reserve(settings, window),
+        )
+
+    async def prepare(
+        self,
+        env: AgentEnv,
+        session_key: str,
+        transcript: Transcript,
+        tools: list[dict[str, Any]],
+        extra: list[tuple[str, str]],
+        chain: list[str],
+        emit: Emit,
+        tool_ctx: ToolContext,
+    ) -> AssembledContext:
+        """`build`, with the memory flush and compaction run first when the prompt is near or over the limit."""
+        ids = (env.agent_id, session_key)
+        prompt = await self.build(env.settings, ids, env.workspace, transcript, tools, extra, chain)
+        c = env.settings.compaction
+        if not c.enabled:
+            return prompt
+        limit = prompt.window - self.reserve(env.settings, prompt.window)
+        flush = c.memory_flush
+        near = prompt.full_tokens > limit - flush.soft_threshold_tokens
+        if flush.enabled and near and _flush_due(env.sessions.get(session_key)):
+            await self._flush(env, session_key, chain, prompt, emit, tool_ctx)
+        if prompt.full_tokens > limit:
+            try:
+                done = await self.compact(env, session_key, transcript, tools, extra, chain, "threshold", None, emit)
+            except (ModelError, ClawError) as exc:
+                log.warning("compaction of %s failed: %s; dropping the oldest history instead", session_key, exc)
+                return prompt
+            if done is not None:
+                prompt = await self.build(env.settings, ids, env.workspace, transcript, tools, extra, chain)
+        return prompt
+
+    # -- compaction -----------------------------------------------------------------------------
+
+    async def compact(
+        self,
+        env: AgentEnv,
+        session_key: str,
+        transcript: Transcript,
+        tools: list[dict[str, Any]],
+        extra: list[tuple[str, str]],
+        chain: list[str],
+        reason: str,
+        focus: str | None,
+        emit: Emit | None = None,
+    ) -> CompactionResult | None:
+        """Summarise the older history of the session (None when there is nothing old enough to summarise)."""
+        emit = emit or _no_events
+        ids = (env.agent_id, session_key)
+        prompt = await self.build(env.settings, ids, env.workspace, transcript, tools, extra, chain)
+        view = self.view(transcript)
+        pruned = prune_units(view.units, prompt.window, env.settings.context_pruning)
+        fixed = prompt.full_tokens - sum(u.tokens for u in pruned)
+        room = prompt.window - self.reserve(env.settings, prompt.window)
+        keep = min(env.settings.compaction.keep_recent_tokens, int(max(0, room - fixed) * KEEP_SHARE[reason]))
+        found = plan(pruned, keep)
+        if found is None:
+            return None
+        emit(
+            "lifecycle", {"phase": "compaction", "state": "start", "reason": reason, "tokensBefore": prompt.full_tokens}
+        )
+        summarizer = env.settings.compaction.model
+        chain_for_summary = list(dict.fromkeys([summarizer, *chain])) if summarizer else chain
+
+        async def on_failover(from_ref: str, to_ref: str, error: ModelError) -> None:
+            emit("lifecycle", {"phase": "failover", "from": from_ref, "to": to_ref, "reason": error.message})
+
+        try:
+            result = await compact(
+                router=self._router,
+                chain=chain_for_summary,
+                transcript=transcript,
+                plan_=found,
+                units=list(view.units),
+                tokens_before=prompt.full_tokens,
+                fixed_tokens=fixed,
+                room_tokens=room,
+                reason=reason,
+                focus=focus,
+                on_failover=on_failover,
+            )
+        except (ModelError, ClawError) as exc:
+            emit("lifecycle", {"phase": "compaction", "state": "error", "reason": reason, "message": str(exc)})
+            raise
+        await asyncio.to_thread(_bump_extra, env.sessions, session_key, compactionCount=1)
+        emit("lifecycle", {"phase": "compaction", "state": "end", **result.to_json()})
+        return result
+
+    # -- memory flush ---------------------------------------------------------------------------
+
+    async def _flush(
+        self, env: AgentEnv, key: str, chain: list[str], prompt: AssembledContext, emit: Emit, tool_ctx: ToolContext
+    ) -> None:
+        emit("lifecycle", {"phase": "memory_flush", "state": "start", "tokens": prompt.full_tokens})
+        wrote: str | None = None
+        error: str | None = None
+        try:
+            result = await flush_memory(
+                router=self._router, chain=chain, messages=prompt.messages, tools=self._tools, tool_ctx=tool_ctx
+            )
+            wrote = result.path
+        except (ModelError, ClawError, OSError) as exc:  # the flush helps; it must never fail the turn
+            error = str(exc)
+            log.warning("memory flush for %s failed: %s", key, exc)
+        entry = env.sessions.get(key)
+        count = _int(entry.extra.get("compactionCount")) if entry else 0
+        marks: dict[str, Any] = {"memoryFlushCompactionCount": count, "memoryFlushAt": utc_now_iso()}
+        await asyncio.to_thread(_set_extra, env.sessions, key, marks)
+        emit("lifecycle", {"phase": "memory_flush", "state": "end", "wrote": wrote, "error": error})
+
+    def view(self, transcript: Transcript) -> HistoryView:
+        key = str(transcript.path)
+        view = self._views.pop(key, None) or HistoryView()
+        self._views[key] = view
+        while len(self._views) > MAX_HISTORY_VIEWS:
+            self._views.popitem(last=False)
+        return view
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _flush_due(entry: SessionEntry | None) -> bool:
+    """True unless a flush already ran in the current compaction cycle."""
+    if entry is None:
+        return True
+    done = entry.extra.get("memoryFlushCompactionCount")
+    return not isinstance(done, int) or done < _int(entry.extra.get("compactionCount"))
+
+
+def _set_extra(sessions: SessionStore, key: str, values: dict[str, Any]) -> None:
+    entry = sessions.get(key)
+    if entry is not None:
+        sessions.update(key, extra={**entry.extra, **values})
+
+
+def _bump_extra(sessions: SessionStore, key: str, **increments: int) -> None:
+    entry = sessions.get(key)
+    if entry is not None:
+        values = {name: _int(entry.extra.get(name)) + by for name, by in increments.items()}
+        sessions.update(key, extra={**entry.extra, **values, "lastCompactionAt": utc_now_iso()})

@@ -1,0 +1,126 @@
+"""Running one claimed job: an agent turn on the `cron` lane, its outcome in the ledger, then delivery.
+
+`isolated` jobs get a fresh session under `agent:<id>:cron:<jobId>` each run (the
+previous transcript is archived); `main` jobs put the message into the agent's main
+session as a system event, which starts a turn there at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from claw.automations.delivery import NO_REPLY, parse_delivery, post_webhook, webhook_payload
+from claw.automations.job import Job, JobRun
+from claw.automations.ledger import Claim, finish_run, set_agent_run, set_delivery
+from claw.errors import ClawError
+from claw.gateway.msg_context import MsgContext
+from claw.store.db import Database
+
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
+
+log = logging.getLogger(__name__)
+
+CRON_CHANNEL = "cron"
+
+
+class Executor:
+    """Turns a `Claim` into an agent run and records what came of it."""
+
+    def __init__(self, gateway: Callable[[], Gateway], db: Database, now: Callable[[], float]) -> None:
+        self._db = db
+        self._now = now
+        self._gw = gateway
+        self.agent_runs: dict[str, str] = {}
+        """Ledger run id → agent run id, for the runs in flight (so a stopping scheduler can abort them)."""
+
+    async def execute(self, claim: Claim, dispatched: asyncio.Future[str] | None = None) -> JobRun:
+        """Run the claim to the end; `dispatched` (if given) gets the agent run id once the turn is queued."""
+        job, run = claim.job, claim.run
+        status, output, error = "error", None, None
+        try:
+            output = await self._turn(job, run, dispatched)
+            status = "ok"
+        except ClawError as exc:
+            error = exc.message
+        except Exception as exc:  # a bug: keep the traceback in the log, one line in the ledger
+            log.exception("automation %s (run %s) failed", job.id, run.id)
+            error = f"internal error: {type(exc).__name__}: {exc}"
+        finally:
+            agent_run_id = self.agent_runs.pop(run.id, None)
+        run = replace(run, agent_run_id=agent_run_id or run.agent_run_id)
+        target = parse_delivery(job.delivery)
+        delivery_status = _delivery_status(target.kind, status, (output or "").strip())
+        keep = self._gw().config.automations.keep_runs
+        finished = await self._db.awrite(
+            lambda c: finish_run(
+                c, run, status=status, output=output, error=error, now=self._now(),
+                delivery_status=delivery_status, keep=keep,
+            )
+        )  # fmt: skip
+        log.info("automation %s (%s) run %s: %s%s", job.name, job.id, run.id, status, f" ({error})" if error else "")
+        if delivery_status == "pending":
+            finished = await self._deliver(job, finished, target.target)
+        return finished
+
+    async def _turn(self, job: Job, run: JobRun, dispatched: asyncio.Future[str] | None) -> str:
+        key = job.session_key
+        if job.session_mode == "isolated" and self._gw().sessions(job.agent_id).get(key) is not None:
+            await self._gw().reset_session(key)
+        ctx = MsgContext(
+            body=job.message,
+            channel=CRON_CHANNEL,
+            sender_id=f"automation:{job.id}",
+            sender_name=job.name,
+            agent_id=job.agent_id,
+            session_key=key,
+            command_authorized=False,  # a job's text is never a slash command, and is not the owner speaking
+            system_event=job.session_mode == "main",
+        )
+        result = await self._gw().dispatch(ctx, lane="cron")
+        if result.run_id is None:
+            raise ClawError(f"the gateway did not start a run ({result.status})")
+        self.agent_runs[run.id] = result.run_id
+        if dispatched is not None and not dispatched.done():
+            dispatched.set_result(result.run_id)
+        await self._db.awrite(lambda c: set_agent_run(c, run.id, result.run_id or "", result.session_key))
+        agent_run = self._gw().runs.get(result.run_id)
+        if agent_run is None:
+            raise ClawError(f"run {result.run_id} vanished before it finished")
+        outcome = await agent_run.wait()
+        assert outcome is not None
+        if outcome.status == "ok":
+            return outcome.text
+        raise ClawError(outcome.error or outcome.status)
+
+    async def _deliver(self, job: Job, run: JobRun, url: str) -> JobRun:
+        settings = self._gw().config.automations
+        payload = webhook_payload(job.to_wire(), run.to_wire())
+        # Cancelled here, the row stays `pending`; the next start marks it `unknown` rather than send twice.
+        delivered, error = await post_webhook(
+            url,
+            payload,
+            timeout=settings.webhook_timeout_seconds,
+            retry_delays=settings.webhook_retry_seconds,
+            idempotency_key=f"claw-automation-{run.id}",
+        )
+        status = "delivered" if delivered else "failed"
+        await self._db.awrite(lambda c: set_delivery(c, run.id, status, error))
+        if not delivered:
+            log.warning("automation %s run %s: webhook delivery failed: %s", job.id, run.id, error)
+        return replace(run, delivery_status=status, delivery_error=error)
+
+
+def _delivery_status(kind: str, status: str, reply: str) -> str | None:
+    """A webhook hears of every run (its payload says how it went); a channel gets only real replies."""
+    if kind == "none":
+        return None
+    if status == "ok" and reply == NO_REPLY:
+        return "skipped"
+    if kind == "webhook":
+        return "pending"
+    return "stored" if status == "ok" else "skipped"

@@ -1,0 +1,121 @@
+"""`claw chat`: the Textual console — on a running gateway (`--url`, or the local one when
+`claw gateway run` is up), else on an in-process gateway with its services."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+
+from claw.cli.common import AgentOption
+
+if TYPE_CHECKING:
+    from claw.gateway.client_protocol import GatewayClient
+    from claw.paths import Paths
+    from claw.tui.app import Connect
+    from claw.tui.approvals import ApprovalSource
+
+
+def chat(
+    agent_id: str = AgentOption,
+    session: str | None = typer.Option(
+        None, "--session", "-s", help="Session key to open (default: the agent's main session)."
+    ),
+    url: str | None = typer.Option(
+        None, "--url", help="A running gateway, e.g. ws://127.0.0.1:18789/ (default: the local one, if running)."
+    ),
+    model: str | None = typer.Option(None, "--model", help="Model ref for this console's turns."),
+    theme: str | None = typer.Option(
+        None, "--theme", envvar="CLAW_THEME", help="dark, light, or any Textual theme name."
+    ),
+) -> None:
+    """Open the console: streaming conversation, tool cards, sessions, workspace editor, approvals."""
+    import asyncio
+
+    from claw.gateway.runtime_file import read_runtime
+    from claw.gateway.session_keys import normalize_session_key
+    from claw.paths import Paths, check_agent_id
+    from claw.tui.logging_setup import log_to_file
+
+    check_agent_id(agent_id)
+    if session is not None:
+        session = normalize_session_key(session, agent_id)
+    paths = Paths.from_env()
+    log_to_file(paths.logs_dir / "tui.log")
+    options = {"agent_id": agent_id, "session_key": session, "model": model, "theme": theme}
+    running = read_runtime(paths) if url is None else None
+    target = url or (running.url if running is not None else None)
+    if target is not None and asyncio.run(_run_remote(paths, target, explicit=url is not None, **options)):
+        return
+    asyncio.run(_run_local(**options))
+
+
+async def _run_remote(paths: Paths, url: str, *, explicit: bool, **options: str | None) -> bool:
+    """Run the console on the gateway at `url`; False when a discovered gateway is not listening."""
+    from claw.errors import ConfigError
+    from claw.gateway.auth import TOKEN_ENV, resolve_token
+    from claw.gateway.remote_client import GatewayNotListening, RemoteClient
+    from claw.tui.approvals import RemoteApprovals
+
+    token, _source = resolve_token(paths)
+    if token is None:
+        raise ConfigError(f"no gateway token to connect with: set {TOKEN_ENV} or run `claw init`")
+    approvals = RemoteApprovals()
+    try:
+        client = await RemoteClient.connect(
+            url, token, approver=approvals, channel="tui", open_timeout=5.0 if explicit else 2.0
+        )
+    except GatewayNotListening:
+        if explicit:
+            raise
+        return False  # a stale gateway.json: nothing listens there, run in-process instead
+    await _run_app(client, approvals, **options)
+    return True
+
+
+async def _run_local(**options: str | None) -> None:
+    """The console on an in-process gateway with its services (automations fire while it is open).
+
+    The gateway is built and started once the first frame is on screen (`make_app(connect=…)`):
+    its imports, extensions and services take longer than drawing the console."""
+
+    async def connect() -> tuple[GatewayClient, ApprovalSource]:
+        from claw.cli.common import load
+        from claw.gateway.client import LocalClient
+        from claw.gateway.extensions import default_services
+        from claw.gateway.gateway import Gateway
+        from claw.tui.approvals import BrokerApprovals
+
+        paths, config = load(options["agent_id"])
+        gateway = Gateway(paths, config, services=default_services)
+        await gateway.start()
+        return LocalClient(gateway, channel="tui"), BrokerApprovals(gateway.approvals)
+
+    await _run_app(None, None, connect=connect, **options)
+
+
+async def _run_app(
+    client: GatewayClient | None,
+    approvals: ApprovalSource | None,
+    *,
+    connect: Connect | None = None,
+    **options: str | None,
+) -> None:
+    from claw.tui.app import make_app
+
+    app = make_app(
+        client,
+        connect=connect,
+        agent_id=options["agent_id"] or "main",
+        session_key=options["session_key"],
+        model=options["model"],
+        approvals=approvals,
+        theme=options["theme"],
+    )
+    try:
+        await app.run_async()
+    finally:
+        if app.client is not None:
+            await app.client.close()
+    if app.connect_error is not None:
+        raise app.connect_error

@@ -1,0 +1,107 @@
+"""`claw gateway run|status|token`: the long-lived gateway and how to reach it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from claw.cli.common import JsonOption
+
+app = typer.Typer(
+    help="Run the gateway as a server; see whether one is running; print its token.", no_args_is_help=True
+)
+
+
+@app.command("run")
+def run(
+    port: int | None = typer.Option(None, "--port", "-p", help="Port (default: gateway.port, 18789; 0 picks one)."),
+    bind: str | None = typer.Option(None, "--bind", help="Address to listen on (default: gateway.bind, 127.0.0.1)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging."),
+) -> None:
+    """Run the gateway in the foreground: WebSocket and HTTP on one port, logs to stderr and a file.
+
+    Ctrl-C or SIGTERM stops it cleanly: running turns get `gateway.shutdownGraceSeconds` to finish."""
+    import asyncio
+
+    from claw.cli.common import load
+    from claw.gateway.log_setup import known_secrets, setup_logging
+    from claw.gateway.serve import GatewayProcess
+
+    if port is not None and not 0 <= port <= 65535:
+        raise typer.BadParameter("the port must be between 0 and 65535", param_hint="--port")
+    paths, config = load()
+    process = GatewayProcess(paths, config, bind=bind, port=port)
+    secrets = known_secrets(process.settings.token, dict(config.providers))
+    setup_logging(paths.logs_dir / "gateway.log", secrets, verbose=verbose)
+    asyncio.run(process.run())
+
+
+@app.command("status")
+def status(json_out: bool = JsonOption) -> None:
+    """Is a gateway running, where, since when; its sessions and runs (exit code 1 when none runs)."""
+    import asyncio
+    import time
+
+    from claw.cli.common import print_json
+    from claw.gateway.auth import resolve_token
+    from claw.gateway.runtime_file import read_runtime
+    from claw.paths import Paths
+
+    paths = Paths.from_env()
+    info = read_runtime(paths)
+    if info is None:
+        if json_out:
+            print_json({"running": False})
+        else:
+            typer.echo("No gateway is running (start one with `claw gateway run`).")
+        raise typer.Exit(1)
+    token, _ = resolve_token(paths)
+    state = asyncio.run(_fetch_status(info.url, token or ""))
+    report = {"running": True, **info.to_wire(), "uptimeSeconds": round(time.time() - info.started_at, 1), **state}
+    if json_out:
+        print_json(report)
+        return
+    typer.echo(f"Gateway running at {info.url} (pid {info.pid}, version {info.version})")
+    typer.echo(f"  up {_duration(report['uptimeSeconds'])}")
+    if "error" in state:
+        typer.echo(f"  but it did not answer: {state['error']}")
+        raise typer.Exit(1)
+    typer.echo(f"  agents: {', '.join(state.get('agents', []))}")
+    typer.echo(f"  sessions: {state.get('sessions', 0)} · active runs: {state.get('activeRuns', 0)}")
+
+
+async def _fetch_status(url: str, token: str) -> dict[str, Any]:
+    from claw.errors import ClawError
+    from claw.gateway.remote_client import RemoteClient
+
+    try:
+        client = await RemoteClient.connect(url, token, open_timeout=3.0, call_timeout=5.0)
+    except ClawError as exc:
+        return {"error": exc.message}
+    try:
+        state = await client.call("status")
+    except ClawError as exc:
+        return {"error": exc.message}
+    finally:
+        await client.close()
+    return {k: v for k, v in state.items() if k != "uptimeSeconds"} if isinstance(state, dict) else {}
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes}m {secs}s" if hours else f"{minutes}m {secs}s" if minutes else f"{secs}s"
+
+
+@app.command("token")
+def token() -> None:
+    """Print the gateway token (CLAW_GATEWAY_TOKEN when set, else the file `claw init` wrote)."""
+    from claw.errors import ConfigError
+    from claw.gateway.auth import TOKEN_ENV, resolve_token
+    from claw.paths import Paths
+
+    value, _ = resolve_token(Paths.from_env())
+    if value is None:
+        raise ConfigError(f"no gateway token yet: run `claw init` (or set {TOKEN_ENV})")
+    typer.echo(value)

@@ -1,0 +1,59 @@
+"""How one-off CLI commands reach a gateway: the running one if there is one, else one in this process.
+
+With a gateway running on the same state (`gateway.json`, see `claw.gateway.runtime_file`), commands
+such as `claw sessions reset` or `claw automations run` go through it over WebSocket, so that one
+process owns the state and nothing is written by two at once. Without one, the method runs in an
+in-process gateway with no services, which is just as safe: nobody else holds the state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+DEFAULT_CALL_TIMEOUT = 30.0
+
+
+def running_gateway_url() -> str | None:
+    from claw.gateway.runtime_file import read_runtime
+    from claw.paths import Paths
+
+    info = read_runtime(Paths.from_env())
+    return None if info is None else info.url
+
+
+def call_gateway(method: str, *, timeout: float = DEFAULT_CALL_TIMEOUT, **params: Any) -> Any:
+    """Call `method` on the running gateway, or on an in-process one when none is running."""
+    url = running_gateway_url()
+    if url is not None:
+        return asyncio.run(_call_remote(url, method, params, timeout))
+    return asyncio.run(_call_local(method, params))
+
+
+async def _call_local(method: str, params: dict[str, Any]) -> Any:
+    from claw.cli.common import load
+    from claw.gateway.client import LocalClient
+    from claw.gateway.gateway import Gateway
+
+    paths, config = load()
+    client = LocalClient(Gateway(paths, config))
+    try:
+        return await client.call(method, **params)
+    finally:
+        await client.close()
+
+
+async def _call_remote(url: str, method: str, params: dict[str, Any], timeout: float) -> Any:
+    from claw.errors import ConfigError
+    from claw.gateway.auth import TOKEN_ENV, resolve_token
+    from claw.gateway.remote_client import RemoteClient
+    from claw.paths import Paths
+
+    token, _source = resolve_token(Paths.from_env())
+    if token is None:
+        raise ConfigError(f"no gateway token to connect with: set {TOKEN_ENV} or run `claw init`")
+    client = await RemoteClient.connect(url, token, call_timeout=timeout)
+    try:
+        return await client.call(method, **params)
+    finally:
+        await client.close()

@@ -1,0 +1,122 @@
+"""`claw memory search|index|status`: the agent's memory index, from the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from claw.cli.common import AgentOption, JsonOption
+
+app = typer.Typer(help="Search and maintain the memory index (MEMORY.md and memory/*.md).", no_args_is_help=True)
+
+
+def _call(agent_id: str, method: str, **params: Any) -> Any:
+    """Run one gateway method in an in-process gateway."""
+    import asyncio
+
+    from claw.cli.common import load
+    from claw.gateway.client import LocalClient
+    from claw.gateway.gateway import Gateway
+
+    paths, config = load(agent_id)
+
+    async def go() -> Any:
+        client = LocalClient(Gateway(paths, config))
+        try:
+            return await client.call(method, agentId=agent_id, **params)
+        finally:
+            await client.close()
+
+    return asyncio.run(go())
+
+
+@app.command("search")
+def search(
+    query: str = typer.Argument(..., help="What to look for."),
+    agent_id: str = AgentOption,
+    max_results: int | None = typer.Option(None, "--max-results", "-n", min=1, max=100, help="At most this many."),
+    min_score: float | None = typer.Option(None, "--min-score", min=0.0, max=1.0, help="Drop weaker hits."),
+    explain: bool = typer.Option(False, "--explain", help="Show the keyword (BM25) and vector parts of each score."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Hybrid search over the agent's memory files (keyword-only when no embeddings are configured)."""
+    from claw.errors import UsageError
+
+    if not query.strip():
+        raise UsageError("the query is empty: say what to look for")
+    params: dict[str, Any] = {"query": query, "explain": explain}
+    if max_results is not None:
+        params["maxResults"] = max_results
+    if min_score is not None:
+        params["minScore"] = min_score
+    found = _call(agent_id, "memory.search", **params)
+    if json_out:
+        from claw.cli.common import print_json
+
+        print_json(found)
+        return
+    weights = found["weights"]
+    mode = found["mode"]
+    if mode == "hybrid":
+        print(f"hybrid search ({found['model']}): {weights['vector']:.2f} vector + {weights['text']:.2f} keyword")
+    else:
+        print(found.get("note") or "keyword-only search")
+    if not found["results"]:
+        print("No matches.")
+        return
+    for n, hit in enumerate(found["results"], start=1):
+        print(f"\n{n}. {hit['citation']}  score {hit['score']:.3f}")
+        if explain:
+            vector = "—" if hit["vectorScore"] is None else f"{hit['vectorScore']:.3f}"
+            bm25 = "—" if hit["bm25"] is None else f"{hit['bm25']:.4g}"
+            print(
+                f"   = {weights['vector']:.2f} × vector {vector} + {weights['text']:.2f} × keyword "
+                f"{hit['textScore']:.3f} (bm25 {bm25}, scaled to the best keyword hit)"
+            )
+        for line in hit["snippet"].splitlines()[:6]:
+            print(f"   {line}")
+
+
+@app.command("index")
+def index(
+    agent_id: str = AgentOption,
+    force: bool = typer.Option(False, "--force", help="Rebuild the index from scratch."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Bring the index up to date with the memory files (it also updates itself before every search)."""
+    report = _call(agent_id, "memory.index", force=force)
+    if json_out:
+        from claw.cli.common import print_json
+
+        print_json(report)
+        return
+    status = report["status"]
+    action = "Rebuilt" if report["rebuilt"] else "Updated"
+    print(
+        f"{action} {status['index']}: {len(report['changed'])} file(s) reindexed, {len(report['removed'])} removed; "
+        f"{status['files']} files, {status['chunks']} chunks, {status['vectors']} with vectors."
+    )
+    if report["embeddingError"]:
+        print(f"warning: {report['embeddingError']} (search stays keyword-only until it works)")
+
+
+@app.command("status")
+def status(agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
+    """Files and chunks indexed, when it was last indexed, and whether embeddings are on."""
+    found = _call(agent_id, "memory.status")
+    if json_out:
+        from claw.cli.common import print_json
+
+        print_json(found)
+        return
+    emb = found["embeddings"]
+    embeddings = f"on ({emb['model']} via {emb['provider']})" if emb["enabled"] else "off (keyword-only search)"
+    print(f"Workspace:    {found['workspace']}")
+    print(f"Index:        {found['index']}")
+    print(f"Files:        {found['files']}")
+    print(f"Chunks:       {found['chunks']} ({found['vectors']} with vectors)")
+    print(f"Last indexed: {found['lastIndexed'] or 'never'}")
+    print(f"Embeddings:   {embeddings}")
+    if emb.get("error"):
+        print(f"Warning:      {emb['error']}")

@@ -1,0 +1,174 @@
+"""`claw skills ls|info|check|add|new|rm`: see, install and write skills."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from claw.cli.common import AgentOption, JsonOption
+
+app = typer.Typer(help="List, inspect, install, create and remove skills.", no_args_is_help=True)
+
+_MARKS = {"ok": "✓", "ineligible": "✗", "shadowed": "~", "invalid": "!"}
+
+
+def _call(agent_id: str, method: str, **params: Any) -> Any:
+    """Run one gateway method in an in-process gateway."""
+    import asyncio
+
+    from claw.cli.common import load
+    from claw.gateway.client import LocalClient
+    from claw.gateway.gateway import Gateway
+
+    paths, config = load(agent_id)
+
+    async def go() -> Any:
+        client = LocalClient(Gateway(paths, config))
+        try:
+            return await client.call(method, agentId=agent_id, **params)
+        finally:
+            await client.close()
+
+    return asyncio.run(go())
+
+
+@app.command("ls")
+def ls(
+    agent_id: str = AgentOption,
+    show_all: bool = typer.Option(False, "--all", help="Also the ineligible, shadowed and invalid, with reasons."),
+    json_out: bool = JsonOption,
+) -> None:
+    """The skills the agent can use (name, source, description)."""
+    rows = _call(agent_id, "skills.list", all=show_all)
+    if json_out:
+        from claw.cli.common import print_json
+
+        print_json(rows)
+        return
+    if not rows:
+        hint = "" if show_all else " usable (try --all)"
+        print(f"No skills{hint}. Write one with `claw skills new NAME` or install one with `claw skills add PATH`.")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    table = Table(box=None, header_style="bold")
+    for column in ("", "NAME", "SOURCE", "DESCRIPTION / REASON"):
+        table.add_column(column, no_wrap=True)
+    # One line per skill (`claw skills info NAME` and --json have the full text).
+    room = max(24, console.width - max(len(row["name"]) for row in rows) - 22)
+    for row in rows:
+        text = row["reason"] or row["description"]
+        text = text if len(text) <= room else text[: room - 1] + "…"
+        table.add_row(_MARKS[row["status"]], row["name"], row["source"], text)
+    console.print(table)
+
+
+@app.command("info")
+def info(name: str = typer.Argument(..., help="Skill name."), agent_id: str = AgentOption, json_out: bool = JsonOption):
+    """Everything about one skill: where it is, what it needs, whether it is usable, its files."""
+    data = _call(agent_id, "skills.info", name=name)
+    if json_out:
+        from claw.cli.common import print_json
+
+        print_json(data)
+        return
+    print(f"{data['name']} ({data['source']}) — {'ready' if data['eligible'] else 'not usable'}")
+    if data["reason"]:
+        print(f"  why:         {data['reason']}")
+    print(f"  description: {data['description']}")
+    print(f"  path:        {data['path']}")
+    req = data.get("requires") or {}
+    needs = [f"{key} {', '.join(values)}" for key, values in req.items() if values]
+    if data.get("os"):
+        needs.append(f"os {', '.join(data['os'])}")
+    if "requires" in data:
+        print(
+            f"  needs:       {'; '.join(needs) or 'nothing'}" + (" (always: checks skipped)" if data["always"] else "")
+        )
+        invocable = f"{data['command']} or /skill {data['name']}" if data["userInvocable"] else "no"
+        print(f"  run by hand: {invocable}")
+        print(f"  in prompt:   {'no (disable-model-invocation)' if data['disableModelInvocation'] else 'yes'}")
+        print(f"  files:       {', '.join(data['files'])}")
+        if data["scripts"]:
+            print(f"  scripts:     {', '.join(data['scripts'])}")
+    for copy in data.get("copies", []):
+        print(f"  also at:     {copy['path']} ({copy['reason']})")
+
+
+@app.command("check")
+def check(
+    agent_id: str = AgentOption,
+    channel: str = typer.Option("cli", help="Check as seen from this channel."),
+    sender: str = typer.Option("local", help="…and this sender id."),
+    json_out: bool = JsonOption,
+) -> None:
+    """Why each skill is, or is not, usable."""
+    data = _call(agent_id, "skills.check", channel=channel, senderId=sender)
+    if json_out:
+        from claw.cli.common import print_json
+
+        print_json(data)
+        return
+    for row in data["skills"]:
+        detail = f": {row['reason']}" if row["reason"] else ""
+        print(f"{_MARKS[row['status']]} {row['name']} ({row['source']}){detail}")
+    c = data["counts"]
+    print(f"{c['ok']} ready, {c['ineligible']} not eligible, {c['shadowed']} shadowed, {c['invalid']} invalid")
+
+
+@app.command("add")
+def add(
+    source: Path = typer.Argument(..., help="A skill folder, .zip or .tar.gz."),
+    force: bool = typer.Option(False, "--force", help="Replace an installed skill of the same name."),
+    trust: bool = typer.Option(False, "--trust", help="Install even when SKILL.md looks like a dropper."),
+) -> None:
+    """Install a skill into $CLAW_HOME/skills (validated, then moved into place in one step)."""
+    from claw.cli.common import load
+    from claw.skills.install import add_skill
+
+    paths, _config = load()
+    done = add_skill(source, paths.skills_dir, force=force, trust=trust)
+    verb = "Replaced" if done.replaced else "Installed"
+    print(f"{verb} skill {done.skill.name} at {done.skill.directory}")
+    for finding in done.findings:
+        print(f"warning: SKILL.md {finding} (installed because of --trust)", file=sys.stderr)
+    if done.scripts:
+        listed = ", ".join(done.scripts)
+        print(
+            f"warning: {done.skill.name} carries scripts ({listed}); read them before the agent runs them",
+            file=sys.stderr,
+        )
+
+
+@app.command("new")
+def new(
+    name: str = typer.Argument(..., help="Skill name: lowercase letters, digits and hyphens."),
+    agent_id: str = AgentOption,
+    managed: bool = typer.Option(False, "--managed", help="Create it in $CLAW_HOME/skills (all agents)."),
+    description: str | None = typer.Option(None, "--description", "-d", help="The one-line description."),
+) -> None:
+    """Scaffold a SKILL.md in the agent's workspace skills/ (or $CLAW_HOME/skills with --managed)."""
+    from claw.cli.common import load
+    from claw.skills.install import scaffold
+    from claw.workspace import workspace_dir
+
+    paths, config = load(agent_id)
+    parent = paths.skills_dir if managed else workspace_dir(paths, config, agent_id) / "skills"
+    created = scaffold(name, parent, description)
+    print(f"Created {created}\nEdit it, then run `claw skills check`.")
+
+
+@app.command("rm")
+def rm(name: str = typer.Argument(..., help="An installed skill's name.")) -> None:
+    """Remove a skill installed with `claw skills add`."""
+    from claw.cli.common import load
+    from claw.skills.install import remove_skill
+
+    paths, _config = load()
+    removed = remove_skill(name, paths.skills_dir)
+    print(f"Removed skill {name} ({removed})")

@@ -1,0 +1,234 @@
+"""HTTP on the gateway's port: `GET /health`, and an OpenAI-compatible `/v1` (models, chat completions).
+
+`POST /v1/chat/completions` runs the last user message as one turn of the agent named
+by `model` (`claw/<agentId>`); earlier messages in the request are not replayed, the
+agent has its own transcript. The session is, in order: the `X-Claw-Session` header,
+a stable per-`user` session (`agent:<id>:http:direct:<user>`), or a fresh one per call;
+the response's `X-Claw-Session` header names it so a caller can continue it.
+A client that disconnects mid-stream does not stop the turn: it completes and is recorded.
+Auth (Bearer) and the Origin check happen in the server's middleware.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+import time
+import uuid
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING, Any, cast
+
+from aiohttp import web
+
+from claw.errors import ClawError
+from claw.gateway.client import LocalClient
+from claw.gateway.event_bus import SubscriberOverflow
+from claw.gateway.methods import call_method
+from claw.gateway.openai_wire import (
+    AGENT_MODEL_PREFIX,
+    DONE,
+    ChatRequest,
+    WireError,
+    agent_for_model,
+    chunk,
+    completion,
+    last_user_text,
+    parse_chat_request,
+    sse,
+    usage_chunk,
+)
+from claw.gateway.run_event import RunEvent
+from claw.gateway.session_keys import agent_of, normalize_session_key
+from claw.gateway.strict_json import JsonError, loads_strict
+
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
+    from claw.gateway.runs import RunOutcome
+
+SESSION_HEADER = "X-Claw-Session"
+_NO_RETRY = {"x-should-retry": "false"}  # the turn already ran; the openai client must not repeat it
+_UNSAFE = re.compile(r"[^a-z0-9_.@+=-]+")
+_RESERVED_SCOPES = ("cron", "subagent")
+
+
+def error_response(exc: WireError, headers: dict[str, str] | None = None) -> web.Response:
+    return web.json_response(exc.body, status=exc.status, headers=headers)
+
+
+class HttpApi:
+    """The handlers; `add_routes` mounts them."""
+
+    def __init__(self, gateway: Gateway, max_body_bytes: int) -> None:
+        self._gw = gateway
+        self._max_body = max_body_bytes
+
+    def add_routes(self, router: web.UrlDispatcher) -> None:
+        router.add_get("/health", self.health)
+        router.add_get("/v1/models", self.models)
+        router.add_get("/v1/models/{model_id:.+}", self.model)
+        router.add_post("/v1/chat/completions", self.chat_completions)
+
+    async def health(self, request: web.Request) -> web.Response:
+        return web.json_response({"ok": True})
+
+    def _model_row(self, agent_id: str) -> dict[str, Any]:
+        return {
+            "id": AGENT_MODEL_PREFIX + agent_id,
+            "object": "model",
+            "created": int(self._gw.started_at),
+            "owned_by": "claw",
+        }
+
+    async def models(self, request: web.Request) -> web.Response:
+        rows = [self._model_row(a) for a in self._gw.config.agent_ids]
+        return web.json_response({"object": "list", "data": rows})
+
+    async def model(self, request: web.Request) -> web.Response:
+        try:
+            agent_id = agent_for_model(request.match_info["model_id"], self._gw.config.agent_ids)
+        except WireError as exc:
+            return error_response(exc)
+        return web.json_response(self._model_row(agent_id))
+
+    async def chat_completions(self, request: web.Request) -> web.StreamResponse:
+        try:
+            chat = parse_chat_request(await self._read_json(request))
+            agent_id = agent_for_model(chat.model, self._gw.config.agent_ids)
+            params: dict[str, Any] = {
+                "message": last_user_text(chat),
+                "agentId": agent_id,
+                "sessionKey": self._session_key(request, chat, agent_id),
+            }
+            if key := request.headers.get("Idempotency-Key"):
+                params["idempotencyKey"] = f"http:{key}"
+            result = await call_method(self._gw, "agent", params, channel="http")
+        except WireError as exc:
+            return error_response(exc)
+        except ClawError as exc:
+            return error_response(WireError(400, exc.message))
+        run_id = result.get("runId")
+        headers = {SESSION_HEADER: result["sessionKey"], **({"X-Claw-Run-Id": run_id} if run_id else {})}
+        ident, created = f"chatcmpl-{run_id or uuid.uuid4().hex}", int(time.time())
+        if run_id is None:
+            if result["status"] == "dropped":
+                return error_response(
+                    WireError(429, result.get("reply") or "queue full", type="rate_limit_error"),
+                    {**headers, **_NO_RETRY},
+                )
+            reply = result.get("reply") or ""  # a slash command's answer
+            if chat.stream:
+                return await self._stream_text(request, headers, ident, created, chat, reply)
+            return web.json_response(completion(ident, created, chat.model, reply, {}), headers=headers)
+        if chat.stream:
+            return await self._stream_run(request, headers, ident, created, chat, run_id)
+        outcome = await self._outcome(run_id)
+        if outcome.status != "ok":
+            failure = WireError(502, f"the run failed: {outcome.error}", type="server_error", code="run_failed")
+            return error_response(failure, {**headers, **_NO_RETRY})
+        body = completion(ident, created, chat.model, outcome.text, outcome.usage)
+        return web.json_response(body, headers=headers)
+
+    async def _read_json(self, request: web.Request) -> Any:
+        too_big = WireError(413, f"request body too large (limit {self._max_body} bytes)")
+        if request.content_length is not None and request.content_length > self._max_body:
+            raise too_big
+        try:
+            raw = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            raise too_big from None
+        try:
+            return loads_strict(raw)
+        except JsonError as exc:
+            raise WireError(400, f"invalid JSON body: {exc}") from None
+
+    def _session_key(self, request: web.Request, chat: ChatRequest, agent_id: str) -> str:
+        header = request.headers.get(SESSION_HEADER)
+        if header:
+            key = normalize_session_key(header, agent_id)
+            if agent_of(key) != agent_id:
+                raise WireError(400, f"session {key} belongs to agent {agent_of(key)}, not {agent_id}", param="model")
+            if key.split(":")[2] in _RESERVED_SCOPES:
+                raise WireError(400, f"session {key} is reserved for automations and subagents")
+            return key
+        if chat.user:
+            part = _UNSAFE.sub("-", chat.user.strip().lower())[:64] or "user"
+            if part != chat.user:  # keep distinct users distinct after cleaning
+                part += "-" + hashlib.sha256(chat.user.encode()).hexdigest()[:8]
+            return f"agent:{agent_id}:http:direct:{part}"
+        return f"agent:{agent_id}:http:{uuid.uuid4().hex[:16]}"
+
+    async def _outcome(self, run_id: str) -> RunOutcome:
+        run = self._gw.runs.get(run_id)
+        outcome = await run.wait() if run is not None else None
+        if outcome is None:
+            raise WireError(500, f"run {run_id} is gone", type="server_error")
+        return outcome
+
+    async def _open_stream(self, request: web.Request, headers: dict[str, str]) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **headers}
+        )
+        await response.prepare(request)
+        return response
+
+    async def _stream_text(
+        self, request: web.Request, headers: dict[str, str], ident: str, created: int, chat: ChatRequest, text: str
+    ) -> web.StreamResponse:
+        response = await self._open_stream(request, headers)
+        await response.write(chunk(ident, created, chat.model, {"role": "assistant", "content": text}))
+        await self._finish(response, ident, created, chat, {})
+        return response
+
+    async def _stream_run(
+        self, request: web.Request, headers: dict[str, str], ident: str, created: int, chat: ChatRequest, run_id: str
+    ) -> web.StreamResponse:
+        response = await self._open_stream(request, headers)
+        try:
+            await response.write(chunk(ident, created, chat.model, {"role": "assistant", "content": ""}))
+            events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    if event.stream == "assistant" and event.data.get("delta"):
+                        await response.write(chunk(ident, created, chat.model, {"content": event.data["delta"]}))
+            outcome = await self._outcome(run_id)
+            if outcome.status == "ok":
+                await self._finish(response, ident, created, chat, outcome.usage)
+            else:
+                reason = outcome.error or outcome.status
+                await response.write(
+                    sse(
+                        {
+                            "error": {
+                                "message": f"the run failed: {reason}",
+                                "type": "server_error",
+                                "param": None,
+                                "code": "run_failed",
+                            }
+                        }
+                    )
+                )
+        except SubscriberOverflow:
+            await response.write(
+                sse(
+                    {
+                        "error": {
+                            "message": "client too slow: events dropped",
+                            "type": "server_error",
+                            "param": None,
+                            "code": "overflow",
+                        }
+                    }
+                )
+            )
+        except (ConnectionError, WireError):
+            pass  # the client left (the run goes on and is recorded), or the run vanished
+        return response
+
+    async def _finish(
+        self, response: web.StreamResponse, ident: str, created: int, chat: ChatRequest, usage: dict[str, int]
+    ) -> None:
+        await response.write(chunk(ident, created, chat.model, {}, "stop"))
+        if chat.stream_options is not None and chat.stream_options.include_usage:
+            await response.write(usage_chunk(ident, created, chat.model, usage))
+        await response.write(DONE)

@@ -1,0 +1,215 @@
+"""`GatewayServer`: the gateway's network face, one port for WebSocket RPC (at `/`) and HTTP.
+
+It is a `GatewayService`, started inside the gateway's event loop:
+
+    server = GatewayServer(ServerSettings(token=token, port=0))
+    async with Gateway(paths, config, services=[server]) as gw:
+        print(server.url)            # ws://127.0.0.1:<port>/
+
+Fail closed: `ServerSettings` refuses a non-loopback bind without a token; browser
+`Origin`s not on the allowlist get 403 on every path but `/health`; `/v1/*` needs
+`Authorization: Bearer <token>`; failed auth (WebSocket or HTTP) is rate limited per
+source, loopback included. A WebSocket upgrade may carry the bearer too: then its frames
+may reach `max_payload_bytes`; without it they stay capped at 64 KiB (the cap is set
+when the socket opens, before `connect` can prove who is sending). Tokens never reach
+a log line: the access log records the method, the path without its query string, the
+status and the time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import WSCloseCode, web
+from aiohttp.abc import AbstractAccessLogger
+
+from claw.errors import ClawError
+from claw.gateway.auth import origin_allowed, tokens_match
+from claw.gateway.http_api import HttpApi, error_response
+from claw.gateway.methods import METHODS
+from claw.gateway.openai_wire import WireError
+from claw.gateway.runtime_file import local_url
+from claw.gateway.server_settings import PRE_AUTH_MAX_BYTES, ServerSettings
+from claw.gateway.ws_approvals import ApprovalRelay
+from claw.gateway.ws_connection import WsConnection
+from claw.gateway.ws_handshake import handshake
+
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
+
+log = logging.getLogger(__name__)
+
+SETTLE_SECONDS = 2.0
+"""At stop, how long in-flight answers may take to go out before the sockets close."""
+
+
+class _AccessLogger(AbstractAccessLogger):
+    """One line per request, without query strings or headers (where secrets travel)."""
+
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        self.logger.info("%s %s %s %.1fms", request.method, request.path, response.status, time * 1000)
+
+
+class GatewayServer:
+    """WebSocket + HTTP on one port; see the module docstring."""
+
+    name = "gateway-server"
+
+    def __init__(self, settings: ServerSettings) -> None:
+        self.settings = settings
+        self.port: int | None = None
+        self.draining = False
+        """Set when shutdown begins: new runs are refused, running ones finish."""
+        self.connections: set[WsConnection] = set()
+        self._gateway: Gateway | None = None
+        self._runner: web.AppRunner | None = None
+        self._relay = ApprovalRelay(settings.approval_timeout_s)
+        self._pending_handshakes = 0
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("the server has not started")
+        return local_url(self.settings.bind, self.port)
+
+    async def start(self, gateway: Gateway) -> None:
+        self._gateway = gateway
+        app = web.Application(client_max_size=self.settings.max_body_bytes, middlewares=[self._guard])
+        app.router.add_get("/", self._websocket)
+        HttpApi(gateway, self.settings.max_body_bytes).add_routes(app.router)
+        runner = web.AppRunner(
+            app,
+            handle_signals=False,
+            access_log_class=_AccessLogger,
+            access_log=logging.getLogger("claw.gateway.access"),
+            shutdown_timeout=2.0,
+        )
+        await runner.setup()
+        site = web.TCPSite(runner, self.settings.bind, self.settings.port, backlog=1024)
+        try:
+            await site.start()
+        except OSError as exc:
+            await runner.cleanup()
+            where = f"{self.settings.bind}:{self.settings.port}"
+            raise ClawError(f"cannot listen on {where}: {exc.strerror or exc} (see `claw gateway status`)") from None
+        self._runner = runner
+        self.port = _bound_port(runner, self.settings.port)
+        gateway.approvals.set_approver(self._relay, name="remote-clients")
+        log.info("listening on %s (WebSocket at /, HTTP /health and /v1)", self.url)
+
+    async def stop(self) -> None:
+        self.draining = True
+        if self._gateway is not None:
+            self._gateway.approvals.set_approver(None, name="remote-clients")
+        if self.connections:  # let the last events and final answers of ended runs reach their clients
+            await asyncio.wait([asyncio.ensure_future(c.settle(SETTLE_SECONDS)) for c in self.connections])
+        for conn in list(self.connections):
+            await conn.send_event("shutdown", {"reason": "the gateway is stopping"})
+            await conn.close(1001, "gateway shutting down")
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # --- HTTP guard: Origin, Bearer, rate limit --------------------------------------------------
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if request.path == "/health":
+            return await handler(request)
+        if not origin_allowed(request.headers.get("Origin"), self.settings.allowed_origins):
+            log.warning("refused %s %s from %s: origin not allowed", request.method, request.path, request.remote)
+            return web.json_response({"error": {"message": "origin not allowed", "type": "forbidden"}}, status=403)
+        source = request.remote or "?"
+        wait = self.settings.limiter.retry_after(source)
+        if wait:
+            failure = WireError(429, "too many failed auth attempts; retry later", type="rate_limit_error")
+            return error_response(failure, {"Retry-After": str(int(wait) + 1)})
+        if (request.path.startswith("/v1/") or request.path == "/v1") and not self._bearer(request, source):
+            if request.headers.get("Authorization") is None:
+                self.settings.limiter.failure(source)
+                log.warning("refused %s %s from %s: no bearer token", request.method, request.path, source)
+            failure = WireError(401, "invalid or missing bearer token", code="invalid_api_key")
+            return error_response(failure, {"WWW-Authenticate": "Bearer"})
+        if self.draining and request.method == "POST":
+            failure = WireError(503, "the gateway is shutting down", type="server_error", code="unavailable")
+            return error_response(failure, {"x-should-retry": "false"})
+        return await handler(request)
+
+    # --- WebSocket ---------------------------------------------------------------------------------
+
+    async def _websocket(self, request: web.Request) -> web.StreamResponse:
+        source = request.remote or "?"
+        upgrade_auth = self._bearer(request, source)
+        if upgrade_auth is False:
+            failure = WireError(401, "unauthorized: invalid or missing token", code="invalid_api_key")
+            return error_response(failure, {"WWW-Authenticate": "Bearer"})
+        # Frames are capped by the reader before they are buffered: 64 KiB unless the upgrade request
+        # itself carried the token, since before `connect` nobody knows who is sending.
+        limit = self.settings.max_payload_bytes if upgrade_auth else PRE_AUTH_MAX_BYTES
+        ws = _WebSocket(max_msg_size=limit + 1, heartbeat=self.settings.heartbeat_s, compress=False)
+        ws.too_big_reason = f"frame exceeds {limit} bytes" + ("" if upgrade_auth else " before connect")
+        if not ws.can_prepare(request).ok:
+            body = {"error": {"message": "the WebSocket endpoint; HTTP lives at /health and /v1", "type": "upgrade"}}
+            return web.json_response(body, status=426, headers={"Upgrade": "websocket"})
+        anonymous = not upgrade_auth
+        if self.draining or (anonymous and self._pending_handshakes >= self.settings.max_pending_handshakes):
+            return web.json_response({"error": {"message": "busy or shutting down", "type": "unavailable"}}, status=503)
+        assert self._gateway is not None
+        await ws.prepare(request)
+        conn_id = uuid.uuid4().hex[:12]
+        self._pending_handshakes += anonymous
+        try:
+            info = await handshake(ws, source, conn_id, self.settings, sorted(METHODS), limit)
+        finally:
+            self._pending_handshakes -= anonymous
+        if info is None:
+            return ws
+        ws.too_big_reason = f"frame exceeds {limit} bytes"
+        conn = WsConnection(ws, self._gateway, info, self.settings, lambda: self.draining, request.transport)
+        self.connections.add(conn)
+        if "approvals" in info.caps:
+            self._relay.add(conn)
+        started = time.monotonic()
+        log.info("connection %s from %s: %s %s", conn_id, source, info.client_name, info.client_version)
+        try:
+            await conn.serve()
+        finally:
+            self._relay.discard(conn)
+            self.connections.discard(conn)
+            log.info("connection %s closed after %.1f s (code %s)", conn_id, time.monotonic() - started, ws.close_code)
+        return ws
+
+    def _bearer(self, request: web.Request, source: str) -> bool | None:
+        """None: no Authorization header; else whether it carries the token (failures count for the limiter)."""
+        header = request.headers.get("Authorization")
+        if header is None:
+            return None
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not tokens_match(given.strip(), self.settings.token or ""):
+            self.settings.limiter.failure(source)
+            log.warning("refused %s %s from %s: bad bearer token", request.method, request.path, source)
+            return False
+        self.settings.limiter.success(source)
+        return True
+
+
+class _WebSocket(web.WebSocketResponse):
+    """Names the limit when aiohttp closes for an oversized frame (1009), which it does without a reason."""
+
+    too_big_reason = ""
+
+    async def close(self, *, code: int = WSCloseCode.OK, message: bytes = b"", drain: bool = True) -> bool:
+        if code == WSCloseCode.MESSAGE_TOO_BIG and not message:
+            message = self.too_big_reason.encode()[:120]
+        return await super().close(code=code, message=message, drain=drain)
+
+
+def _bound_port(runner: web.AppRunner, wanted: int) -> int:
+    for address in runner.addresses:
+        if isinstance(address, tuple) and len(address) >= 2:
+            return int(address[1])
+    return wanted

@@ -1,0 +1,61 @@
+"""`ServerSettings`: everything the network server needs to know, checked before anything listens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from claw.errors import ConfigError
+from claw.gateway.auth import TOKEN_ENV, AuthLimiter, check_bind
+
+if TYPE_CHECKING:
+    from claw.config import GatewaySettings
+
+PRE_AUTH_MAX_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """Where to listen, the token, and the limits. Construction fails without a token (with a bind-specific
+    message for non-loopback addresses), so nothing ever listens unauthenticated."""
+
+    token: str | None
+    bind: str = "127.0.0.1"
+    port: int = 18789
+    allowed_origins: tuple[str, ...] = ()
+    max_payload_bytes: int = 16 * 1024 * 1024
+    """Largest WebSocket frame on a connection whose upgrade request carried the token
+    (`Authorization: Bearer`, as `RemoteClient` sends it); every other connection keeps
+    `PRE_AUTH_MAX_BYTES`, since the reader's cap is fixed before `connect` proves anything."""
+    max_body_bytes: int = 20 * 1024 * 1024
+    handshake_timeout_s: float = 10.0
+    """A client that has not sent `connect` by then is closed."""
+    max_pending_handshakes: int = 256
+    """Connections not yet authenticated (at most 64 KiB buffered each), across all sources; more get HTTP 503."""
+    max_inflight_requests: int = 64
+    """Requests one connection may have running at once; more are answered with UNAVAILABLE."""
+    send_timeout_s: float = 30.0
+    """A client that does not take a frame within this time is closed as too slow."""
+    heartbeat_s: float = 30.0
+    approval_timeout_s: float = 300.0
+    """How long an exec approval question waits for a connected client before the fallback applies."""
+    limiter: AuthLimiter = field(default_factory=AuthLimiter)
+
+    def __post_init__(self) -> None:
+        check_bind(self.bind, self.token)
+        if not (self.token and self.token.strip()):  # fail closed on loopback too: no token, no server
+            raise ConfigError(f"the gateway server needs a token: run `claw init` or set {TOKEN_ENV}")
+
+    @classmethod
+    def from_config(
+        cls, gateway: GatewaySettings, token: str | None, *, bind: str | None = None, port: int | None = None
+    ) -> ServerSettings:
+        """Config values, with command-line `bind`/`port` taking precedence."""
+        return cls(
+            token=token,
+            bind=bind or gateway.bind,
+            port=gateway.port if port is None else port,
+            allowed_origins=tuple(gateway.allowed_origins),
+            max_payload_bytes=gateway.max_payload_bytes,
+            max_body_bytes=gateway.max_body_bytes,
+        )

@@ -1,0 +1,213 @@
+"""One authenticated WebSocket connection: requests in, responses and events out.
+
+Every request runs in its own task (at most `max_inflight_requests` at once), through
+`claw.gateway.methods.call_method`, so a method added there is served here too.
+A request whose result names a run (`agent`, `agent.follow`) is answered twice on
+its id: first the result (`{"status": "accepted", "runId"}`), then, after the run's
+events went out as `agent` event frames, a final `res` with the outcome.
+
+Frames leave through one lock, so the per-connection event `seq` grows in send order.
+A slow client never stalls a run: each run it follows is read from its own bounded
+bus subscription; when that overflows, or a send takes longer than
+`send_timeout_s`, the connection is closed (1013) and the client re-syncs with
+`chat.history` after reconnecting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, Any, cast
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from claw.errors import ClawError
+from claw.gateway import wire_errors
+from claw.gateway.client import LocalClient
+from claw.gateway.event_bus import SubscriberOverflow
+from claw.gateway.methods import METHODS, call_method
+from claw.gateway.run_event import RunEvent
+from claw.gateway.runs import RunOutcome
+from claw.gateway.ws_handshake import ConnectInfo
+from claw.gateway.ws_protocol import FrameError, RequestFrame, error, event, ok, parse_request
+
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
+    from claw.gateway.server_settings import ServerSettings
+
+log = logging.getLogger(__name__)
+
+STREAMED_METHODS = frozenset({"agent", "agent.follow"})
+"""Methods whose result may name a run; its events and a final `res` follow."""
+RUN_STARTING_METHODS = frozenset({"agent"})
+"""Refused while the gateway drains for shutdown."""
+CLOSE_TIMEOUT_S = 5.0
+
+
+class WsConnection:
+    """Serves one connection after its handshake; `serve()` returns when the socket closes."""
+
+    def __init__(
+        self,
+        ws: web.WebSocketResponse,
+        gateway: Gateway,
+        info: ConnectInfo,
+        settings: ServerSettings,
+        draining: Callable[[], bool],
+        transport: asyncio.BaseTransport | None = None,
+    ) -> None:
+        self.info = info
+        self._ws = ws
+        self._transport = transport
+        self._gw = gateway
+        self._settings = settings
+        self._draining = draining
+        self._seq = 0
+        self._send_lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._forwards: dict[str, asyncio.Task[RunOutcome | None]] = {}
+
+    async def serve(self) -> None:
+        try:
+            while True:
+                msg = await self._ws.receive()
+                if msg.type == WSMsgType.TEXT:
+                    await self._on_text(msg.data)
+                elif msg.type == WSMsgType.BINARY:
+                    reply = error(None, wire_errors.INVALID_REQUEST, "binary frames are not supported; send JSON text")
+                    await self._send(reply)
+                else:  # close, or an error aiohttp already answered with a close code (1009, 1007 …)
+                    break
+        finally:
+            pending = [*self._tasks, *self._forwards.values()]
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    async def settle(self, timeout: float) -> None:
+        """Give in-flight requests (the final answers of finished runs, above all) up to `timeout` to go out."""
+        pending = [*self._tasks, *self._forwards.values()]
+        if pending:
+            await asyncio.wait(pending, timeout=timeout)
+
+    async def close(self, code: int, reason: str) -> None:
+        """Close politely; a peer that does not complete the close handshake in time is cut off."""
+        try:
+            async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                await self._ws.close(code=code, message=reason.encode()[:120])
+        except TimeoutError:
+            self._abort()
+        except (ConnectionError, RuntimeError):
+            pass
+
+    def _abort(self) -> None:
+        """Drop the connection at once, unsent data included (a graceful close would wait for the peer)."""
+        if isinstance(self._transport, asyncio.WriteTransport):
+            self._transport.abort()
+
+    def post_event(self, name: str, payload: Any) -> None:
+        """Queue an event frame without waiting (broadcasts); the connection owns the task."""
+        self._spawn(self.send_event(name, payload))
+
+    async def send_event(self, name: str, payload: Any) -> bool:
+        async with self._send_lock:
+            self._seq += 1
+            return await self._write(event(name, payload, self._seq))
+
+    async def _send(self, text: str) -> bool:
+        async with self._send_lock:
+            return await self._write(text)
+
+    async def _write(self, text: str) -> bool:
+        if self._ws.closed:
+            return False
+        try:
+            async with asyncio.timeout(self._settings.send_timeout_s):
+                await self._ws.send_str(text)
+        except TimeoutError:
+            # The pipe is full: a close frame would not get through either, so cut the connection.
+            log.warning(
+                "connection %s: client did not read for %g s; dropping it",
+                self.info.conn_id,
+                self._settings.send_timeout_s,
+            )
+            self._abort()
+            return False
+        except (ConnectionError, RuntimeError):
+            return False
+        return True
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _on_text(self, data: str) -> None:
+        try:
+            frame = parse_request(data)
+        except FrameError as exc:
+            await self._send(error(exc.frame_id, exc.code, exc.message))
+            return
+        if len(self._tasks) >= self._settings.max_inflight_requests:
+            message = f"too many requests in flight (limit {self._settings.max_inflight_requests})"
+            await self._send(error(frame.id, wire_errors.UNAVAILABLE, message))
+            return
+        self._spawn(self._handle(frame))
+
+    async def _handle(self, frame: RequestFrame) -> None:
+        name = frame.method
+        if name == "connect":
+            await self._send(error(frame.id, wire_errors.INVALID_REQUEST, "already connected"))
+            return
+        if name not in METHODS:
+            await self._send(error(frame.id, wire_errors.UNKNOWN_METHOD, f"unknown method {name!r}"))
+            return
+        if name in RUN_STARTING_METHODS and self._draining():
+            await self._send(error(frame.id, wire_errors.UNAVAILABLE, "the gateway is shutting down"))
+            return
+        try:
+            payload = await call_method(self._gw, name, frame.params, channel=self.info.channel)
+        except ClawError as exc:
+            await self._send(error(frame.id, wire_errors.code_for(exc), exc.message))
+            return
+        except (TypeError, ValueError) as exc:
+            await self._send(error(frame.id, wire_errors.INVALID_REQUEST, f"invalid parameters for {name}: {exc}"))
+            return
+        except Exception:
+            log.exception("connection %s: method %s failed", self.info.conn_id, name)
+            await self._send(error(frame.id, wire_errors.INTERNAL, "internal error; see the gateway log"))
+            return
+        await self._send(ok(frame.id, payload))
+        if name in STREAMED_METHODS and isinstance(payload, dict) and isinstance(payload.get("runId"), str):
+            await self._follow(frame.id, payload["runId"])
+
+    async def _follow(self, frame_id: str, run_id: str) -> None:
+        """Forward the run's events (once per connection, however many requests name it), then the outcome."""
+        task = self._forwards.get(run_id)
+        if task is None or task.done():
+            task = asyncio.ensure_future(self._forward(run_id))
+            self._forwards[run_id] = task
+            task.add_done_callback(lambda t: self._forwards.pop(run_id) if self._forwards.get(run_id) is t else None)
+        outcome = await asyncio.shield(task)
+        if outcome is not None:
+            await self._send(ok(frame_id, {"runId": run_id, **outcome.to_wire()}))
+
+    async def _forward(self, run_id: str) -> RunOutcome | None:
+        events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))
+        try:
+            async with contextlib.aclosing(events):
+                async for item in events:
+                    if not await self.send_event("agent", item.to_wire()):
+                        return None
+        except SubscriberOverflow:
+            log.warning("connection %s fell behind on run %s; closing it", self.info.conn_id, run_id)
+            await self.close(
+                WSCloseCode.TRY_AGAIN_LATER, "client too slow: events dropped; reconnect, fetch chat.history"
+            )
+            return None
+        except ClawError:  # the run is unknown (or long gone)
+            return None
+        run = self._gw.runs.get(run_id)
+        return await run.wait() if run is not None else None

@@ -1,0 +1,75 @@
+"""Running a skill on request: `/skill <name> [args]`, and `/<name>` when no command has that name.
+
+A skill run is an ordinary run whose message tells the model to read the skill's
+SKILL.md and follow it with the user's input; the transcript keeps what the user typed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from claw.gateway.commands import CommandCall, RunInstead
+from claw.skills.catalog import SkillReport, SkillStatus, build_report
+from claw.skills.skill import Skill
+
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
+
+
+def invocation_message(skill: Skill, args: str) -> str:
+    """What the model receives for `/skill <name> [args]`."""
+    given = f"The user's input for it:\n{args}" if args.strip() else "The user gave no further input."
+    return (
+        f'The user asked you to run the skill "{skill.name}". Read its instructions at {skill.file} '
+        f"with the read tool, then follow them.\n{given}"
+    )
+
+
+async def _report(gw: Gateway, call: CommandCall) -> SkillReport:
+    workspace = gw.workspace(call.agent_id)
+    return await asyncio.to_thread(
+        build_report, gw.paths, gw.config, call.agent_id, workspace, channel=call.channel, sender_id=call.sender_id
+    )
+
+
+def _invocable(report: SkillReport) -> list[SkillStatus]:
+    return [s for s in report.statuses if s.eligible and s.skill.user_invocable]
+
+
+def _find(report: SkillReport, name: str) -> SkillStatus | None:
+    wanted = name.lower()
+    exact = report.status(name)
+    if exact is not None:
+        return exact
+    return next((s for s in report.statuses if wanted in (s.skill.name.lower(), s.skill.command_name)), None)
+
+
+async def skill_command(gw: Gateway, call: CommandCall) -> str | RunInstead:
+    """`/skill` lists the skills you can run; `/skill <name> [args]` runs one."""
+    name, _, args = call.args.partition(" ")
+    report = await _report(gw, call)
+    if not name:
+        runnable = _invocable(report)
+        if not runnable:
+            return "No skills can be run here (see `claw skills check`)."
+        lines = ["Skills (run one with /skill <name> [input]):"]
+        lines += [f"  {s.skill.name:<20} {s.skill.description[:100]}" for s in runnable]
+        return "\n".join(lines)
+    found = _find(report, name)
+    if found is None:
+        return f"Unknown skill {name!r}. Send /skill to list the skills you can run."
+    if not found.skill.user_invocable:
+        return f"Skill {found.skill.name} cannot be run by hand (its SKILL.md says user-invocable: false)."
+    if not found.eligible:
+        return f"Skill {found.skill.name} is not available: {found.reason}"
+    return RunInstead(invocation_message(found.skill, args.strip()))
+
+
+async def skill_by_name(gw: Gateway, call: CommandCall) -> RunInstead | None:
+    """`/<name> [args]` for a runnable skill; None (the text goes to the model) for anything else."""
+    report = await _report(gw, call)
+    for status in _invocable(report):
+        if call.name in (status.skill.name.lower(), status.skill.command_name):
+            return RunInstead(invocation_message(status.skill, call.args))
+    return None

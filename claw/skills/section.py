@@ -1,0 +1,61 @@
+"""The Skills prompt section: the session's snapshot of eligible skills, as `<available_skills>`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from claw.agent.sections import SectionRequest
+from claw.skills.catalog import discover_for, gate, gate_context
+from claw.skills.prompt import candidates, fit, render
+from claw.skills.snapshot import SNAPSHOT_KEY, SkillsSnapshot, fingerprint
+from claw.store.transcript import utc_now_iso
+
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
+
+log = logging.getLogger(__name__)
+
+
+class SkillsSection:
+    """Renders the skills list for a turn, taking a new snapshot for the session only when skills changed."""
+
+    name = "skills"
+
+    def __init__(self, gateway: Gateway) -> None:
+        self._gw = gateway
+
+    async def render(self, request: SectionRequest) -> str | None:
+        snapshot = await asyncio.to_thread(self.snapshot, request)
+        return render(snapshot.listing)
+
+    def snapshot(self, request: SectionRequest) -> SkillsSnapshot:
+        """The session's current snapshot, retaken (and saved) if its fingerprint no longer matches."""
+        gw = self._gw
+        found = discover_for(gw.paths, gw.config, request.workspace)
+        ctx = gate_context(gw.config, request.agent_id, request.channel, request.sender_id)
+        current = fingerprint(found.stamp, ctx)
+        store = gw.sessions(request.agent_id)
+        entry = store.get(request.session_key)
+        previous = SkillsSnapshot.from_json(entry.extra.get(SNAPSHOT_KEY)) if entry else None
+        if previous is not None and previous.fingerprint == current:
+            return previous
+        for bad in found.invalid:  # said once per snapshot, not on every turn
+            log.warning("skipped skill %s: %s", bad.path / "SKILL.md", bad.reason)
+        limits = gw.config.skills.limits
+        report = gate(found, ctx)
+        listing = fit(
+            candidates(report.eligible),
+            max_count=limits.max_skills_in_prompt,
+            max_chars=limits.max_skills_prompt_chars,
+        )
+        snapshot = SkillsSnapshot(current, (previous.version + 1) if previous else 1, utc_now_iso(), listing)
+        if entry is not None:
+            log.info("skills snapshot v%d for %s: %d skills", snapshot.version, entry.session_key, len(listing.entries))
+            extra = {**entry.extra, SNAPSHOT_KEY: snapshot.to_json()}
+            try:
+                store.update(entry.session_key, extra=extra, updated_at=entry.updated_at)
+            except OSError as exc:  # the turn still gets its skills; the next one tries to record them again
+                log.warning("could not record the skills snapshot of %s: %s", entry.session_key, exc)
+        return snapshot

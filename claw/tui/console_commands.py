@@ -1,0 +1,135 @@
+"""The slash commands the console runs itself: /model /sessions /session /edit /export /theme /help /quit.
+
+(`/new /reset /stop /status` and the commands later capabilities register go to the gateway.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from claw.errors import ClawError
+from claw.tui.format import short_key
+from claw.tui.slash import CONSOLE_COMMANDS
+from claw.tui.themes import opposite
+
+if TYPE_CHECKING:
+    from claw.tui.screens.chat_screen import ChatScreen
+
+KEYS = (
+    ("Enter", "send"),
+    ("Shift+Enter / Ctrl+J", "new line"),
+    ("Up / Down", "earlier inputs"),
+    ("Ctrl+G", "edit the prompt in $EDITOR"),
+    ("Esc", "abort the running turn"),
+    ("Ctrl+O", "expand / collapse tool output"),
+    ("Ctrl+B / Ctrl+T", "sessions sidebar / run-events pane"),
+    ("Ctrl+P", "pick a session"),
+    ("F2", "edit a workspace file (SOUL.md, AGENTS.md, …)"),
+    ("F1", "command palette (themes, …)"),
+    ("Ctrl+C", "clear the input; twice to quit"),
+    ("Ctrl+D", "quit"),
+)
+
+
+class ConsoleCommands:
+    """Runs one local command against the chat screen it belongs to."""
+
+    def __init__(self, screen: ChatScreen) -> None:
+        self.screen = screen
+
+    async def run(self, name: str, args: str) -> None:
+        handler = getattr(self, f"cmd_{name}", None)
+        if handler is None:
+            await self._say(f"/{name} is not available here.", "error")
+            return
+        try:
+            await handler(args)
+        except ClawError as exc:
+            await self._say(f"✗ {exc.message}", "error")
+
+    async def _say(self, text: str, kind: str = "info") -> None:
+        await self.screen.conversation.add_notice(text, kind)  # type: ignore[arg-type]
+
+    async def cmd_model(self, args: str) -> None:
+        screen = self.screen
+        if not args:
+            chain = ", ".join(screen.agent_models) or "none configured"
+            current = screen.status.model or "none"
+            await self._say(f"Model: {current} (agent's models: {chain}). Switch with /model provider/model.")
+            return
+        ref = None if args.lower() in ("default", "-") else args.split()[0]
+        note = "for this session"
+        try:
+            await screen.api.call("sessions.patch", agentId=screen.agent_id, sessionKey=screen.session_key, model=ref)
+        except ClawError as exc:  # an older gateway: the console still sends it with every run
+            note = f"for this console only ({exc.message})"
+        screen.model_override = ref
+        screen.has_model = bool(ref or screen.agent_models)
+        screen.status.model = ref or (screen.agent_models[0] if screen.agent_models else None)
+        await self._say(f"Model {note}: {screen.status.model or 'none'}.")
+
+    async def cmd_sessions(self, args: str) -> None:
+        self.screen.action_pick_session()
+
+    async def cmd_session(self, args: str) -> None:
+        from claw.gateway.session_keys import normalize_session_key
+
+        if not args:
+            await self._say(f"Session: {self.screen.session_key}. Switch with /session KEY or Ctrl+P.")
+            return
+        self.screen.load_session(normalize_session_key(args.split()[0], self.screen.agent_id))
+
+    async def cmd_edit(self, args: str) -> None:
+        from claw.tui.screens.editor_screen import EditorScreen
+        from claw.workspace import BOOTSTRAP_NAMES, resolve_name  # (pydantic, through config: not at start-up)
+
+        if not args:
+            await self._say("Edit which file? /edit " + "|".join(BOOTSTRAP_NAMES))
+            return
+        name = resolve_name(args.split()[0])
+        self.screen.app.push_screen(EditorScreen(self.screen.api, self.screen.agent_id, name))
+
+    async def cmd_export(self, args: str) -> None:
+        from claw.store.export import transcript_to_markdown
+
+        screen = self.screen
+        history = await screen.api.call("chat.history", agentId=screen.agent_id, sessionKey=screen.session_key, limit=0)
+        entries = history["messages"]
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        default = f"claw-{short_key(screen.session_key).replace(':', '-')}-{stamp}.md"
+        text = transcript_to_markdown(entries, title=f"Session {screen.session_key}")
+        try:
+            path = await asyncio.to_thread(_write_export, args.strip() or default, default, text)
+        except OSError as exc:
+            await self._say(f"✗ could not write {exc.filename or args}: {exc.strerror}", "error")
+            return
+        await self._say(f"Exported {len(entries)} entries to {path}")
+
+    async def cmd_theme(self, args: str) -> None:
+        app = self.screen.app
+        app.theme = args.strip() or opposite(app.current_theme.dark)
+
+    async def cmd_help(self, args: str) -> None:
+        catalog = self.screen.prompt.catalog
+        width = max(len(c.usage) for c in catalog.commands)
+        lines = ["Commands:"] + [f"  {c.usage.ljust(width)}  {c.description}" for c in catalog.commands]
+        extra = [c for c in catalog.commands if c.name not in {k.name for k in CONSOLE_COMMANDS}]
+        if extra:
+            lines.append("  (the gateway also answers: " + " ".join(f"/{c.name}" for c in extra) + ")")
+        lines += ["", "Keys:"] + [f"  {key.ljust(22)}  {what}" for key, what in KEYS]
+        await self._say("\n".join(lines))
+
+    async def cmd_quit(self, args: str) -> None:
+        self.screen.app.exit()
+
+
+def _write_export(target: str, default_name: str, text: str) -> Path:
+    """Write `text` to `target` (a directory gets `default_name` inside it); the absolute path written."""
+    path = Path(target).expanduser()
+    if path.is_dir():
+        path = path / default_name
+    path.write_text(text, encoding="utf-8")
+    return path.resolve()

@@ -1,0 +1,176 @@
+"""`RunView`: turns one run's `RunEvent`s into what the panes show.
+
+The conversation gets the user message (when the run starts — until then it waits in the
+queued list), assistant text streamed into an `AssistantMessage`, and a `ToolCard` per tool
+call; every event goes to the events pane; the status bar follows the run state.
+Text after a tool round opens a new assistant message, so text and tools stay in order.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from claw.gateway.run_event import RunEvent
+from claw.tui.markdown_chunks import CHUNK_CHARS, last_block_start
+from claw.tui.widgets.conversation.assistant_message import AssistantMessage
+from claw.tui.widgets.conversation.conversation import Conversation
+from claw.tui.widgets.conversation.tool_card import ToolCard
+from claw.tui.widgets.events.events_pane import EventsPane
+from claw.tui.widgets.input.queued_list import QueuedList
+from claw.tui.widgets.status.status_bar import StatusBar
+
+
+@dataclass(frozen=True, slots=True)
+class Panes:
+    """The widgets a run draws into."""
+
+    conversation: Conversation
+    events: EventsPane
+    status: StatusBar
+    queued: QueuedList
+
+
+class RunView:
+    """One run; `apply` each event in order. `outcome` is set by the terminal event."""
+
+    def __init__(self, panes: Panes, run_id: str, message: str, *, queued: bool) -> None:
+        self.panes = panes
+        self.run_id = run_id
+        self.message = message
+        self.queued = queued
+        self.started = False
+        self.outcome: str | None = None
+        self.usage: dict[str, int] = {}
+        self.model_calls = 0
+        self.assistant: AssistantMessage | None = None
+        self.streamed = False
+        self._split_at = CHUNK_CHARS
+        self.cards: dict[str, ToolCard] = {}
+        if queued:
+            panes.queued.add(run_id, message)
+            panes.status.queued = panes.queued.count
+
+    async def show_user_message(self) -> None:
+        """Put the user's message in the conversation (at once when nothing else is running)."""
+        await self.panes.conversation.add_user(self.message)
+
+    async def apply(self, event: RunEvent) -> None:
+        self.panes.events.record(event)
+        if event.stream == "assistant":
+            await self._delta(str(event.data.get("delta", "")))
+        elif event.stream == "tool":
+            await self._tool(event.data)
+        else:
+            await self._lifecycle(str(event.data.get("phase")), event.data)
+
+    async def _lifecycle(self, phase: str, data: dict[str, Any]) -> None:
+        status = self.panes.status
+        if phase == "start":
+            await self._start()
+            status.model = data.get("model") or status.model
+            status.state = "thinking"
+            self.model_calls = 1
+        elif phase == "failover":
+            status.model = data.get("to") or status.model
+            await self.panes.conversation.add_notice(
+                f"⚠ {data.get('from')} failed ({data.get('reason')}); trying {data.get('to')}", "warning"
+            )
+        elif phase == "end":
+            self.usage = dict(data.get("usage") or {})
+            if not self.streamed and data.get("text"):  # the deltas were missed (joined late): show the reply
+                await self._delta(str(data["text"]))
+            await self._close_text()
+            await self._finish("end", "idle")
+        elif phase == "error":
+            self.usage = dict(data.get("usage") or {})
+            await self._close_text("✗ error")
+            await self.panes.conversation.add_notice(f"✗ {data.get('message')}", "error")
+            await self._finish("error", "error")
+        elif phase == "aborted":
+            await self._aborted()
+
+    async def _start(self) -> None:
+        if self.started:
+            return
+        self.started = True
+        if self.queued:
+            self.panes.queued.remove(self.run_id)
+            self.panes.status.queued = self.panes.queued.count
+            await self.show_user_message()
+
+    async def _delta(self, delta: str) -> None:
+        if not delta:
+            return
+        self.streamed = True
+        if self.assistant is None:
+            self.assistant = await self.panes.conversation.add_assistant()
+        self.panes.status.state = "streaming"
+        await self.assistant.write(delta)
+        if len(self.assistant.text) >= self._split_at:
+            await self._split()
+
+    async def _split(self) -> None:
+        """Continue a long reply in a new Markdown widget, cut at a block boundary (see `markdown_chunks`)."""
+        assert self.assistant is not None
+        text = self.assistant.text
+        cut = last_block_start(text)
+        if cut < CHUNK_CHARS // 2:  # one big block so far (a long code block): wait for the next one
+            self._split_at = len(text) + CHUNK_CHARS // 4
+            return
+        tail = await self.assistant.cut(cut)
+        self.assistant = await self.panes.conversation.add_assistant(continuation=True)
+        self._split_at = CHUNK_CHARS
+        await self.assistant.write(tail)
+
+    async def _tool(self, data: dict[str, Any]) -> None:
+        call_id = str(data.get("toolCallId", ""))
+        if data.get("phase") == "start":
+            await self._close_text()
+            card = ToolCard(call_id, str(data.get("name", "?")), data.get("args"), started=time.monotonic())
+            self.cards[call_id] = card
+            await self.panes.conversation.add(card)
+            self.panes.status.state = "running tool"
+            return
+        card = self.cards.get(call_id)
+        if card is None:  # a result without a start (joined late): show it finished
+            card = ToolCard(call_id, str(data.get("name", "?")), None)
+            self.cards[call_id] = card
+            await self.panes.conversation.add(card)
+        card.finish(is_error=bool(data.get("isError")), result=str(data.get("result") or ""))
+        if all(c.status != "running" for c in self.cards.values()):
+            self.model_calls += 1  # the results go back to the model
+            self.panes.status.state = "thinking"
+
+    async def _close_text(self, note: str | None = None) -> None:
+        """End the current assistant message (the next text, after tools, gets a new one)."""
+        if self.assistant is not None:
+            await self.assistant.finish(note)
+            self.assistant = None
+            self._split_at = CHUNK_CHARS
+
+    async def _aborted(self) -> None:
+        if not self.started:
+            self.panes.queued.remove(self.run_id)
+            self.panes.status.queued = self.panes.queued.count
+            await self.panes.conversation.add_notice(f"⏹ not sent (stopped while queued): {self.message}", "warning")
+        elif self.assistant is not None:
+            await self._close_text("⏹ aborted")
+        else:
+            await self.panes.conversation.add_notice("⏹ aborted", "warning")
+        await self._finish("aborted", "idle")
+
+    async def _finish(self, outcome: str, state: str) -> None:
+        self.outcome = outcome
+        for card in self.cards.values():
+            if card.status == "running":
+                card.finish(is_error=True, result="(no result: the run ended)")
+        self.panes.status.state = state
+
+    def prompt_tokens(self) -> int | None:
+        """About how many tokens the last model call's prompt held: the run's input tokens spread over
+        its model calls (usage is reported per run, not per call), plus the reply that joins the history."""
+        if not self.usage.get("input") or not self.model_calls:
+            return None
+        return self.usage["input"] // self.model_calls + self.usage.get("output", 0)

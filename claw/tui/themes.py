@@ -1,0 +1,56 @@
+"""The console's light and dark themes, registered with Textual's theme system.
+
+`CLAW_THEME` (or `claw chat --theme`) takes `dark`, `light`, or any registered Textual
+theme name; the command palette (F1 → "Theme") switches at run time; `/theme` toggles.
+"""
+
+from __future__ import annotations
+
+from textual.theme import Theme
+
+ACCENT = "#FF5A2D"
+
+CLAW_DARK = Theme(
+    name="claw-dark",
+    primary=ACCENT,
+    secondary="#3A7BD5",
+    accent="#FFB347",
+    warning="#FFB347",
+    error="#E5484D",
+    success="#46A758",
+    foreground="#E6E6E6",
+    background="#151515",
+    surface="#1E1E1E",
+    panel="#262626",
+    dark=True,
+)
+
+CLAW_LIGHT = Theme(
+    name="claw-light",
+    primary="#D9441A",
+    secondary="#1F5FAD",
+    accent="#B35C00",
+    warning="#B35C00",
+    error="#C62828",
+    success="#2E7D32",
+    foreground="#1A1A1A",
+    background="#F7F5F2",
+    surface="#EDEAE6",
+    panel="#E2DED8",
+    dark=False,
+)
+
+THEMES = (CLAW_DARK, CLAW_LIGHT)
+ALIASES = {"dark": CLAW_DARK.name, "light": CLAW_LIGHT.name}
+
+
+def theme_name(requested: str | None) -> str:
+    """The theme to start with: an alias, a theme name, or claw's dark theme."""
+    if not requested:
+        return CLAW_DARK.name
+    return ALIASES.get(requested.lower(), requested)
+
+
+def opposite(dark: bool) -> str:
+    """The theme `/theme` switches to from the current one."""
+    return CLAW_LIGHT.name if dark else CLAW_DARK.name

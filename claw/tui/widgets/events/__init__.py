@@ -1,0 +1,1 @@
+"""The run-events pane: a timeline of lifecycle, tool and failover events."""

@@ -1,0 +1,83 @@
+"""`EventsPane`: the live timeline of each run — lifecycle, tool and failover events with timings."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+
+from rich.text import Text
+from textual.widgets import RichLog
+
+from claw.gateway.run_event import RunEvent
+from claw.tui.format import duration, short_args
+
+MAX_LINES = 5000
+
+
+class EventsPane(RichLog):
+    """One line per event that matters (text deltas are counted, not listed), stamped with the wall
+    clock and the time since the run was accepted."""
+
+    DEFAULT_CSS = """
+    EventsPane {
+        height: 1fr;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, max_lines=MAX_LINES, min_width=20, wrap=True, markup=False, auto_scroll=True)
+        self._accepted: dict[str, float] = {}
+        self._deltas: dict[str, int] = {}
+        self.lines_written: list[str] = []
+        """The plain text of every line, for tests and copying."""
+        self.entries: list[tuple[float, str, str]] = []
+        """(seconds since accepted, label, detail) of every line."""
+
+    def record(self, event: RunEvent) -> None:
+        now = time.monotonic()
+        run = event.run_id
+        if event.stream == "assistant":
+            if self._deltas.get(run, 0) == 0:
+                self._line(run, now, "assistant", "first token", "cyan")
+            self._deltas[run] = self._deltas.get(run, 0) + 1
+            return
+        data = event.data
+        phase = str(data.get("phase", ""))
+        if event.stream == "tool":
+            detail = f"{data.get('name')} {short_args(data.get('args'), 48)}" if phase == "start" else data.get("name")
+            if phase == "result":
+                detail = f"{'✗' if data.get('isError') else '✓'} {detail}"
+            self._line(run, now, f"tool {phase}", str(detail), "magenta")
+            return
+        if phase == "accepted":
+            self._accepted[run] = now
+            self._deltas[run] = 0
+            detail = f"run {run[:8]}"
+        elif phase == "start":
+            detail = f"model {data.get('model')}"
+        elif phase == "failover":
+            detail = f"{data.get('from')} → {data.get('to')}: {data.get('reason')}"
+        elif phase == "end":
+            usage = data.get("usage") or {}
+            detail = (
+                f"{self._deltas.get(run, 0)} deltas, tokens in {usage.get('input', 0)} / out {usage.get('output', 0)}"
+            )
+        elif phase == "error":
+            detail = str(data.get("message"))
+        else:
+            detail = ""
+        colour = {"error": "red", "failover": "yellow", "aborted": "yellow", "end": "green"}.get(phase, "blue")
+        self._line(run, now, phase, detail, colour)
+        if event.is_terminal:
+            self._accepted.pop(run, None)
+            self._deltas.pop(run, None)
+
+    def _line(self, run: str, now: float, label: str, detail: str, colour: str) -> None:
+        since = now - self._accepted.get(run, now)
+        stamp = datetime.now().strftime("%H:%M:%S")
+        line = Text.assemble((stamp, "dim"), " ", ("+" + duration(since), "dim"), " ", (f"{label:<11}", colour), " ")
+        line.append(detail)
+        self.lines_written.append(line.plain)
+        self.entries.append((since, label, detail))
+        del self.lines_written[:-MAX_LINES], self.entries[:-MAX_LINES]
+        self.write(line)

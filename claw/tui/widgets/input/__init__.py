@@ -1,0 +1,1 @@
+"""The input area: the prompt, slash-command completion, queued messages."""

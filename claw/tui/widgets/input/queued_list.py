@@ -1,0 +1,42 @@
+"""`QueuedList`: messages sent while a run was going, waiting for their turn in the session's queue."""
+
+from __future__ import annotations
+
+from textual.containers import Vertical
+from textual.widgets import Static
+
+
+class QueuedList(Vertical):
+    """One line per queued message, in order; a message leaves the list when its run starts."""
+
+    DEFAULT_CSS = """
+    QueuedList {
+        height: auto;
+        max-height: 8;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.texts: dict[str, str] = {}
+
+    @property
+    def count(self) -> int:
+        return len(self.texts)
+
+    def add(self, run_id: str, text: str) -> None:
+        self.texts[run_id] = text
+        flat = " ".join(text.split())
+        self.mount(Static(f"⏳ queued: {flat}", markup=False, id=f"queued-{run_id}", classes="queued"))
+
+    def remove(self, run_id: str) -> str | None:
+        """Take `run_id` off the list; its text, or None if it was not queued."""
+        text = self.texts.pop(run_id, None)
+        if text is not None:
+            for line in self.query(f"#queued-{run_id}"):
+                line.remove()
+        return text
+
+    def clear(self) -> None:
+        self.texts.clear()
+        self.remove_children()

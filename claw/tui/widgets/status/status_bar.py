@@ -1,0 +1,65 @@
+"""`StatusBar`: agent, session, model, run state, tokens, context used and queued messages, on one line."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from claw.tui.format import short_key, tokens
+
+STATE_STYLES = {
+    "idle": "green",
+    "thinking": "yellow",
+    "streaming": "cyan",
+    "running tool": "magenta",
+    "waiting for approval": "bold yellow",
+    "error": "bold red",
+    "connecting": "dim",
+}
+
+
+class StatusBar(Widget):
+    """The parent sets the attributes; the bar only draws them."""
+
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+        width: 1fr;
+    }
+    """
+
+    agent_id: reactive[str] = reactive("main")
+    session_key: reactive[str] = reactive("")
+    model: reactive[str | None] = reactive(None)
+    state: reactive[str] = reactive("idle")
+    tokens_in: reactive[int] = reactive(0)
+    tokens_out: reactive[int] = reactive(0)
+    context_pct: reactive[float | None] = reactive(None)
+    queued: reactive[int] = reactive(0)
+    approvals: reactive[int] = reactive(0)
+    """Exec questions waiting for the user; while there are any, they are the state shown."""
+
+    def render(self) -> Text:
+        line = Text(no_wrap=True, overflow="ellipsis")
+        state = "waiting for approval" if self.approvals else self.state
+        line.append(" ● ", style=STATE_STYLES.get(state, ""))
+        line.append(state, style=STATE_STYLES.get(state, ""))
+        line.append("  │  ", style="dim")
+        line.append(f"{self.agent_id}", style="bold")
+        line.append(" · ", style="dim")
+        line.append(short_key(self.session_key))
+        line.append("  │  ", style="dim")
+        line.append(self.model or "no model", style="" if self.model else "bold red")
+        line.append("  │  ", style="dim")
+        line.append(f"↑{tokens(self.tokens_in)} ↓{tokens(self.tokens_out)}")
+        ctx = "ctx —" if self.context_pct is None else f"ctx {self.context_pct:.0f}%"
+        line.append(f"  {ctx}", style="bold red" if (self.context_pct or 0) >= 85 else "")
+        if self.queued:
+            line.append("  │  ", style="dim")
+            line.append(f"{self.queued} queued", style="bold yellow")
+        return line
+
+    @property
+    def plain(self) -> str:
+        return self.render().plain

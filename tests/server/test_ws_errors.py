@@ -1,0 +1,229 @@
+"""Every error path of the WebSocket protocol: refused handshakes close with a reason; bad frames
+after the handshake get an error `res` and the connection (and the gateway) keep serving."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from tests.server.conftest import TOKEN, MakeServed, Served, Wire, connect_frame, open_wire
+
+
+async def _closed(wire: Wire) -> tuple[int | None, str]:
+    """Read until the server closes; return its close code and reason."""
+    with pytest.raises(ConnectionClosed):
+        while True:
+            await wire.recv()
+    return wire.ws.close_code, wire.ws.close_reason or ""
+
+
+async def test_first_frame_must_be_connect(served: Served) -> None:
+    wire = await open_wire(served.url, handshake=False)
+    await wire.send({"type": "req", "id": "1", "method": "health", "params": {}})
+    reply = await wire.res("1")
+    assert reply["ok"] is False and reply["error"]["code"] == "INVALID_REQUEST"
+    assert reply["error"]["message"] == "first request must be connect"
+    assert await _closed(wire) == (1008, "first request must be connect")
+
+
+async def test_not_json_first_frame_closes(served: Served) -> None:
+    wire = await open_wire(served.url, handshake=False)
+    await wire.send("hello")
+    reply = await wire.res(None)
+    assert reply["error"]["code"] == "INVALID_REQUEST" and "not valid JSON" in reply["error"]["message"]
+    assert await _closed(wire) == (1008, "invalid request frame")
+
+
+async def test_binary_first_frame_closes(served: Served) -> None:
+    wire = await open_wire(served.url, handshake=False)
+    await wire.send(b'{"type":"req"}')
+    assert await _closed(wire) == (1003, "text frames only")
+
+
+async def test_oversize_frame_before_auth_closes_1009(served: Served) -> None:
+    wire = await open_wire(served.url, handshake=False)
+    frame = connect_frame()
+    frame["params"]["client"]["pad"] = "x" * (100 * 1024)
+    await wire.send(frame)
+    code, reason = await _closed(wire)
+    assert code == 1009 and "65536 bytes before connect" in reason
+
+
+async def test_bad_and_missing_token_get_the_same_answer(served: Served, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    answers = []
+    for token in ("wrong-token-value-123", None):
+        wire = await open_wire(served.url, handshake=False)
+        await wire.send(connect_frame(token))
+        reply = await wire.res("c1")
+        answers.append(reply["error"])
+        assert await _closed(wire) == (1008, "unauthorized")
+    assert answers[0] == answers[1] == {"code": "UNAUTHORIZED", "message": "unauthorized: invalid or missing token"}
+    assert "refused connection" in caplog.text
+    assert TOKEN not in caplog.text and "wrong-token-value-123" not in caplog.text
+
+
+async def test_failed_auth_is_rate_limited_even_on_loopback(served: Served) -> None:
+    for _ in range(5):  # the fixture's limiter allows 5 failures
+        wire = await open_wire(served.url, handshake=False)
+        await wire.send(connect_frame("nope-nope-nope"))
+        assert (await wire.res("c1"))["error"]["code"] == "UNAUTHORIZED"
+    # Locked out: even the right token is refused, before the upgrade.
+    with pytest.raises(InvalidStatus) as refused:
+        await open_wire(served.url)
+    assert refused.value.response.status_code == 429
+    assert int(refused.value.response.headers["Retry-After"]) > 0
+
+
+async def test_rate_limit_answered_in_band_when_it_starts_after_the_upgrade(make_served: MakeServed) -> None:
+    from claw.gateway.auth import AuthLimiter
+
+    served = await make_served(limiter=AuthLimiter(max_failures=1))
+    early = await open_wire(served.url, handshake=False)  # upgraded before the lockout
+    bad = await open_wire(served.url, handshake=False)
+    await bad.send(connect_frame("bad-token-xyz"))
+    await bad.res("c1")
+    await early.send(connect_frame())
+    reply = await early.res("c1")
+    assert reply["error"]["code"] == "RATE_LIMITED" and reply["error"]["retryAfterMs"] > 0
+    assert await _closed(early) == (1008, "rate limited: too many failed auth attempts")
+
+
+async def test_origin_must_be_on_the_allowlist(make_served: MakeServed) -> None:
+    served = await make_served(allowed_origins=("http://localhost:5173",))
+    for origin in ("https://evil.example", "http://localhost:5174", "null"):
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(served.url, origin=origin, open_timeout=10)  # type: ignore[arg-type]
+        assert refused.value.response.status_code == 403
+        assert b"origin not allowed" in refused.value.response.body
+    allowed = await open_wire(served.url, origin="http://localhost:5173")  # type: ignore[arg-type]
+    assert await allowed.call("health") == {"ok": True}
+    no_origin = await open_wire(served.url)  # CLI clients send none; they still need the token
+    assert await no_origin.call("health") == {"ok": True}
+    await allowed.close()
+    await no_origin.close()
+
+
+async def test_handshake_timeout_and_protocol_mismatch(make_served: MakeServed) -> None:
+    served = await make_served(handshake_timeout_s=0.3)
+    idle = await open_wire(served.url, handshake=False)
+    assert await _closed(idle) == (1008, "handshake timeout: the first frame must be connect")
+    wire = await open_wire(served.url, handshake=False)
+    await wire.send(connect_frame(minProtocol=2, maxProtocol=3))
+    assert (await wire.res("c1"))["error"]["code"] == "PROTOCOL_MISMATCH"
+    assert (await _closed(wire))[0] == 1008
+
+
+async def test_connect_params_are_validated(served: Served) -> None:
+    wire = await open_wire(served.url, handshake=False)
+    await wire.send({"type": "req", "id": "c", "method": "connect", "params": {"auth": {"token": TOKEN}}})
+    reply = await wire.res("c")
+    assert reply["error"]["code"] == "INVALID_REQUEST"
+    assert reply["error"]["message"].startswith("invalid connect params")
+    assert "client" in reply["error"]["message"]
+    assert await _closed(wire) == (1008, "invalid connect params")
+
+
+BAD_FRAMES: list[tuple[str, str | bytes, str | None, str]] = [
+    # (what, frame, id echoed, a fragment of the error message)
+    ("not JSON", "hello", None, "not valid JSON"),
+    ("JSON array", "[1, 2]", None, "expected a JSON object, got an array"),
+    ("JSON string", '"req"', None, "got a string"),
+    ("JSON null", "null", None, "got null"),
+    ("JSON number", "42", None, "got a number"),
+    ("wrong type", '{"type": "res", "id": "b1", "method": "health"}', "b1", "type"),
+    ("missing type", '{"id": "b2", "method": "health"}', "b2", "type: Field required"),
+    ("missing id", '{"type": "req", "method": "health"}', None, "id: Field required"),
+    ("null id", '{"type": "req", "id": null, "method": "health"}', None, "id: Input should be a valid string"),
+    ("numeric id", '{"type": "req", "id": 7, "method": "health"}', None, "id: Input should be a valid string"),
+    ("empty id", '{"type": "req", "id": "", "method": "health"}', None, "id"),
+    ("missing method", '{"type": "req", "id": "b3"}', "b3", "method: Field required"),
+    ("method not a string", '{"type": "req", "id": "b4", "method": ["health"]}', "b4", "method"),
+    ("params not an object", '{"type": "req", "id": "b5", "method": "health", "params": [1]}', "b5", "params"),
+    ("extra field", '{"type": "req", "id": "b6", "method": "health", "extra": 1}', "b6", "extra: unknown field"),
+    ("NaN", '{"type": "req", "id": "b7", "method": "health", "params": {"x": NaN}}', None, "NaN is not valid JSON"),
+    ("duplicate key", '{"type": "req", "id": "b8", "id": "b9", "method": "health"}', None, "duplicate key 'id'"),
+    ("deep nesting", '{"type": "req", "id": "b10", "method": "health", "params": ' + '{"a": ' * 200 + "1" + "}" * 201,
+     None, "nesting too deep"),
+    ("bottomless nesting", "[" * 60_000, None, "nesting too deep"),
+    ("binary frame", b'{"type": "req", "id": "b11", "method": "health"}', None, "binary frames are not supported"),
+]  # fmt: skip
+
+BAD_REQUESTS: list[tuple[str, dict[str, object], str, str]] = [
+    ("unknown method", {"method": "no.such.method"}, "UNKNOWN_METHOD", "unknown method 'no.such.method'"),
+    ("connect again", {"method": "connect", "params": {}}, "INVALID_REQUEST", "already connected"),
+    ("missing params", {"method": "agent"}, "INVALID_REQUEST", "'message'"),
+    ("wrong param type", {"method": "agent", "params": {"message": 5}}, "INVALID_REQUEST", "'message'"),
+    ("bad value", {"method": "chat.history", "params": {"limit": "many"}}, "INVALID_REQUEST", "'limit'"),
+    ("unknown run", {"method": "agent.wait", "params": {"runId": "nope"}}, "NOT_FOUND", "unknown run nope"),
+    ("unknown agent", {"method": "agent", "params": {"message": "x", "agentId": "ghost"}}, "CONFIG_ERROR", "ghost"),
+    ("bad session key", {"method": "chat.history", "params": {"sessionKey": "agent::"}}, "INVALID_REQUEST", "key"),
+    ("bad decision", {"method": "exec.approval.resolve", "params": {"id": "a", "decision": "maybe"}},
+     "INVALID_REQUEST", "invalid decision 'maybe'"),
+]  # fmt: skip
+
+
+async def test_malformed_frames_get_clear_errors_and_the_gateway_keeps_serving(served: Served) -> None:
+    wire, bystander = await open_wire(served.url), await open_wire(served.url)
+    assert len(BAD_FRAMES) + len(BAD_REQUESTS) >= 15
+    for what, frame, echoed, fragment in BAD_FRAMES:
+        await wire.send(frame)
+        reply = await wire.res(echoed)
+        assert reply["ok"] is False, what
+        assert reply["error"]["code"] == "INVALID_REQUEST", what
+        assert fragment in reply["error"]["message"], (what, reply["error"]["message"])
+        assert await wire.call("health") == {"ok": True}, what  # still usable
+    for n, (what, fields, code, fragment) in enumerate(BAD_REQUESTS):
+        await wire.send({"type": "req", "id": f"q{n}", "params": {}, **fields})
+        reply = await wire.res(f"q{n}")
+        assert reply["ok"] is False and reply["error"]["code"] == code, (what, reply)
+        assert fragment in reply["error"]["message"], (what, reply["error"]["message"])
+    assert await bystander.call("health") == {"ok": True}
+    assert await wire.call("status")  # the same socket after all of that
+    await wire.close()
+    await bystander.close()
+
+
+async def test_the_frame_cap_is_lifted_only_by_a_token_on_the_upgrade(make_served: MakeServed) -> None:
+    served = await make_served(max_payload_bytes=256 * 1024)
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    big = {
+        "type": "req",
+        "id": "w",
+        "method": "workspace.write",
+        "params": {"name": "memory", "content": "y" * 200_000},
+    }
+    trusted = Wire(await connect(served.url, additional_headers=bearer, max_size=None))
+    await trusted.send(connect_frame())
+    assert (await trusted.res("c1"))["payload"]["policy"]["maxPayload"] == 256 * 1024
+    await trusted.send(big)
+    assert (await trusted.res("w"))["payload"]["chars"] == 200_000
+    in_band = await open_wire(served.url)  # authenticated by `connect` only: 64 KiB for its lifetime
+    await in_band.send(big)
+    assert await _closed(in_band) == (1009, "frame exceeds 65536 bytes")
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(served.url, additional_headers={"Authorization": "Bearer wrong-upgrade-token"})
+    assert refused.value.response.status_code == 401
+    await trusted.close()
+
+
+async def test_frames_that_end_the_connection_leave_others_served(make_served: MakeServed) -> None:
+    served = await make_served(max_payload_bytes=256 * 1024)
+    bystander = await open_wire(served.url)
+    huge = Wire(await connect(served.url, additional_headers={"Authorization": f"Bearer {TOKEN}"}))
+    await huge.send(connect_frame())
+    await huge.res("c1")
+    await huge.send(json.dumps({"type": "req", "id": "h", "method": "health", "params": {"pad": "x" * 300_000}}))
+    assert await _closed(huge) == (1009, f"frame exceeds {256 * 1024} bytes")
+    broken = await open_wire(served.url)
+    await broken.ws.send(b'{"type": "req", "id": "u", "method": "health", "x": "\xff\xfe"}', text=True)
+    assert (await _closed(broken))[0] == 1007  # RFC 6455: invalid UTF-8 in a text frame fails the connection
+    assert await bystander.call("health") == {"ok": True}
+    late = await open_wire(served.url)
+    assert await late.call("health") == {"ok": True}
+    await asyncio.gather(bystander.close(), late.close())

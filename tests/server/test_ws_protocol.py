@@ -1,0 +1,241 @@
+"""The WebSocket protocol with a raw `websockets` client: handshake, every method, two-stage `agent`."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+from websockets.asyncio.client import connect
+
+from claw import __version__
+from claw.gateway.methods import METHODS
+from tests.server.conftest import TOKEN, MakeServed, Served, Wire, connect_frame, open_wire
+from tests.support.fixtures import ClawEnv
+from tests.support.model_server import slow, text
+
+
+async def test_handshake_hello_names_version_limits_and_every_method(served: Served) -> None:
+    wire = await open_wire(served.url, handshake=False)
+    await wire.send(connect_frame(caps=["approvals"]))
+    hello = await wire.res("c1")
+    assert hello["ok"] is True
+    payload = hello["payload"]
+    assert payload["type"] == "hello-ok" and payload["protocol"] == 1
+    assert payload["server"]["version"] == __version__ and payload["server"]["connId"]
+    assert payload["features"]["methods"] == sorted(METHODS)
+    assert {"agent", "agent.wait", "agent.abort", "chat.history", "sessions.list", "workspace.write"} <= set(
+        payload["features"]["methods"]
+    )
+    assert payload["policy"]["preAuthMaxPayload"] == 64 * 1024
+    assert payload["policy"]["maxPayload"] == 64 * 1024  # no token on the upgrade request: the cap stays
+    assert payload["caps"] == ["approvals"]
+    assert await wire.call("health") == {"ok": True}
+    await wire.close()
+
+
+async def test_agent_replies_twice_with_events_between(claw_env: ClawEnv, served: Served) -> None:
+    claw_env.server.script(text("Hello over the wire."))
+    wire = await open_wire(served.url)
+    await wire.send({"type": "req", "id": "a1", "method": "agent", "params": {"message": "hi", "idempotencyKey": "k1"}})
+    first = await wire.res("a1")
+    assert first["ok"] and first["payload"]["status"] == "accepted"
+    run_id = first["payload"]["runId"]
+    assert first["payload"]["sessionKey"] == "agent:main:main"
+    final = await wire.res("a1", timeout=20)
+    assert final["ok"] and final["payload"]["status"] == "ok"
+    assert final["payload"]["runId"] == run_id and final["payload"]["text"] == "Hello over the wire."
+
+    # Between the two responses: every RunEvent of the run, in order, as `agent` event frames.
+    runs = [e["payload"] for e in wire.events if e["event"] == "agent"]
+    assert [e["seq"] for e in runs] == list(range(1, len(runs) + 1))
+    assert {e["runId"] for e in runs} == {run_id}
+    assert [e["data"]["phase"] for e in runs if e["stream"] == "lifecycle"] == ["accepted", "start", "end"]
+    assert "".join(e["data"].get("delta", "") for e in runs) == "Hello over the wire."
+    # The frame order: res(accepted) < events < res(final); the per-connection event seq only grows.
+    order = [f["type"] for f in [first, *wire.events, final]]
+    assert order[0] == "res" and order[-1] == "res" and set(order[1:-1]) == {"event"}
+    assert [e["seq"] for e in wire.events] == sorted({e["seq"] for e in wire.events})
+    await wire.close()
+
+
+async def test_same_idempotency_key_never_starts_a_second_run(claw_env: ClawEnv, served: Served) -> None:
+    claw_env.server.script(text("only once"))
+    one, two = await open_wire(served.url), await open_wire(served.url)
+    params = {"message": "do it once", "idempotencyKey": "same-key"}
+    await one.send({"type": "req", "id": "x", "method": "agent", "params": params})
+    await two.send({"type": "req", "id": "y", "method": "agent", "params": params})
+    first, second = await one.res("x"), await two.res("y")
+    assert first["payload"]["runId"] == second["payload"]["runId"]
+    # A repeat on the same connection, too; it gets its own final answer.
+    await one.send({"type": "req", "id": "z", "method": "agent", "params": params})
+    third = await one.res("z")
+    assert third["payload"]["runId"] == first["payload"]["runId"]
+    finals = [await one.res("x", timeout=20), await one.res("z", timeout=20), await two.res("y", timeout=20)]
+    assert {f["payload"]["text"] for f in finals} == {"only once"}
+    assert len(claw_env.server.chat_requests) == 1
+    # One connection following the same run twice still sees each event once.
+    seqs = [e["payload"]["seq"] for e in one.events if e["event"] == "agent"]
+    assert seqs == sorted(set(seqs))
+    history = await one.call("chat.history")
+    assert [m["content"] for m in history["messages"] if m["role"] == "user"] == ["do it once"]
+    await one.close()
+    await two.close()
+
+
+async def test_abort_and_wait(claw_env: ClawEnv, served: Served) -> None:
+    claw_env.server.script(slow("one two three four five six seven eight nine ten " * 5, delay_per_chunk=0.1))
+    wire = await open_wire(served.url)
+    await wire.send({"type": "req", "id": "a", "method": "agent", "params": {"message": "long", "idempotencyKey": "l"}})
+    run_id = (await wire.res("a"))["payload"]["runId"]
+    while not any(e["payload"]["stream"] == "assistant" for e in wire.events if e["event"] == "agent"):
+        await wire.recv()
+    timeout = await wire.request("agent.wait", {"runId": run_id, "timeoutMs": 50})
+    assert timeout["payload"] == {"status": "timeout"}
+    assert (await wire.call("agent.abort", runId=run_id)) == {"aborted": 1}
+    final = await wire.res("a", timeout=20)
+    assert final["payload"]["status"] == "aborted"
+    waited = await wire.call("agent.wait", runId=run_id)
+    assert waited["status"] == "aborted"
+    phases = [e["payload"]["data"].get("phase") for e in wire.events if e["event"] == "agent"]
+    assert phases[-1] == "aborted"
+    await wire.close()
+
+
+async def test_sessions_workspace_status_methods(claw_env: ClawEnv, served: Served) -> None:
+    claw_env.server.script(text("first"), text("second"))
+    wire = await open_wire(served.url)
+    for n, key in enumerate(("agent:main:main", "agent:main:side")):
+        await wire.send(
+            {
+                "type": "req",
+                "id": f"m{n}",
+                "method": "agent",
+                "params": {"message": f"msg {n}", "sessionKey": key, "idempotencyKey": f"i{n}"},
+            }
+        )
+        await wire.res(f"m{n}")
+        await wire.res(f"m{n}", timeout=20)
+    rows = await wire.call("sessions.list")
+    assert {r["sessionKey"] for r in rows} == {"agent:main:main", "agent:main:side"}
+    history = await wire.call("chat.history", sessionKey="agent:main:side")
+    assert [m["content"] for m in history["messages"]] == ["msg 1", "second"]
+    status = await wire.call("status")
+    assert status["sessions"] == 2 and status["activeRuns"] == 0 and status["agents"] == ["main"]
+
+    old_id = history["sessionId"]
+    reset = await wire.call("sessions.reset", sessionKey="agent:main:side")
+    assert reset["sessionId"] != old_id
+    assert (await wire.call("chat.history", sessionKey="agent:main:side"))["messages"] == []
+    assert await wire.call("sessions.delete", sessionKey="agent:main:side") == {"deleted": "agent:main:side"}
+    assert [r["sessionKey"] for r in await wire.call("sessions.list")] == ["agent:main:main"]
+    missing = await wire.request("sessions.delete", {"sessionKey": "agent:main:side"})
+    assert missing["ok"] is False and missing["error"]["code"] == "NOT_FOUND"
+
+    written = await wire.call("workspace.write", name="user", content="Name: Ada\n")
+    assert written["name"] == "USER.md"
+    assert (claw_env.home / "workspace" / "USER.md").read_text() == "Name: Ada\n"
+    assert (await wire.call("workspace.read", name="USER.md"))["content"] == "Name: Ada\n"
+    await wire.close()
+
+
+async def test_agent_follow_replays_a_finished_run_and_chat_history_catches_up(
+    claw_env: ClawEnv, served: Served
+) -> None:
+    claw_env.server.script(text("while you were away"))
+    wire = await open_wire(served.url)
+    await wire.send({"type": "req", "id": "a", "method": "agent", "params": {"message": "go", "idempotencyKey": "f"}})
+    run_id = (await wire.res("a"))["payload"]["runId"]
+    await wire.ws.close()  # the client vanishes mid-run; the run goes on
+    waiter = await open_wire(served.url)
+    assert (await waiter.call("agent.wait", runId=run_id))["status"] == "ok"
+    follow = await waiter.request("agent.follow", {"runId": run_id})
+    assert follow["payload"]["status"] == "finished"
+    final = await waiter.res(follow["id"])
+    assert final["payload"]["text"] == "while you were away"
+    replayed = [e["payload"] for e in waiter.events if e["event"] == "agent"]
+    assert [e["seq"] for e in replayed] == list(range(1, len(replayed) + 1))
+    history = await waiter.call("chat.history")
+    assert history["messages"][-1]["content"] == "while you were away"
+    await waiter.close()
+
+
+async def test_slash_command_gets_one_reply_and_no_run(served: Served) -> None:
+    wire = await open_wire(served.url)
+    reply = await wire.request("agent", {"message": "/help", "idempotencyKey": "h"})
+    assert reply["payload"]["status"] == "command" and "/new" in reply["payload"]["reply"]
+    assert "runId" not in reply["payload"]
+    assert await wire.call("health") == {"ok": True}  # nothing else was pending on that id
+    assert not wire.events
+    await wire.close()
+
+
+async def test_concurrent_requests_on_one_connection(claw_env: ClawEnv, served: Served) -> None:
+    claw_env.server.script(slow("a b c d e f", delay_per_chunk=0.2))
+    wire = await open_wire(served.url)
+    await wire.send({"type": "req", "id": "run", "method": "agent", "params": {"message": "x", "idempotencyKey": "c"}})
+    run_id = (await wire.res("run"))["payload"]["runId"]
+    # While the run streams, other requests on the same socket are answered (each in its own task).
+    waits = await wire.request("agent.wait", {"runId": run_id, "timeoutMs": 20_000}, timeout=30)
+    assert waits["payload"]["status"] == "ok"
+    assert TOKEN not in str(wire.responses) + str(wire.events)
+    await wire.close()
+
+
+async def test_gateway_close_sends_shutdown_then_closes(served: Served) -> None:
+    wire = await open_wire(served.url)
+    await served.gateway.close()
+    frame = await wire.recv()
+    assert frame["type"] == "event" and frame["event"] == "shutdown"
+    await asyncio.wait_for(wire.ws.wait_closed(), 10)
+    assert wire.ws.close_code == 1001
+
+
+async def test_a_client_that_stops_reading_never_stalls_the_run(claw_env: ClawEnv, make_served: MakeServed) -> None:
+    served = await make_served(send_timeout_s=1.0)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", served.server.port))
+    stuck = Wire(await connect(served.url, sock=sock, max_queue=1, max_size=None))
+    await stuck.send(connect_frame())
+    await stuck.res("c1")
+    claw_env.server.script(text("x" * 6_000_000, chunk=65_536))  # far more than the socket buffers hold
+    await stuck.send({"type": "req", "id": "a", "method": "agent", "params": {"message": "big", "idempotencyKey": "b"}})
+    # From here on the stuck client reads nothing. The run still ends, promptly, and others see all of it.
+    watcher = await open_wire(served.url)
+    while not served.gateway.runs.active():
+        await asyncio.sleep(0.01)
+    run_id = served.gateway.runs.active()[0].id
+    follow = await watcher.request("agent.follow", {"runId": run_id})
+    final = await watcher.res(follow["id"], timeout=30)
+    assert final["payload"]["status"] == "ok" and len(final["payload"]["text"]) == 6_000_000
+    deltas = "".join(e["payload"]["data"].get("delta", "") for e in watcher.events if e["event"] == "agent")
+    assert len(deltas) == 6_000_000
+    # The stuck connection was dropped (the bounded wait for its socket ran out), not waited for.
+    for _ in range(100):
+        if len(served.server.connections) == 1:
+            break
+        await asyncio.sleep(0.1)
+    assert len(served.server.connections) == 1
+    await watcher.close()
+
+
+async def test_draining_refuses_new_runs_but_serves_the_rest(served: Served) -> None:
+    import urllib.error
+    import urllib.request
+
+    wire = await open_wire(served.url)
+    served.server.draining = True
+    refused = await wire.request("agent", {"message": "late", "idempotencyKey": "late"})
+    assert refused["error"] == {"code": "UNAVAILABLE", "message": "the gateway is shutting down"}
+    assert await wire.call("health") == {"ok": True}
+    body = b'{"model": "claw/main", "messages": [{"role": "user", "content": "late"}]}'
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{served.server.port}/v1/chat/completions",
+        data=body,
+        headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as http_refused:
+        await asyncio.to_thread(urllib.request.urlopen, request, timeout=10)
+    assert http_refused.value.code == 503
+    await wire.close()

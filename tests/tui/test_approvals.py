@@ -1,0 +1,75 @@
+"""When exec asks, a modal shows the exact command and directory; the run waits for the answer."""
+
+from __future__ import annotations
+
+import json
+
+from claw.tui.screens.approval_screen import ApprovalScreen
+from claw.tui.widgets.conversation.tool_card import ToolCard
+from tests.gateway.conftest import write_config
+from tests.support.model_server import text, tool_call
+from tests.tui.conftest import SIZE, type_and_send, wait_for
+
+ASK_ALWAYS = '[agents.defaults.tools.exec]\nsecurity = "allowlist"\nask = "always"\n'
+
+
+async def test_approval_modal_gates_exec(claw_env, console, workspace) -> None:
+    write_config(claw_env.home, ASK_ALWAYS)
+    claw_env.server.script(
+        tool_call("exec", {"command": "echo approved-run"}),
+        text("It ran."),
+        tool_call("exec", {"command": "echo denied-run"}),
+        text("It did not run."),
+    )
+    app = console().app
+    async with app.run_test(size=SIZE) as pilot:
+        await type_and_send(pilot, "run it")
+        modal = await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query("#command") and app.screen,
+            what="the modal",
+        )
+        assert str(modal.query_one("#command").render()) == "echo approved-run"
+        assert str(workspace) in str(modal.query_one("#cwd").render())
+        assert "waiting for approval" in app.chat.status.plain
+        await pilot.pause(0.5)
+        assert len(claw_env.server.chat_requests) == 1  # the run waits for the answer
+
+        await pilot.press("o")
+        await wait_for(pilot, lambda: not app.chat.runs, what="the first run to end")
+        card = app.chat.conversation.query(ToolCard).last()
+        assert card.status == "ok" and "approved-run" in card.result
+        assert len(claw_env.server.chat_requests) == 2
+
+        await type_and_send(pilot, "run the other one")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the second modal")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.chat.runs, what="the second run to end")
+        card = app.chat.conversation.query(ToolCard).last()
+        assert card.status == "error" and "denied-run" not in card.result
+        assert not isinstance(app.screen, ApprovalScreen)
+
+
+async def test_always_adds_the_command_to_the_allowlist(claw_env, console) -> None:
+    write_config(claw_env.home, '[agents.defaults.tools.exec]\nsecurity = "allowlist"\nask = "on-miss"\n')
+    claw_env.server.script(
+        tool_call("exec", {"command": "echo first"}),
+        text("ok 1"),
+        tool_call("exec", {"command": "echo second"}),
+        text("ok 2"),
+    )
+    app = console().app
+    async with app.run_test(size=SIZE) as pilot:
+        await type_and_send(pilot, "run echo")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: not app.chat.runs, what="the run to end")
+        await type_and_send(pilot, "again")
+        await wait_for(
+            pilot,
+            lambda: len(app.chat.conversation.query(ToolCard)) == 2 and not app.chat.runs,
+            what="the second run, unasked",
+        )
+        assert all(card.status == "ok" for card in app.chat.conversation.query(ToolCard))
+    approvals = json.loads((claw_env.home / "exec-approvals.json").read_text())
+    assert approvals["agents"]["main"]["allowlist"][0]["lastCommand"].startswith("echo")

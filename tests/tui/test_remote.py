@@ -1,0 +1,69 @@
+"""The same console over a `RemoteClient` (what `claw chat --url ws://…` runs): streaming, commands,
+the editor and exec approvals all go over the WebSocket protocol."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from claw.tui.screens.approval_screen import ApprovalScreen
+from claw.tui.screens.editor_screen import EditorScreen
+from claw.tui.widgets.conversation.assistant_message import AssistantMessage
+from claw.tui.widgets.conversation.tool_card import ToolCard
+from tests.gateway.conftest import write_config
+from tests.support.model_server import slow, text, tool_call
+from tests.tui.conftest import SIZE, type_and_send, wait_for
+
+
+async def test_console_over_websocket(claw_env, remote_console, workspace) -> None:
+    write_config(claw_env.home, '[agents.defaults.tools.exec]\nask = "always"\n')
+    claw_env.server.script(
+        slow("Streamed over the wire.", 0.02),
+        tool_call("exec", {"command": "echo remote-approved"}),
+        text("Ran it."),
+    )
+    built = await remote_console()
+    app = built.app
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.chat.status.model == "test-model", what="connected")
+        await type_and_send(pilot, "hello over the wire")
+        await wait_for(pilot, lambda: not app.chat.runs and app.chat.conversation.query(AssistantMessage))
+        assert app.chat.conversation.query(AssistantMessage).first().text == "Streamed over the wire."
+
+        await type_and_send(pilot, "run something")
+        modal = await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query("#command") and app.screen,
+            what="modal",
+        )
+        assert str(modal.query_one("#command").render()) == "echo remote-approved"
+        await pilot.press("o")
+        await wait_for(pilot, lambda: not app.chat.runs and app.chat.conversation.query(ToolCard), what="the run")
+        card = app.chat.conversation.query(ToolCard).first()
+        assert card.status == "ok" and "remote-approved" in card.result
+
+        await type_and_send(pilot, "/model other-model")
+        await wait_for(pilot, lambda: app.chat.status.model == "other-model", what="the model switch")
+
+        await type_and_send(pilot, "/edit soul")
+        editor = await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen) and app.screen, what="editor")
+        await wait_for(pilot, lambda: editor.disk_text == "You are Testy, a careful assistant.\n", what="loaded")
+        editor.editor.load_text("Edited remotely.\n")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "saved" in editor.status.plain, what="saved")
+    assert (workspace / "SOUL.md").read_text() == "Edited remotely.\n"
+    row = await built.client.call("sessions.get", sessionKey="agent:main:main")
+    assert row["model"] == "other-model"
+
+
+def test_url_with_nothing_listening_is_one_line_error(claw_env) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "claw", "chat", "--url", "ws://127.0.0.1:9/"],
+        env={**claw_env.env, "CLAW_GATEWAY_TOKEN": "x"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("claw: cannot connect to the gateway at ws://127.0.0.1:9/")
