@@ -94,9 +94,7 @@ async def report(gateway: Gateway, session_key: str, message: str, *, repeat: in
         lambda: env.sessions.record_turn(session_key, preview="bench"), repeat
     )
     steps["cold: Transcript.read (parse every line)"] = timed(lambda: Transcript(path).read(), COLD_REPEAT)
-    steps["cold: HistoryView.update (convert every entry)"] = timed(
-        lambda: HistoryView().update(entries), COLD_REPEAT
-    )
+    steps["cold: HistoryView.update (convert every entry)"] = timed(lambda: HistoryView().update(entries), COLD_REPEAT)
     steps["cold: ContextManager.build (first turn)"] = await timed_async(
         lambda: build(ContextManager(gateway.router, gateway.tools))(), COLD_REPEAT
     )

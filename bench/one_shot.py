@@ -4,11 +4,11 @@ Run from the repo root:  python -m bench.one_shot  [--runs 10] [--profile]
 
 No gateway is running, so each process starts one in-process, runs the turn through the real
 openai client against `ScriptedModelServer(instant=True)` (tests/support, in this process) and
-exits. Measured per process: wall time (fork to reaped) and peak RSS (`os.wait4` rusage of
-that child). For scale, `python -c pass` and `python -c "import openai"` are measured the
-same way. Then one `python -X importtime` run says which imports dominate, and with
-`--profile` one pyinstrument run (if installed; bench-only: `pip install pyinstrument`) says
-where the rest goes.
+exits. Measured per process: wall time (fork to reaped), CPU time and peak RSS (through
+/usr/bin/time; bench/process.py says why not wait4). For scale, `python -c pass` and
+`python -c "import openai"` are measured the same way. Then one `python -X importtime` run
+says which imports dominate, and with `--profile` one pyinstrument run (if installed; bench-only:
+`pip install pyinstrument`) says where the rest goes.
 
 Targets (issue 2, part 10): under 2 s wall (median) and under 80 MB peak RSS (worst run).
 """
@@ -86,9 +86,10 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help="also profile one run with pyinstrument")
     args = parser.parse_args()
     print(machine_line())
-    with tempfile.TemporaryDirectory(prefix="claw-bench-") as home, ScriptedModelServer(
-        models=(MODEL,), instant=True
-    ) as server:
+    with (
+        tempfile.TemporaryDirectory(prefix="claw-bench-") as home,
+        ScriptedModelServer(models=(MODEL,), instant=True) as server,
+    ):
         env = claw_env(home, server)
         checked([sys.executable, "-m", "claw", "init"], env)
         one_turn(env)  # warm the OS file cache and the .pyc files once

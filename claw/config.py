@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from claw.channels.settings import ChannelsSettings
 from claw.errors import ConfigError
 from claw.paths import Paths, check_agent_id
 
@@ -47,8 +48,19 @@ class ExecSettings(_Section):
     allowlist: tuple[str, ...] = ()
 
 
+class SessionToolSettings(_Section):
+    """What `sessions_list`, `sessions_history` and `sessions_send` may reach."""
+
+    visibility: Literal["agent", "tree"] = "agent"
+    """`agent`: every session of the caller's agent; `tree`: only the caller's session and those it spawned
+    (always the rule for a message from a sender who is not authorised)."""
+    allow_agents: tuple[str, ...] = ()
+    """Other agents whose sessions may be reached too; `*` for all. Default: the caller's own agent only."""
+
+
 class ToolSettings(_Section):
     exec: ExecSettings = ExecSettings()
+    sessions: SessionToolSettings = SessionToolSettings()
     result_max_chars: int | None = Field(
         default=None, ge=1000, description="cap on one tool result; default from the context window"
     )
@@ -84,6 +96,27 @@ class PruningSettings(_Section):
     min_prunable_chars: int = Field(default=50_000, ge=0)
 
 
+class SubagentSettings(_Section):
+    """`sessions_spawn`: child runs in `agent:<id>:subagent:<uuid>` sessions (openclaw-spec §13)."""
+
+    max_depth: int = Field(default=1, ge=0, le=5)
+    """How deep spawning may nest: 1 lets the agent spawn but not its subagents; 0 turns spawning off."""
+    max_concurrent: int = Field(default=8, ge=1, le=256)
+    """Children running at once, gateway-wide (the `subagent` lane; read from `[agents.defaults]`)."""
+    max_children: int = Field(default=5, ge=1, le=1000)
+    """Children one session may have unfinished at once."""
+    timeout_seconds: float = Field(default=600.0, gt=0)
+    """A child still running this long after it started is stopped and reported as timed out."""
+    model: str | None = None
+    """Model ref for children; default: the child agent's own model chain."""
+    allow_agents: tuple[str, ...] = ()
+    """Other agents a child may be spawned as (`*` for any); the caller's own agent is always allowed."""
+    skills: tuple[str, ...] | None = None
+    """Skills a child may be given; unset: the child agent's own list. `sessions_spawn {skills}` narrows it."""
+    memory: bool = False
+    """Give children the memory section and the memory tools."""
+
+
 class AgentSettings(_Section):
     """Everything about how one agent runs. Unset keys inherit from `[agents.defaults]`."""
 
@@ -101,6 +134,7 @@ class AgentSettings(_Section):
     context_pruning: PruningSettings = PruningSettings()
     skills: tuple[str, ...] | None = None
     """Skill names this agent may use; unset means all, `[]` means none. An agent's list replaces the default's."""
+    subagents: SubagentSettings = SubagentSettings()
 
     @field_validator("model", mode="before")
     @classmethod
@@ -265,6 +299,26 @@ class AutomationSettings(_Section):
     keep_runs: int = Field(default=2000, ge=1, description="ledger rows kept per job")
 
 
+HookSourceName = Literal["workspace", "managed", "bundled"]
+
+
+class HookEntry(_Section):
+    """Per-hook settings under `[hooks.entries.<name>]` (written by `claw hooks enable|disable`)."""
+
+    enabled: bool | None = None
+    """Unset: hooks in $CLAW_HOME/hooks run; bundled and workspace hooks wait until enabled."""
+    source: HookSourceName | None = None
+    """The copy `enabled = true` was given to; a copy from another location that shadows it stays off."""
+
+
+class HooksSettings(_Section):
+    """`[hooks]`: lifecycle hooks (`claw hooks ls|enable|disable`)."""
+
+    enabled: bool = Field(default=True, description="false turns every hook off")
+    timeout_seconds: float = Field(default=30.0, gt=0, le=3600, description="how long one hook may take per event")
+    entries: dict[str, HookEntry] = {}
+
+
 class AgentsSection(_Section):
     defaults: dict[str, Any] = {}
     list: dict[str, dict[str, Any]] = {}
@@ -283,6 +337,8 @@ class ConfigFile(_Section):
     skills: SkillsSettings = SkillsSettings()
     memory: MemorySettings = MemorySettings()
     models: dict[str, ModelSettings] = {}
+    channels: ChannelsSettings = ChannelsSettings()
+    hooks: HooksSettings = HooksSettings()
 
 
 class Config:
@@ -345,6 +401,14 @@ class Config:
     @property
     def skills(self) -> SkillsSettings:
         return self.file.skills
+
+    @property
+    def channels(self) -> ChannelsSettings:
+        return self.file.channels
+
+    @property
+    def hooks(self) -> HooksSettings:
+        return self.file.hooks
 
     def agent(self, agent_id: str = "main") -> AgentSettings:
         try:

@@ -70,6 +70,11 @@ class Paths:
         return self.data_dir / "skills"
 
     @property
+    def hooks_dir(self) -> Path:
+        """Managed hooks: one folder per hook (HOOK.md + handler.py), shared by every agent."""
+        return self.data_dir / "hooks"
+
+    @property
     def logs_dir(self) -> Path:
         return self.data_dir / "logs"
 

@@ -12,7 +12,7 @@ try:
     app(["--help"], standalone_mode=False)
 except SystemExit:
     pass
-for name in ("sessions", "config", "workspace", "agent", "chat", "automations", "gateway"):
+for name in ("sessions", "config", "workspace", "agent", "chat", "automations", "gateway", "hooks"):
     try:
         app([name, "--help"], standalone_mode=False)
     except SystemExit:

@@ -65,7 +65,11 @@ async def session_context(gw: Gateway, agent_id: str, key: str) -> dict[str, Any
         session_key=key,
         model=chain[0] if chain else None,
         window_source=source,
-        extra={"compactions": int(extras.get("compactionCount") or 0), "memoryFlush": flushed},
+        extra={
+            "compactions": int(extras.get("compactionCount") or 0),
+            "memoryFlush": flushed,
+            "compactionEnabled": env.settings.compaction.enabled,
+        },
     )
 
 

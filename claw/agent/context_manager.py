@@ -3,8 +3,9 @@
 Before every model call (`prepare`): the history is read, old tool results are pruned in
 the prompt, and the prompt's full size is compared with `window − reserve`. A few thousand
 tokens before that limit the memory flush runs (once per compaction cycle); past it, the
-older history is compacted and the prompt built again. `recover` is the same compaction,
-with a smaller verbatim tail, for a model that answered with a context-overflow error.
+older history is compacted and the prompt built again. `compact(…, "overflow")` is the same
+compaction, with a smaller verbatim tail, for a model that answered with a context-overflow
+error (the runner then retries the call once); `/compact` uses it with reason "manual".
 Counters live in the session entry's `extra`: `compactionCount`, `memoryFlushCompactionCount`.
 """
 
@@ -17,16 +18,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claw.agent.bootstrap import BootstrapLoader
+from claw.agent.bootstrap import RUN_BOOTSTRAP, BootstrapFile, BootstrapLoader
 from claw.agent.compaction import CompactionResult, compact, plan
 from claw.agent.context import AssembledContext, assemble, system_parts
 from claw.agent.history import HistoryView
 from claw.agent.memory_flush import flush_memory
 from claw.agent.model_turn import Emit
 from claw.agent.pruning import prune_units
+from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES
 from claw.agent.windows import context_window
 from claw.config import AgentSettings, ModelSettings
 from claw.errors import ClawError
+from claw.gateway.session_keys import is_subagent_key
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
 from claw.store.transcript import Transcript, utc_now_iso
@@ -57,6 +60,7 @@ class ContextManager:
         self._tools = tools
         self._models: Mapping[str, ModelSettings] = models or {}
         self._bootstrap = BootstrapLoader()
+        self._subagent_bootstrap = BootstrapLoader(names=SUBAGENT_BOOTSTRAP_FILES)
         self._views: OrderedDict[str, HistoryView] = OrderedDict()
 
     # -- sizes --------------------------------------------------------------------------------
@@ -88,7 +92,9 @@ class ContextManager:
         entries = await asyncio.to_thread(transcript.read)
         view = self.view(transcript)
         view.update(entries)
-        files = self._bootstrap.load(workspace, settings.bootstrap_max_chars, settings.bootstrap_total_max_chars)
+        files = RUN_BOOTSTRAP.get()  # this run's files once its agent:bootstrap hooks changed them
+        if files is None:
+            files = self.load_bootstrap(settings, workspace, ids[1])
         parts = system_parts(workspace=workspace, agent_id=ids[0], session_key=ids[1], bootstrap=files, extra=extra)
         window = self.window(settings, chain)
         units = prune_units(view.units, window, settings.context_pruning)
@@ -99,6 +105,11 @@ class ContextManager:
             window_tokens=window,
             reserve_tokens=self.reserve(settings, window),
         )
+
+    def load_bootstrap(self, settings: AgentSettings, workspace: Path, session_key: str) -> list[BootstrapFile]:
+        """The workspace's bootstrap files for a prompt of `session_key` (a subagent gets fewer)."""
+        loader = self._subagent_bootstrap if is_subagent_key(session_key) else self._bootstrap  # openclaw-spec §4.2
+        return loader.load(workspace, settings.bootstrap_max_chars, settings.bootstrap_total_max_chars)
 
     async def prepare(
         self,
@@ -232,13 +243,12 @@ def _flush_due(entry: SessionEntry | None) -> bool:
 
 
 def _set_extra(sessions: SessionStore, key: str, values: dict[str, Any]) -> None:
-    entry = sessions.get(key)
-    if entry is not None:
-        sessions.update(key, extra={**entry.extra, **values})
+    if sessions.get(key) is not None:
+        sessions.merge_extra(key, values)
 
 
 def _bump_extra(sessions: SessionStore, key: str, **increments: int) -> None:
     entry = sessions.get(key)
-    if entry is not None:
+    if entry is not None:  # read-modify-write of counters: only one run per session at a time holds its lane
         values = {name: _int(entry.extra.get(name)) + by for name, by in increments.items()}
-        sessions.update(key, extra={**entry.extra, **values, "lastCompactionAt": utc_now_iso()})
+        sessions.merge_extra(key, {**values, "lastCompactionAt": utc_now_iso()})

@@ -67,7 +67,11 @@ def render_report(report: dict[str, Any]) -> str:
     lines.append(f"  {'free' if free >= 0 else 'over the window by':<28}{abs(free):>9,}  {_pct(abs(free), window)}")
     notes = []
     if report.get("droppedUnits"):
-        notes.append(f"{report['droppedUnits']} older history parts do not fit and are left out")
+        full = report["fullTokens"]
+        if report.get("compactionEnabled"):
+            notes.append(f"the history since the last compaction needs ~{full:,} tokens: the next turn compacts it")
+        else:
+            notes.append(f"{report['droppedUnits']} older history parts do not fit and are left out")
     if report.get("compactions"):
         notes.append(f"compacted {report['compactions']} time(s)")
     if report.get("memoryFlush") is not None:

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from claw.agent.bootstrap import BootstrapFilter, filter_for_run
 from claw.agent.context_manager import ContextManager
 from claw.agent.model_turn import Emit, ModelTurn, ToolCall
+from claw.agent.run_scope import RunScope, scope_of
 from claw.agent.sections import PromptSectionSource, SectionRequest
 from claw.config import AgentSettings, ModelSettings
 from claw.errors import ClawError, NoModelError
@@ -69,6 +71,8 @@ class AgentRunner:
         self._approvals = approvals
         self.sections: list[PromptSectionSource] = []
         """Extra system-prompt sections, rendered once per run in this order (memory, then skills)."""
+        self.bootstrap_filters: list[BootstrapFilter] = []
+        """Applied once per run to the bootstrap files before they are injected (the agent:bootstrap hooks)."""
         self.context = ContextManager(router, tools, models)
         """Prompt assembly, pruning, memory flush and compaction (also used by /context and /compact)."""
 
@@ -114,7 +118,9 @@ class AgentRunner:
         usage: dict[str, int],
         emit: Emit,
     ) -> str:
-        tools = self._tools.schemas()
+        session = env.sessions.get(run.session_key)
+        scope = scope_of(session.extra if session else None)  # a subagent session's limits (claw/agent/run_scope.py)
+        tools = self._tools.schemas(exclude=scope.denied_tools)
         tool_ctx = ToolContext(
             workspace=env.workspace,
             agent_id=env.agent_id,
@@ -125,8 +131,11 @@ class AgentRunner:
             read_roots=env.read_roots,
             channel=run.ctx.channel,
             sender_authorized=run.ctx.command_authorized,
+            denied_tools=scope.denied_tools,
         )
-        extra = await self._render_sections(run, env)
+        extra = await self._render_sections(run, env, scope)
+        load = lambda: self.context.load_bootstrap(env.settings, env.workspace, run.session_key)  # noqa: E731
+        await filter_for_run(self.bootstrap_filters, run, env, load)
         may_recover = True  # a context overflow is compacted and retried once per model call
         for _round in range(env.settings.max_tool_rounds):
             for steered in run.take_steered():  # steer mode: messages that arrived during this run
@@ -163,7 +172,7 @@ class AgentRunner:
                 await self._call_tool(call, tool_ctx, transcript, run, emit)
         raise RunFailed(f"stopped after {env.settings.max_tool_rounds} tool rounds without a final reply", usage)
 
-    async def _render_sections(self, run: Run, env: AgentEnv) -> list[tuple[str, str]]:
+    async def _render_sections(self, run: Run, env: AgentEnv, scope: RunScope) -> list[tuple[str, str]]:
         request = SectionRequest(
             agent_id=env.agent_id,
             session_key=run.session_key,
@@ -172,6 +181,7 @@ class AgentRunner:
             message=run.ctx.body_for_agent or run.ctx.body,
             channel=run.ctx.channel,
             sender_id=run.ctx.sender_id,
+            scope=scope,
         )
         return await self.render_sections(request)
 
@@ -179,6 +189,8 @@ class AgentRunner:
         """Every extra prompt section for `request`, as (name, text); a failing section is left out."""
         rendered = []
         for source in self.sections:
+            if source.name in request.scope.omit_sections:
+                continue
             try:
                 text = await source.render(request)
             except Exception:  # a broken extension must not break the turn

@@ -6,10 +6,11 @@ order the sections were registered (DESIGN.md: memory, then skills).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from claw.agent.run_scope import RunScope
 from claw.config import AgentSettings
 
 
@@ -25,6 +26,8 @@ class SectionRequest:
     """The text of the message that started the run (for recall)."""
     channel: str
     sender_id: str
+    scope: RunScope = field(default_factory=RunScope)
+    """The session's limits (a subagent's): sections it names are left out, `skills` narrows the skills list."""
 
 
 class PromptSectionSource(Protocol):

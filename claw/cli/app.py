@@ -9,11 +9,15 @@ import typer
 from claw.cli import agent as agent_cmd
 from claw.cli import agents as agents_cmd
 from claw.cli import automations as automations_cmd
+from claw.cli import channels as channels_cmd
 from claw.cli import chat as chat_cmd
 from claw.cli import config as config_cmd
 from claw.cli import gateway as gateway_cmd
+from claw.cli import hooks as hooks_cmd
 from claw.cli import init as init_cmd
 from claw.cli import memory as memory_cmd
+from claw.cli import outbox as outbox_cmd
+from claw.cli import pairing as pairing_cmd
 from claw.cli import sessions as sessions_cmd
 from claw.cli import skills as skills_cmd
 from claw.cli import workspace as workspace_cmd
@@ -39,6 +43,10 @@ app.add_typer(automations_cmd.app, name="automations")
 app.add_typer(gateway_cmd.app, name="gateway")
 app.add_typer(agents_cmd.app, name="agents")
 app.add_typer(memory_cmd.app, name="memory")
+app.add_typer(hooks_cmd.app, name="hooks")
+app.add_typer(channels_cmd.app, name="channels")
+app.add_typer(pairing_cmd.app, name="pairing")
+app.add_typer(outbox_cmd.app, name="outbox")
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ def run(
     Ctrl-C or SIGTERM stops it cleanly: running turns get `gateway.shutdownGraceSeconds` to finish."""
     import asyncio
 
+    from claw.channels.settings import channel_secrets
     from claw.cli.common import load
     from claw.gateway.log_setup import known_secrets, setup_logging
     from claw.gateway.serve import GatewayProcess
@@ -32,7 +33,7 @@ def run(
         raise typer.BadParameter("the port must be between 0 and 65535", param_hint="--port")
     paths, config = load()
     process = GatewayProcess(paths, config, bind=bind, port=port)
-    secrets = known_secrets(process.settings.token, dict(config.providers))
+    secrets = [*known_secrets(process.settings.token, dict(config.providers)), *channel_secrets(config.channels)]
     setup_logging(paths.logs_dir / "gateway.log", secrets, verbose=verbose)
     asyncio.run(process.run())
 

@@ -38,6 +38,8 @@ class TerminalRenderer:
             self._tool(data)
         elif event.phase == "failover":
             self._note(f"! {data['from']} failed ({data['reason']}); trying {data['to']}")
+        elif event.phase == "compaction" and data.get("state") == "end":
+            self._note(f"(context compacted: ~{data['tokensBefore']:,} → ~{data['tokensAfter']:,} tokens)")
         elif event.phase == "error":
             self._note(f"claw: error: {data.get('message')}")
         elif event.phase == "aborted":
@@ -137,7 +139,13 @@ async def drive_turn(
         elif handle.reply:
             print(handle.reply)
         return 0
-    return await _follow(client, handle.run_id, json_out)
+    code = await _follow(client, handle.run_id, json_out)
+    if code == EXIT_CODES["aborted"]:
+        return code
+    from claw.cli.subagent_wait import wait_for_subagents
+
+    interrupted = await wait_for_subagents(client, handle.run_id, json_out)  # and their announcements
+    return interrupted if interrupted is not None else code
 
 
 async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> int:

@@ -24,11 +24,18 @@ def _call(agent_id: str, method: str, **params: Any) -> Any:
 
 
 @app.command("ls")
-def ls(agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
+def ls(
+    agent_id: str = AgentOption,
+    json_out: bool = JsonOption,
+    tree: bool = typer.Option(False, "--tree", help="Show subagent sessions under the sessions that spawned them."),
+) -> None:
     """Table of sessions: key, id, messages, last updated."""
     from claw.cli.common import print_json
 
     rows = _call(agent_id, "sessions.list")
+    if tree and (rows or json_out):
+        _print_tree(rows, json_out, agent_id)
+        return
     if json_out:
         print_json(rows)
         return
@@ -49,6 +56,28 @@ def ls(agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
             _local(row["updatedAt"]),
             row["preview"] or "",
         )
+    Console().print(table)
+
+
+def _print_tree(rows: list[dict[str, Any]], json_out: bool, agent_id: str) -> None:
+    from claw.cli.common import print_json
+    from claw.cli.sessions_tree import flatten, label, nest
+
+    forest = nest(rows)
+    if json_out:
+        print_json(forest)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    lines = [(label(depth, row, agent_id), row) for depth, row in flatten(forest)]
+    table.add_column("SESSION", no_wrap=True, min_width=max(len(text) for text, _ in lines))  # keys stay whole
+    table.add_column("STATUS", no_wrap=True, min_width=7)
+    table.add_column("UPDATED", no_wrap=True)
+    table.add_column("LAST MESSAGE", overflow="ellipsis", no_wrap=True)
+    for text, row in lines:
+        table.add_row(text, row.get("subagentStatus") or "", _local(row["updatedAt"]), row["preview"] or "")
     Console().print(table)
 
 

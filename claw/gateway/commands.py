@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from claw.errors import ClawError
+from claw.hooks import points as hook_points
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -55,14 +56,18 @@ def parse_command(text: str) -> tuple[str, str] | None:
 
 async def _new(gw: Gateway, call: CommandCall) -> str:
     stopped = gw.abort_session(call.session_key)
+    previous = gw.sessions(call.agent_id).get(call.session_key)
     entry = await gw.reset_session(call.session_key)
+    said = await hook_points.command(gw, call, previous=previous, current=entry)  # command:new / command:reset
     note = f" (stopped {stopped} run{'s' if stopped != 1 else ''})" if stopped else ""
-    return f"New session started for {call.session_key} (id {entry.session_id[:8]}){note}."
+    return "\n".join([f"New session started for {call.session_key} (id {entry.session_id[:8]}){note}.", *said])
 
 
 async def _stop(gw: Gateway, call: CommandCall) -> str:
     stopped = gw.abort_session(call.session_key)
-    return f"Stopped {stopped} run{'s' if stopped != 1 else ''}." if stopped else "Nothing is running."
+    said = await hook_points.command(gw, call, current=gw.sessions(call.agent_id).get(call.session_key))
+    reply = f"Stopped {stopped} run{'s' if stopped != 1 else ''}." if stopped else "Nothing is running."
+    return "\n".join([reply, *said])
 
 
 async def _status(gw: Gateway, call: CommandCall) -> str:
@@ -84,14 +89,13 @@ async def _queue(gw: Gateway, call: CommandCall) -> str:
     active = gw.runs.active(call.session_key)
     waiting = sum(1 for r in active if r.started_at is None)
     if not call.args:
-        source = "this session" if "queue" in entry.extra else "config"
+        source = "this session" if entry.extra.get("queue") else "config"
         return f"Queue: {current.describe()} [{source}] · {len(active) - waiting} running, {waiting} waiting"
     if call.args.strip().lower() in ("reset", "default"):
-        extra = {k: v for k, v in entry.extra.items() if k != "queue"}
-        store.update(call.session_key, extra=extra)
+        store.merge_extra(call.session_key, {"queue": None})
         return f"Queue back to {configured_policy(gw.config, entry.channel).describe()}."
     policy: QueuePolicy = parse_queue_args(call.args, current)
-    store.update(call.session_key, extra={**entry.extra, "queue": policy.to_wire()})
+    store.merge_extra(call.session_key, {"queue": policy.to_wire()})
     return f"Queue for this session: {policy.describe()}."
 
 

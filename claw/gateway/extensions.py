@@ -3,14 +3,17 @@
 Each module listed in `EXTENSIONS` has `install(gateway)`, which adds that
 capability's tools (`gateway.tools.register`), prompt sections (`gateway.runner.sections`),
 slash commands (`claw.gateway.commands.register`), RPC methods (`claw.gateway.methods.method`)
-and, through `services(gateway)`, long-lived services. Adding a capability is
-adding one line here, not editing the core.
+and, through `services(gateway)`, long-lived services; `routes(gateway)` may add HTTP routes
+to the gateway server's port (`HttpRoute`s, mounted when the server starts). Adding a
+capability is adding one line here, not editing the core.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -22,7 +25,21 @@ EXTENSIONS: tuple[str, ...] = (
     "claw.skills.extension",
     "claw.gateway.server_methods",  # agent.follow, exec.approval.* (served in-process and over WebSocket)
     "claw.automations.extension",  # automations.* methods, the `automations` tool, the scheduler service
+    "claw.subagents.extension",  # sessions_spawn/list/history/send, subagents.* methods, /subagents
+    "claw.hooks.extension",  # lifecycle hooks behind gateway.hooks, the agent:bootstrap filter, hooks.* methods
+    "claw.channels.extension",  # webhook + Telegram: inbox, outbox, pairing; channels.*/pairing.*/outbox.* methods
 )
+
+
+@dataclass(frozen=True, slots=True)
+class HttpRoute:
+    """An HTTP route an extension adds to the gateway server (an aiohttp handler). The server's Origin
+    check and failed-auth limiter apply; authenticating the request (a signature, a secret header) is
+    the handler's job, since such routes are for senders that do not hold the gateway token."""
+
+    method: str
+    path: str
+    handler: Callable[[Any], Awaitable[Any]]
 
 
 def install_all(gateway: Gateway) -> None:
@@ -36,6 +53,16 @@ def default_services(gateway: Gateway) -> list[GatewayService]:
     for path in EXTENSIONS:
         module = importlib.import_module(path)
         offer = getattr(module, "services", None)
+        if offer is not None:
+            found.extend(offer(gateway))
+    return found
+
+
+def http_routes(gateway: Gateway) -> list[HttpRoute]:
+    """The HTTP routes every extension offers via `routes(gateway)`."""
+    found: list[HttpRoute] = []
+    for path in EXTENSIONS:
+        offer = getattr(importlib.import_module(path), "routes", None)
         if offer is not None:
             found.extend(offer(gateway))
     return found

@@ -30,6 +30,8 @@ from claw.gateway.runs import Run, RunOutcome, RunRegistry, new_run_id
 from claw.gateway.services import GatewayService
 from claw.gateway.session_keys import agent_of, normalize_session_key, session_key_for
 from claw.gateway.ttl_cache import TtlCache
+from claw.hooks import points as hook_points
+from claw.hooks.bus import HookBus
 from claw.paths import Paths
 from claw.providers.failover import ModelRouter
 from claw.store.sessions import SessionEntry, SessionStore
@@ -79,8 +81,19 @@ class Gateway:
         self.paths = paths
         self.config = config
         self.bus = EventBus()
+        self.hooks = HookBus()
+        """Lifecycle hook events (claw/hooks/points.py says where each one fires)."""
         self.runs = RunRegistry()
-        self.lanes = LaneScheduler({"main": config.defaults.max_concurrent, "cron": 1, "subagent": 8})
+        self.lanes = LaneScheduler(
+            {
+                "main": config.defaults.max_concurrent,
+                "cron": 1,
+                "subagent": config.defaults.subagents.max_concurrent,
+                # Turns one session starts in another (a subagent's announcement, sessions_send): they skip
+                # the queue modes, so a report never interrupts or steers the turn the user is in.
+                "nested": config.defaults.max_concurrent,
+            }
+        )
         self.extra_read_roots: list[Path] = []
         """Directories outside the workspace that `read` may read (installed and bundled skills)."""
         self.approvals = ApprovalBroker(ExecApprovalsStore(paths.exec_approvals_file))
@@ -93,6 +106,7 @@ class Gateway:
         self._idempotency: TtlCache[DispatchResult] = TtlCache(IDEMPOTENCY_TTL_SECONDS, 10_000)
         self._stores: dict[str, SessionStore] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Task[Any]] = set()
         install_all(self)
         self.services: list[GatewayService] = list(services(self) if callable(services) else services)
         self._started: list[GatewayService] = []
@@ -114,6 +128,7 @@ class Gateway:
                 await self._stop_services()
                 raise
             self._started.append(service)
+        hook_points.startup(self)
 
     async def close(self) -> None:
         """Refuse new messages, abort what is still running and wait for every run to record its outcome
@@ -124,10 +139,18 @@ class Gateway:
             self.abort(run.id)
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._background:  # e.g. subagent supervisors recording what became of their aborted children
+            await asyncio.gather(*self._background, return_exceptions=True)
+        await self.hooks.drain()  # run:end and the other background hooks of the runs that just ended
         await self._stop_services()
         for store in self._stores.values():
             await asyncio.to_thread(store.close)
         self._stores.clear()
+
+    def track(self, task: asyncio.Task[Any]) -> None:
+        """Keep an extension's background task until it ends; `close` waits for it after the runs."""
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _stop_services(self) -> None:
         while self._started:
@@ -203,6 +226,7 @@ class Gateway:
             session_key = session_key_for(ctx, agent_id, self.config.session.dm_scope)
         if self._dedupe.is_duplicate(ctx, session_key):
             return DispatchResult("duplicate", agent_id, session_key)
+        hook_points.received(self, ctx, agent_id, session_key, lane)  # commands included, before they run
         parsed = commands.parse_command(ctx.body) if ctx.command_authorized else None
         if parsed is not None:
             call = commands.CommandCall(parsed[0], parsed[1], agent_id, session_key, ctx.channel, ctx.sender_id)
@@ -232,6 +256,7 @@ class Gateway:
             outcome = _cancelled_outcome(run)
             self._emit(run, "lifecycle", _terminal_data(outcome))
             run.finish(outcome)
+            hook_points.run_ended(self, run, outcome)
 
     def abort(self, run_id: str) -> bool:
         run = self.runs.get(run_id)
@@ -286,22 +311,34 @@ class Gateway:
             run.finishing = True  # from here on an abort cannot interrupt the bookkeeping
             if outcome is None:
                 outcome = RunOutcome("error", error="run ended without a result", ended_at=time.time())
-            if env is not None and run.started_at is not None:
-                await self._record(run, env, outcome)
+            recorded = env is not None and run.started_at is not None and self._record(run, env, outcome)
             self._emit(run, "lifecycle", _terminal_data(outcome))
             run.finish(outcome)
+            hook_points.run_ended(self, run, outcome)
+            if recorded and env is not None:
+                await self._persist(env)
 
-    async def _record(self, run: Run, env: AgentEnv, outcome: RunOutcome) -> None:
+    def _record(self, run: Run, env: AgentEnv, outcome: RunOutcome) -> bool:
+        """Update the session's counters in memory, before the terminal event, so that a client asking
+        right after `end` sees them; `_persist` writes the index after the event (off the reply's path)."""
         try:
-            await asyncio.to_thread(
-                env.sessions.record_turn,
+            env.sessions.record_turn(
                 run.session_key,
                 preview=outcome.text or run.ctx.body,
                 input_tokens=outcome.usage.get("input", 0),
                 output_tokens=outcome.usage.get("output", 0),
+                save=False,
             )
         except Exception:
             log.exception("could not update the session index for %s", run.session_key)
+            return False
+        return True
+
+    async def _persist(self, env: AgentEnv) -> None:
+        try:
+            await asyncio.to_thread(env.sessions.flush)
+        except Exception:
+            log.exception("could not write the session index of agent %s", env.agent_id)
 
     def _emit(self, run: Run, stream: Stream, data: dict[str, Any]) -> None:
         self.bus.publish(run.next_event(stream, data))

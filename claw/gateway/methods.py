@@ -81,6 +81,8 @@ def session_row(entry: SessionEntry) -> dict[str, Any]:
         "model": entry.model_override,
         "preview": entry.last_preview,
         "channel": entry.channel,
+        "spawnedBy": entry.extra.get("spawnedBy"),  # subagent sessions: the parent session's key
+        "subagentStatus": child.get("status") if isinstance(child := entry.extra.get("subagent"), dict) else None,
     }
 
 

@@ -29,6 +29,7 @@ from aiohttp.abc import AbstractAccessLogger
 
 from claw.errors import ClawError
 from claw.gateway.auth import origin_allowed, tokens_match
+from claw.gateway.extensions import http_routes
 from claw.gateway.http_api import HttpApi, error_response
 from claw.gateway.methods import METHODS
 from claw.gateway.openai_wire import WireError
@@ -81,6 +82,8 @@ class GatewayServer:
         app = web.Application(client_max_size=self.settings.max_body_bytes, middlewares=[self._guard])
         app.router.add_get("/", self._websocket)
         HttpApi(gateway, self.settings.max_body_bytes).add_routes(app.router)
+        for route in http_routes(gateway):  # extensions' routes, e.g. channels' POST /hooks/<name>
+            app.router.add_route(route.method, route.path, route.handler)
         runner = web.AppRunner(
             app,
             handle_signals=False,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from claw.agent.sections import SectionRequest
@@ -35,6 +36,9 @@ class SkillsSection:
         gw = self._gw
         found = discover_for(gw.paths, gw.config, request.workspace)
         ctx = gate_context(gw.config, request.agent_id, request.channel, request.sender_id)
+        if request.scope.skills is not None:  # a subagent given only some skills: narrow the agent's own list
+            own = ctx.agent_skills
+            ctx = replace(ctx, agent_skills=tuple(s for s in request.scope.skills if own is None or s in own))
         current = fingerprint(found.stamp, ctx)
         store = gw.sessions(request.agent_id)
         entry = store.get(request.session_key)
@@ -53,9 +57,8 @@ class SkillsSection:
         snapshot = SkillsSnapshot(current, (previous.version + 1) if previous else 1, utc_now_iso(), listing)
         if entry is not None:
             log.info("skills snapshot v%d for %s: %d skills", snapshot.version, entry.session_key, len(listing.entries))
-            extra = {**entry.extra, SNAPSHOT_KEY: snapshot.to_json()}
             try:
-                store.update(entry.session_key, extra=extra, updated_at=entry.updated_at)
+                store.merge_extra(entry.session_key, {SNAPSHOT_KEY: snapshot.to_json()})
             except OSError as exc:  # the turn still gets its skills; the next one tries to record them again
                 log.warning("could not record the skills snapshot of %s: %s", entry.session_key, exc)
         return snapshot

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
-MIGRATION_SOURCES: tuple[str, ...] = ("claw.automations.schema",)
+MIGRATION_SOURCES: tuple[str, ...] = ("claw.automations.schema", "claw.channels.schema")
 """Modules with a `MIGRATIONS` sequence; add yours here (e.g. `claw.channels.schema`)."""
 
 

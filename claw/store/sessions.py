@@ -89,8 +89,11 @@ class SessionStore:
                 self._save()
             return entry
 
-    def update(self, key: str, **changes: Any) -> SessionEntry:
-        """Replace fields of an existing entry (`updated_at` is set to now unless given)."""
+    def update(self, key: str, *, save: bool = True, **changes: Any) -> SessionEntry:
+        """Replace fields of an existing entry (`updated_at` is set to now unless given).
+
+        With `save=False` only the in-memory index changes (readers in this process see it at once);
+        the file is written by the next `flush()` or saving change."""
         if "session_key" in changes:
             raise ValueError("a session's key cannot be changed")
         if "last_preview" in changes:
@@ -99,15 +102,29 @@ class SessionStore:
             entry = self._require(key)
             entry = dataclasses.replace(entry, **{"updated_at": utc_now_iso(), **changes})
             self._entries[entry.session_key] = entry
-            self._save()
+            if save:
+                self._save()
+            else:
+                self._dirty = True
             return entry
 
-    def record_turn(self, key: str, *, preview: str, input_tokens: int = 0, output_tokens: int = 0) -> SessionEntry:
-        """Bump counters after a turn's lines were appended; the message count comes from the transcript."""
+    def merge_extra(self, key: str, values: dict[str, Any]) -> SessionEntry:
+        """Set keys of an existing entry's `extra` (others kept), read and written under one lock."""
+        with self._lock:
+            entry = self._require(key)
+            # Bookkeeping, not activity: the session keeps its `updated_at`.
+            return self.update(key, extra={**entry.extra, **values}, updated_at=entry.updated_at)
+
+    def record_turn(
+        self, key: str, *, preview: str, input_tokens: int = 0, output_tokens: int = 0, save: bool = True
+    ) -> SessionEntry:
+        """Bump counters after a turn's lines were appended; the message count comes from the transcript.
+        (The counters can be recomputed from the transcript, so a caller on a hot path may defer the write.)"""
         with self._lock:
             entry = self._require(key)
             return self.update(
                 key,
+                save=save,
                 message_count=self.transcript(entry).message_count(),
                 input_tokens=entry.input_tokens + input_tokens,
                 output_tokens=entry.output_tokens + output_tokens,
@@ -143,7 +160,7 @@ class SessionStore:
             return True
 
     def flush(self) -> None:
-        """Write the index if an earlier write failed."""
+        """Write the index if it has unsaved changes (a deferred write, or one that failed)."""
         with self._lock:
             if self._dirty:
                 self._save()

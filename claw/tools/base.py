@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -61,6 +62,8 @@ class ToolContext:
     sender_authorized: bool = True
     """The message's sender is the operator or one the channel authorised (`MsgContext.command_authorized`);
     owner-only tools (`automations`) refuse to act otherwise."""
+    denied_tools: Mapping[str, str] = field(default_factory=dict)
+    """Tools this run may not call (a subagent session's limits), each with the reason given to the model."""
 
 
 class Tool(Protocol):

@@ -51,9 +51,10 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
-    def schemas(self) -> list[dict[str, Any]]:
-        """The OpenAI `tools=[…]` list, in registration order."""
-        return [tool_schema(tool) for tool in self._tools.values()]
+    def schemas(self, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """The OpenAI `tools=[…]` list, in registration order, without the tools named in `exclude`."""
+        left_out = set(exclude)
+        return [tool_schema(tool) for tool in self._tools.values() if tool.name not in left_out]
 
     async def call(self, name: str, raw_arguments: str, ctx: ToolContext) -> ToolResult:
         """Run tool `name` with the model's JSON `raw_arguments`; always returns a (cut) result."""
@@ -62,8 +63,10 @@ class ToolRegistry:
 
     async def _call(self, name: str, raw_arguments: str, ctx: ToolContext) -> ToolResult:
         tool = self._tools.get(name)
+        if name in ctx.denied_tools:
+            return ToolResult(f"{name} is not available here: {ctx.denied_tools[name]}", is_error=True)
         if tool is None:
-            known = ", ".join(self._tools) or "none"
+            known = ", ".join(n for n in self._tools if n not in ctx.denied_tools) or "none"
             return ToolResult(f"unknown tool {name!r}; available tools: {known}", is_error=True)
         args = _parse_arguments(name, raw_arguments)
         if isinstance(args, ToolResult):

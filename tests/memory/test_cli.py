@@ -70,3 +70,14 @@ def test_user_errors_are_one_line(claw_env: ClawEnv, corpus: Path) -> None:
     write_config(claw_env, "")
     unknown = claw(claw_env, "memory", "status", "--agent", "nobody", expect=2)
     assert "unknown agent 'nobody'" in unknown.stderr
+
+
+def test_memory_help_stays_import_light() -> None:
+    probe = (
+        "import sys\nfrom claw.cli.app import app\n"
+        "for args in (['memory', '--help'], ['memory', 'search', '--help']):\n"
+        "    try:\n        app(args, standalone_mode=False)\n    except SystemExit:\n        pass\n"
+        "print(sorted(m for m in ('openai', 'textual', 'numpy', 'sqlite3', 'claw.memory.index') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    assert "search" in done.stdout and done.stdout.strip().splitlines()[-1] == "[]"

@@ -16,8 +16,10 @@ def snapshot(env: ClawEnv) -> dict:
 
 
 async def turn(client, message: str) -> None:
-    events = await collect(client, (await client.run(message)).run_id)
+    handle = await client.run(message)
+    events = await collect(client, handle.run_id)
     assert events[-1].data["phase"] == "end", events[-1].data
+    await client.gateway.runs.get(handle.run_id).task  # the index is written after the `end` event
 
 
 async def test_snapshot_is_recorded_kept_and_refreshed_after_skills_add(

@@ -81,3 +81,30 @@ async def test_completion_popup_offers_and_completes_commands(claw_env, console,
         assert [c.name for c in prompt.popup.commands] == ["pingme"]
         await pilot.press("enter")  # no arguments: completes and sends
         await wait_for(pilot, lambda: "pong" in _notices(app), what="the gateway's reply")
+
+
+async def test_new_starts_a_new_session_and_clears_the_conversation(claw_env, console) -> None:
+    claw_env.server.script(text("First life."))
+    built = console()
+    app = built.app
+    async with app.run_test(size=SIZE) as pilot:
+        await type_and_send(pilot, "remember me")
+        await wait_for(pilot, lambda: app.chat.conversation.query("AssistantMessage") and not app.chat.runs)
+        before = await built.client.call("sessions.get", sessionKey="agent:main:main")
+        await type_and_send(pilot, "/new")
+        await wait_for(pilot, lambda: any(n.startswith("New session started") for n in _notices(app)))
+        assert not app.chat.conversation.query("UserMessage") and not app.chat.conversation.query("AssistantMessage")
+        after = await built.client.call("sessions.get", sessionKey="agent:main:main")
+        assert after["sessionId"] != before["sessionId"]
+
+
+async def test_session_command_switches_and_theme_toggles(claw_env, console) -> None:
+    app = console(theme="light").app
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.theme == "claw-light" and not app.current_theme.dark
+        await wait_for(pilot, lambda: app.chat.client is not None and app.chat.status.model)
+        await type_and_send(pilot, "/theme")
+        await wait_for(pilot, lambda: app.theme == "claw-dark", what="the dark theme")
+        await type_and_send(pilot, "/session scratch")
+        await wait_for(pilot, lambda: app.chat.session_key == "agent:main:scratch", what="the switch")
+        assert "scratch" in app.chat.status.plain

@@ -39,9 +39,9 @@ class ApprovalScreen(ModalScreen[str]):
             if self.request.reason:
                 yield Static(self.request.reason, id="reason", markup=False)
             with Horizontal(id="buttons"):
-                yield Button("Approve once [o]", id="allow-once", variant="primary")
-                yield Button("Always [a]", id="allow-always", variant="warning")
-                yield Button("Deny [Esc]", id="deny", variant="error")
+                yield Button("Approve once (o)", id="allow-once", variant="primary")
+                yield Button("Always (a)", id="allow-always", variant="warning")
+                yield Button("Deny (Esc)", id="deny", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#deny", Button).focus()

@@ -138,8 +138,8 @@ class ChatScreen(Screen[None]):
             return default
 
     @work(exclusive=True, group="session", exit_on_error=False)
-    async def load_session(self, session_key: str) -> None:
-        """Show `session_key`: its last messages, its counters, and it marked in the sidebar."""
+    async def load_session(self, session_key: str, *, notice: str | None = None) -> None:
+        """Show `session_key`: its last messages (then `notice`), its counters, and it marked in the sidebar."""
         self.workers.cancel_group(self, "runs")  # runs of the old session go on in the gateway
         self.runs.clear()
         self.prompt.queued.clear()
@@ -157,6 +157,8 @@ class ChatScreen(Screen[None]):
         widgets = history_widgets(history["messages"])
         if not widgets:
             widgets.append(Notice(f"{session_key} · Enter sends · /help lists commands and keys · Ctrl+D quits"))
+        if notice:
+            widgets.append(Notice(notice))
         if not self.has_model:
             widgets.insert(0, NoModelPanel())
         await self.conversation.replace(widgets)
@@ -224,7 +226,8 @@ class ChatScreen(Screen[None]):
 
     async def _command_replied(self, command: str | None, reply: str | None) -> None:
         if command in ("new", "reset"):
-            self.load_session(self.session_key)
+            self.load_session(self.session_key, notice=reply)  # the old conversation goes, the reply stays
+            return
         if reply:
             await self.conversation.add_notice(reply)
         self.refresh_counters()

@@ -68,6 +68,7 @@ class EditorScreen(Screen[None]):
         return self.query_one(FileStatus)
 
     def on_mount(self) -> None:
+        self.editor.theme = "monokai" if self.app.current_theme.dark else "github_light"
         self.load()
         self.set_interval(POLL_SECONDS, self.poll)
 

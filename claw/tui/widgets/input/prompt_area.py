@@ -63,4 +63,6 @@ class PromptArea(Vertical):
             self.input.set_text(f"/{chosen.name} ")
         else:
             self.input.set_text(f"/{chosen.name}")
-            self.input.submit()
+            # Submitted from the input's own message loop: a message created while this widget handles
+            # one carries this widget as its sender, and Textual never bubbles a message back to its sender.
+            self.input.call_later(self.input.submit)

@@ -1,0 +1,164 @@
+"""`[channels]` in config.toml: the webhook hooks, the Telegram accounts, and the outbox's retry policy.
+
+Everything here fails closed: direct messages default to `pairing`, groups to `allowlist`
+with an empty list (no group may talk) and a mention required; `open` must be spelled out
+with `allowFrom = ["*"]`. Secrets are best given as the name of an environment variable
+(`secretEnv`, `botTokenEnv`); a literal value in the file works too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
+GroupPolicy = Literal["allowlist", "open", "disabled"]
+WILDCARD = "*"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+
+
+def _ids(value: Any) -> Any:
+    """Sender and group ids may be written as numbers (Telegram's are); they are compared as strings."""
+    if isinstance(value, list | tuple):
+        return tuple(str(v).strip() for v in value)
+    return value
+
+
+def secret_value(literal: str | None, env_name: str | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The literal secret, else the named environment variable's value; None when neither is set."""
+    if literal and literal.strip():
+        return literal.strip()
+    if env_name:
+        value = (os.environ if environ is None else environ).get(env_name, "").strip()
+        return value or None
+    return None
+
+
+class WebhookHook(_Section):
+    """`[channels.webhook.hooks.<name>]`: one signed inbound webhook and where its replies go."""
+
+    secret: str | None = None
+    secret_env: str | None = None
+    """Name of the environment variable holding the HMAC secret (preferred over `secret`)."""
+    reply_url: str | None = None
+    """Replies are POSTed here as JSON (through the outbox); without it the agent's replies are only recorded."""
+    agent: str | None = None
+    """The agent that answers; default: the bindings, else `main`."""
+    allow_commands: bool = False
+    """Whether a `/command` in a webhook message runs as a command (default: it is text for the model)."""
+    max_reply_chars: int = Field(default=16_000, ge=200)
+
+
+class WebhookSettings(_Section):
+    max_body_bytes: int = Field(default=256 * 1024, ge=1024, le=16 * 1024 * 1024)
+    tolerance_seconds: float = Field(default=300.0, gt=0, le=3600)
+    """How far `X-Claw-Timestamp` may be from now, either way."""
+    rate_per_second: float = Field(default=0.0, ge=0)
+    """Replies POSTed per second per hook (0: no limit)."""
+    hooks: dict[str, WebhookHook] = {}
+
+
+class TelegramGroup(_Section):
+    """`[channels.telegram.groups."<chat id>"]` (or `"*"`): a group the bot may answer in."""
+
+    require_mention: bool | None = None
+    allow_from: tuple[str, ...] | None = None
+    """Who may trigger the bot in this group (default: the account's `groupAllowFrom`)."""
+
+    norm_ids = field_validator("allow_from", mode="before")(_ids)
+
+
+class TelegramAccount(_Section):
+    """One bot. `[channels.telegram]` holds the default account; `[channels.telegram.accounts.<id>]` more,
+    each inheriting what it does not set."""
+
+    bot_token: str | None = None
+    bot_token_env: str | None = "TELEGRAM_BOT_TOKEN"
+    api_base_url: str = "https://api.telegram.org"
+    mode: Literal["polling", "webhook"] = "polling"
+    webhook_url: str | None = None
+    """Public URL Telegram should POST to (webhook mode); the gateway serves `/telegram/<account>`."""
+    webhook_secret: str | None = None
+    webhook_secret_env: str | None = None
+    dm_policy: DmPolicy = "pairing"
+    allow_from: tuple[str, ...] = ()
+    group_policy: GroupPolicy = "allowlist"
+    group_allow_from: tuple[str, ...] = ()
+    groups: dict[str, TelegramGroup] = {}
+    require_mention: bool = True
+    mention_patterns: tuple[str, ...] = ()
+    """Extra regular expressions that count as a mention of the bot in groups."""
+    streaming: bool = False
+    """Show the reply while it is written: one placeholder message edited at most once per second."""
+    poll_timeout_seconds: int = Field(default=25, ge=0, le=50)
+    rate_per_second: float = Field(default=25.0, ge=0)
+    max_message_chars: int = Field(default=4096, ge=100, le=4096)
+
+    norm_ids = field_validator("allow_from", "group_allow_from", mode="before")(_ids)
+
+    def token(self, environ: Mapping[str, str] | None = None) -> str | None:
+        return secret_value(self.bot_token, self.bot_token_env, environ)
+
+    def secret_token(self, environ: Mapping[str, str] | None = None) -> str | None:
+        return secret_value(self.webhook_secret, self.webhook_secret_env, environ)
+
+
+class TelegramSettings(TelegramAccount):
+    enabled: bool = True
+    accounts: dict[str, TelegramAccount] = {}
+
+    @model_validator(mode="after")
+    def _check_accounts(self) -> TelegramSettings:
+        for name, account in self.effective_accounts().items():
+            check_access(account.dm_policy, account.allow_from, f"accounts.{name}: " if self.accounts else "")
+        return self
+
+    def effective_accounts(self) -> dict[str, TelegramAccount]:
+        """Account id → settings: the accounts listed (over the defaults), else the default account if it
+        names a token (`botToken`, or `botTokenEnv` set in the file)."""
+        base = {k: getattr(self, k) for k in TelegramAccount.model_fields}
+        if self.accounts:
+            return {
+                name: TelegramAccount.model_validate({**base, **{k: getattr(a, k) for k in a.model_fields_set}})
+                for name, a in self.accounts.items()
+            }
+        named = {"bot_token", "bot_token_env"} & self.model_fields_set
+        return {"default": TelegramAccount.model_validate(base)} if named else {}
+
+
+class OutboxSettings(_Section):
+    """How the delivery worker retries: exponential backoff with full jitter, then a dead letter."""
+
+    max_attempts: int = Field(default=8, ge=1, le=100)
+    base_delay_seconds: float = Field(default=2.0, gt=0)
+    max_delay_seconds: float = Field(default=600.0, gt=0)
+    send_timeout_seconds: float = Field(default=30.0, gt=0)
+    concurrency: int = Field(default=8, ge=1, le=256)
+    """Conversations served at once (each conversation's replies always go out one at a time, in order)."""
+
+
+class ChannelsSettings(_Section):
+    webhook: WebhookSettings = WebhookSettings()
+    telegram: TelegramSettings = TelegramSettings()
+    outbox: OutboxSettings = OutboxSettings()
+
+
+def check_access(dm_policy: str, allow_from: tuple[str, ...], where: str) -> None:
+    """`open` needs an explicit "*": a policy that admits everyone is never the result of a typo."""
+    if dm_policy == "open" and WILDCARD not in allow_from:
+        raise ValueError(f'{where}dmPolicy "open" needs allowFrom = ["*"] (or use "pairing" / "allowlist")')
+
+
+def channel_secrets(settings: ChannelsSettings, environ: Mapping[str, str] | None = None) -> list[str]:
+    """Every channel secret in use (hook secrets, bot tokens, webhook secret tokens), for log redaction."""
+    found = [secret_value(h.secret, h.secret_env, environ) for h in settings.webhook.hooks.values()]
+    for account in settings.telegram.effective_accounts().values():
+        found += [account.token(environ), account.secret_token(environ)]
+    return [s for s in found if s]

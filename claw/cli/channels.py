@@ -1,0 +1,43 @@
+"""`claw channels ls|status`: the configured channel accounts and how they are doing."""
+
+from __future__ import annotations
+
+import typer
+
+from claw.cli.common import JsonOption
+
+app = typer.Typer(help="Channel accounts (webhook hooks, Telegram bots) and their health.", no_args_is_help=True)
+
+
+@app.command("ls")
+def ls(json_out: bool = JsonOption) -> None:
+    """Every configured account: channel, account, mode and access policy."""
+    from claw.cli.common import print_json
+    from claw.cli.gateway_call import call_gateway
+
+    accounts = call_gateway("channels.list")
+    if json_out:
+        print_json(accounts)
+    elif not accounts:
+        print("No channels configured. Add [channels.webhook.hooks.<name>] or [channels.telegram] to config.toml.")
+    else:
+        from claw.cli.channels_view import accounts_table
+
+        accounts_table(accounts)
+
+
+@app.command("status")
+def status(json_out: bool = JsonOption) -> None:
+    """Each account's health: state, last poll, last error, inbox backlog and replies waiting in the outbox."""
+    from claw.cli.common import print_json
+    from claw.cli.gateway_call import call_gateway
+
+    report = call_gateway("channels.status")
+    if json_out:
+        print_json(report)
+    elif not report["accounts"]:
+        print("No channels configured.")
+    else:
+        from claw.cli.channels_view import status_lines
+
+        status_lines(report)

@@ -1,0 +1,64 @@
+"""`claw hooks ls|enable|disable`: see the lifecycle hooks and turn them on or off."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from claw.cli.common import AgentOption, JsonOption
+
+app = typer.Typer(help="List, enable and disable lifecycle hooks.", no_args_is_help=True)
+
+_MARKS = {"enabled": "✓", "disabled": "✗", "shadowed": "~", "invalid": "!"}
+
+
+def _call(method: str, **params: Any) -> Any:
+    """Through the running gateway when there is one (it applies the change at once), else in-process."""
+    from claw.cli.gateway_call import call_gateway
+
+    return call_gateway(method, **params)
+
+
+@app.command("ls")
+def ls(agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
+    """Every hook found: name, events, source, enabled, path (shadowed and invalid copies last)."""
+    rows = _call("hooks.list", agentId=agent_id)
+    if json_out:
+        from claw.cli.common import print_json
+
+        print_json(rows)
+        return
+    if not rows:
+        print("No hooks. Put one in $CLAW_HOME/hooks/<name>/ (HOOK.md + handler.py).")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    for column in ("", "NAME", "EVENTS", "SOURCE", "ENABLED"):
+        table.add_column(column, no_wrap=column != "EVENTS")
+    table.add_column("PATH", overflow="fold")
+    for row in rows:
+        state = "yes" if row["enabled"] else ("no" if row["status"] == "disabled" else row["status"])
+        table.add_row(_MARKS[row["status"]], row["name"], ", ".join(row["events"]), row["source"], state, row["path"])
+    Console(highlight=False).print(table)
+    for row in rows:
+        if row["status"] in ("shadowed", "invalid"):
+            print(f"{_MARKS[row['status']]} {row['name']} ({row['source']}): {row['reason']}")
+
+
+@app.command("enable")
+def enable(name: str = typer.Argument(..., help="Hook name."), agent_id: str = AgentOption) -> None:
+    """Run the hook from now on (written to config.toml as hooks.entries.NAME)."""
+    row = _call("hooks.enable", name=name, agentId=agent_id)
+    print(f"Enabled hook {row['name']} ({row['source']}, {row['path']}) for {', '.join(row['events'])}.")
+    if row["source"] == "workspace":
+        print("Note: a workspace hook runs code the agent itself can edit; keep an eye on its folder.")
+
+
+@app.command("disable")
+def disable(name: str = typer.Argument(..., help="Hook name."), agent_id: str = AgentOption) -> None:
+    """Stop running the hook (written to config.toml as hooks.entries.NAME)."""
+    row = _call("hooks.disable", name=name, agentId=agent_id)
+    print(f"Disabled hook {row['name']} ({row['source']}).")

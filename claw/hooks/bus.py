@@ -1,0 +1,117 @@
+"""`HookBus`: where the gateway fires hook events; the hooks extension tells it which hooks exist.
+
+Without a source attached (the hooks extension not installed) firing does nothing. With one,
+each matching enabled hook runs in turn, under the timeout, on its own copy of the event's
+lists: a hook that fails or times out changes nothing, one that succeeds passes its changes
+(to `files`, to `messages`) on to the next hook and back to the caller. Background events of one
+session run in the order they were fired; different sessions do not wait for each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import fields, replace
+from typing import Protocol, TypeVar
+
+from claw.hooks.events import HookEvent
+from claw.hooks.hook import Hook
+from claw.hooks.invoke import invoke
+
+log = logging.getLogger(__name__)
+
+E = TypeVar("E", bound=HookEvent)
+DRAIN_LIMIT_SECONDS = 120.0
+
+
+class HookSource(Protocol):
+    """Which hooks run for an event (the hooks extension's `HookRegistry`)."""
+
+    @property
+    def timeout_seconds(self) -> float: ...
+
+    def matching(self, event: HookEvent) -> list[Hook]: ...
+
+
+class HookBus:
+    """One per gateway. `fire` awaits the hooks; `fire_soon` runs them in the background."""
+
+    def __init__(self) -> None:
+        self.source: HookSource | None = None
+        self._pending: set[asyncio.Task[None]] = set()
+        self._tails: dict[str, asyncio.Task[None]] = {}  # per session key: the last background event fired
+        self._adapter_channels: set[str] = set()
+
+    def attach(self, source: HookSource) -> None:
+        self.source = source
+
+    def adapter_delivers(self, channel: str) -> None:
+        """Say that `channel`'s adapter fires `message:sent` itself when it delivers a reply, so the
+        gateway does not fire it again when a run on that channel ends."""
+        self._adapter_channels.add(channel.lower())
+
+    def fires_sent_for(self, channel: str) -> bool:
+        return channel.lower() not in self._adapter_channels
+
+    async def fire(self, event: E) -> E:
+        """Run the matching hooks now; returns the event as the successful hooks left it."""
+        hooks = await self._matching(event)
+        for hook in hooks:
+            attempt = _fork(event)
+            if await invoke(hook, attempt, self.source.timeout_seconds if self.source else 0):
+                event = attempt
+        if event.messages and not event.name.startswith("command:"):
+            log.info("hooks said on %s: %s", event.name, " | ".join(event.messages))
+        return event
+
+    def fire_soon(self, event: HookEvent) -> None:
+        """Run the matching hooks in the background (the gateway's close waits for them)."""
+        if self.source is None:
+            return
+        key = event.session_key or ""
+        previous = self._tails.get(key)
+        task = asyncio.get_running_loop().create_task(self._background(event, previous), name=f"hooks:{event.name}")
+        self._pending.add(task)
+        self._tails[key] = task
+        task.add_done_callback(lambda done: self._forget(key, done))
+
+    async def drain(self, limit_seconds: float = DRAIN_LIMIT_SECONDS) -> None:
+        """Wait for background hooks (each is bounded by the hook timeout); cancel what is left at `limit_seconds`."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit_seconds
+        while self._pending:
+            left = deadline - loop.time()
+            if left <= 0:
+                for task in list(self._pending):
+                    task.cancel()
+                await asyncio.gather(*self._pending, return_exceptions=True)
+                return
+            await asyncio.wait(set(self._pending), timeout=left)
+
+    def _forget(self, key: str, task: asyncio.Task[None]) -> None:
+        self._pending.discard(task)
+        if self._tails.get(key) is task:
+            del self._tails[key]
+
+    async def _background(self, event: HookEvent, previous: asyncio.Task[None] | None) -> None:
+        if previous is not None:
+            await asyncio.wait([previous])  # the session's earlier events first (never raises)
+        try:
+            await self.fire(event)
+        except Exception:  # `fire` swallows hook failures; this is claw's own bug, and still must not spread
+            log.exception("firing %s failed", event.name)
+
+    async def _matching(self, event: HookEvent) -> list[Hook]:
+        if self.source is None:
+            return []
+        try:
+            return await asyncio.to_thread(self.source.matching, event)
+        except Exception:
+            log.exception("could not find the hooks for %s", event.name)
+            return []
+
+
+def _fork(event: E) -> E:
+    """A copy whose lists are the hook's own, so a failed or late hook cannot change the original."""
+    lists = {f.name: list(value) for f in fields(event) if isinstance(value := getattr(event, f.name), list)}
+    return replace(event, **lists)

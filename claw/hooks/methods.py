@@ -1,0 +1,73 @@
+"""RPC methods `hooks.list`, `hooks.enable` and `hooks.disable` (registered when the extension loads).
+
+Enabling and disabling write `[hooks.entries.<name>]` in config.toml (comments kept, the whole
+file validated first) and take effect at once in the gateway that did it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from claw.config_edit import load_document, save_document, set_value
+from claw.errors import NotFoundError, UsageError
+from claw.gateway.gateway import Gateway
+from claw.gateway.methods import method
+from claw.hooks.extension import registry_of
+
+
+def _agent_id(params: dict[str, Any]) -> str:
+    agent_id = params.get("agentId") or "main"
+    if not isinstance(agent_id, str):
+        raise UsageError("invalid parameter 'agentId' (an agent id)")
+    return agent_id
+
+
+def _name(params: dict[str, Any]) -> str:
+    name = params.get("name")
+    if not isinstance(name, str) or not name:
+        raise UsageError("missing or invalid parameter 'name' (a hook name)")
+    return name
+
+
+@method("hooks.list")
+async def hooks_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows `name, description, events, source, enabled, status, reason, path`: every hook found for the agent."""
+    agent_id = _agent_id(params)
+    gw.config.agent(agent_id)
+    return await asyncio.to_thread(registry_of(gw).rows, agent_id)
+
+
+@method("hooks.enable")
+async def hooks_enable(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    return await _toggle(gw, params, True)
+
+
+@method("hooks.disable")
+async def hooks_disable(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    return await _toggle(gw, params, False)
+
+
+async def _toggle(gw: Gateway, params: dict[str, Any], enabled: bool) -> dict[str, Any]:
+    agent_id, name = _agent_id(params), _name(params)
+    gw.config.agent(agent_id)
+    registry = registry_of(gw)
+    found = await asyncio.to_thread(registry.discover, agent_id)
+    hook = found.get(name)
+    if hook is None:
+        invalid = next((bad for bad in found.invalid if bad.name == name), None)
+        if invalid is not None:
+            raise UsageError(f"hook {name!r} at {invalid.directory} cannot be loaded: {invalid.reason}")
+        raise NotFoundError(f"no hook named {name!r} (see `claw hooks ls`)")
+    entry: dict[str, Any] = {"enabled": True, "source": hook.source} if enabled else {"enabled": False}
+    await asyncio.to_thread(_write_entry, gw, name, entry)
+    registry.reload_settings()
+    row = next(r for r in await asyncio.to_thread(registry.rows, agent_id) if r["name"] == name)
+    return row
+
+
+def _write_entry(gw: Gateway, name: str, entry: dict[str, Any]) -> None:
+    path = gw.paths.config_file
+    doc = load_document(path)
+    set_value(doc, ("hooks", "entries", name), entry)
+    save_document(doc, path)

@@ -1,0 +1,126 @@
+"""Starting a child: check the limits, create its session with its scope, dispatch its run on the
+`subagent` lane, and hand it to a supervisor. Returns at once; the child runs on its own."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from claw.agent.run_scope import SCOPE_KEY
+from claw.errors import ClawError
+from claw.gateway.msg_context import MsgContext
+from claw.gateway.runs import Run
+from claw.gateway.session_keys import subagent_session_key
+from claw.subagents.policy import (
+    DEPTH_KEY,
+    PARENT_KEY,
+    agent_refusal,
+    child_scope,
+    depth_of,
+    skills_refusal,
+    spawn_refusal,
+)
+from claw.subagents.record import SUBAGENT_KEY, SubagentRecord
+from claw.subagents.supervisor import supervise
+from claw.tools.base import ToolContext
+
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
+    from claw.subagents.registry import SubagentRegistry
+
+SUBAGENT_LANE = "subagent"
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnRequest:
+    """The arguments of one `sessions_spawn` call."""
+
+    task: str
+    agent_id: str | None = None
+    model: str | None = None
+    skills: tuple[str, ...] | None = None
+    timeout_s: float | None = None
+    label: str | None = None
+
+
+async def spawn(gw: Gateway, registry: SubagentRegistry, ctx: ToolContext, req: SpawnRequest) -> SubagentRecord:
+    """Start the child described by `req` for the run behind `ctx`; raises ClawError with the reason if not allowed."""
+    settings = ctx.settings
+    limits = settings.subagents
+    caller = gw.sessions(ctx.agent_id).get(ctx.session_key)
+    depth = depth_of(caller.extra if caller else None)
+    target = req.agent_id or ctx.agent_id
+    refusal = (
+        spawn_refusal(depth, settings)
+        or agent_refusal(ctx.agent_id, target, limits.allow_agents, "agents.defaults.subagents.allowAgents")
+        or (skills_refusal(req.skills, settings) if req.skills is not None else None)
+    )
+    if refusal:
+        raise ClawError(f"sessions_spawn: {refusal}")
+    gw.config.agent(target)  # an unknown agent is a ConfigError naming the configured ones
+    if len(registry.active_children(ctx.session_key)) >= limits.max_children:
+        raise ClawError(
+            f"sessions_spawn: this session already has {limits.max_children} subagents running "
+            "(agents.defaults.subagents.maxChildren); wait for their results first"
+        )
+    parent = gw.runs.get(ctx.run_id)
+    key = subagent_session_key(target)
+    record = SubagentRecord(
+        run_id="",
+        session_key=key,
+        agent_id=target,
+        parent_run_id=ctx.run_id,
+        parent_session_key=ctx.session_key,
+        task=req.task,
+        depth=depth + 1,
+        timeout_s=req.timeout_s or limits.timeout_seconds,
+        created_at=time.time(),
+        label=req.label,
+    )
+    scope = child_scope(depth + 1, settings, req.skills if req.skills is not None else limits.skills)
+    extra: dict[str, Any] = {
+        SCOPE_KEY: scope.to_json(),
+        PARENT_KEY: ctx.session_key,
+        DEPTH_KEY: depth + 1,
+        SUBAGENT_KEY: record.to_entry(),
+    }
+
+    def create() -> None:
+        store = gw.sessions(target)
+        store.get_or_create(key, channel=ctx.channel)
+        store.merge_extra(key, extra)
+
+    await asyncio.to_thread(create)
+    base = parent.ctx if parent is not None else MsgContext(body="")
+    # The parent's channel and sender, so the child is gated like the parent; no peer, so nothing of the
+    # child's own reply is taken for a message to the user (its result reaches them through the parent).
+    message = MsgContext(
+        body=req.task,
+        channel=ctx.channel,
+        sender_id=base.sender_id,
+        sender_name=base.sender_name,
+        agent_id=target,
+        session_key=key,
+        command_authorized=base.command_authorized,
+    )
+    result = await gw.dispatch(message, lane=SUBAGENT_LANE, model=req.model or limits.model)
+    if result.run_id is None:
+        raise ClawError(f"sessions_spawn: the task was read as a slash command ({result.status}); put it in words")
+    record = replace(record, run_id=result.run_id)
+    registry.add(record)
+    child = gw.runs.get(result.run_id)
+    wire = {"parentRunId": ctx.run_id, "parentSessionKey": ctx.session_key, "depth": record.depth}
+    if child is not None:  # the console draws the tree from these (and from `subagents.list`)
+        _emit(gw, child, {"phase": "spawned", **wire, "label": record.label, "task": record.task})
+    if parent is not None:
+        spawned = {"phase": "subagent", "state": "spawned", "childRunId": record.run_id, "childSessionKey": key}
+        _emit(gw, parent, spawned)
+    gw.track(asyncio.create_task(supervise(gw, registry, record), name=f"subagent:{record.run_id}"))
+    return record
+
+
+def _emit(gw: Gateway, run: Run, data: dict[str, Any]) -> None:
+    if not run.finished and not run.finishing:
+        gw.bus.publish(run.next_event("lifecycle", data))

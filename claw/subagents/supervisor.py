@@ -1,0 +1,118 @@
+"""One task per child: wait for it to start and end (stopping it at its timeout), store what it produced
+in its session entry, and only then announce it to the parent session."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from claw.gateway.runs import Run, RunOutcome
+from claw.gateway.session_keys import agent_of
+from claw.subagents.announce import announce
+from claw.subagents.record import SUBAGENT_KEY, SubagentRecord
+
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
+    from claw.subagents.registry import SubagentRegistry
+
+log = logging.getLogger(__name__)
+
+ABORT_GRACE_SECONDS = 30.0
+
+
+async def supervise(gw: Gateway, registry: SubagentRegistry, record: SubagentRecord) -> None:
+    """See the module docstring. Never raises (but honours cancellation)."""
+    run = gw.runs.get(record.run_id)
+    try:
+        if run is None:
+            record = registry.update(record.run_id, status="error", error="the run vanished", ended_at=time.time())
+        else:
+            record = await _watch(gw, registry, record, run)
+        await _store(gw, record)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a bug: the parent must still hear that something went wrong
+        log.exception("supervising subagent %s failed", record.run_id)
+        record = registry.update(record.run_id, status="error", error=f"internal error: {exc}", ended_at=time.time())
+    log.info("subagent %s (%s) ended: %s", record.run_id, record.session_key, record.status)
+    record = await announce(gw, registry, record)
+    await _store(gw, record)
+
+
+async def _watch(gw: Gateway, registry: SubagentRegistry, record: SubagentRecord, run: Run) -> SubagentRecord:
+    if await _started(gw, run):
+        record = registry.update(record.run_id, status="running", started_at=run.started_at or time.time())
+        await _store(gw, record)
+        outcome = await run.wait(record.timeout_s)
+        if outcome is None:
+            log.info("subagent %s timed out after %g s; stopping it", record.run_id, record.timeout_s)
+            gw.abort(run.id)
+            await run.wait(ABORT_GRACE_SECONDS)
+            return registry.update(
+                record.run_id,
+                status="timeout",
+                error=f"timed out after {record.timeout_s:g} s",
+                ended_at=time.time(),
+                result=_partial(gw, record),
+                usage=_usage(run.outcome),
+            )
+    outcome = await run.wait()
+    assert outcome is not None
+    status = outcome.status
+    error = outcome.error
+    if status == "error" and (error or "").startswith("run timed out"):
+        status = "timeout"
+    elif status == "aborted":
+        error = "the gateway shut down" if gw.closing else (outcome.detail.get("reason") or "aborted")
+    return registry.update(
+        record.run_id,
+        status=status,
+        error=error if status != "ok" else None,
+        result=outcome.text,
+        usage=_usage(outcome),
+        ended_at=outcome.ended_at or time.time(),
+    )
+
+
+async def _started(gw: Gateway, run: Run) -> bool:
+    """Wait until the run starts (True) or ends without starting (False)."""
+    replay, sub = gw.subscribe_run(run.id)
+    async with sub:
+        for event in replay:
+            if event.stream == "lifecycle" and event.phase == "start":
+                return True
+            if event.is_terminal:
+                return False
+        async for event in sub:
+            if event.stream == "lifecycle" and event.phase == "start":
+                return True
+            if event.is_terminal:
+                return False
+    return run.started_at is not None
+
+
+def _usage(outcome: RunOutcome | None) -> tuple[tuple[str, int], ...]:
+    return tuple(sorted((outcome.usage if outcome else {}).items()))
+
+
+def _partial(gw: Gateway, record: SubagentRecord) -> str:
+    """The last assistant text the child wrote before it was stopped (may be empty)."""
+    store = gw.sessions(record.agent_id)
+    entry = store.get(record.session_key)
+    if entry is None:
+        return ""
+    for line in reversed(store.transcript(entry).tail(20)):
+        if line.get("role") == "assistant" and line.get("content"):
+            return str(line["content"])
+    return ""
+
+
+async def _store(gw: Gateway, record: SubagentRecord) -> None:
+    """Keep the record in the child's session entry (before the announcement, and its outcome after)."""
+    try:
+        store = gw.sessions(agent_of(record.session_key))
+        await asyncio.to_thread(store.merge_extra, record.session_key, {SUBAGENT_KEY: record.to_entry()})
+    except Exception:
+        log.exception("could not store the result of subagent %s", record.run_id)

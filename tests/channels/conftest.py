@@ -1,0 +1,138 @@
+"""A real in-process gateway with the channel service and the network server on 127.0.0.1:<ephemeral>,
+on a temporary CLAW_HOME, against the scripted model server, a fake Telegram Bot API and a reply receiver."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claw.channels.extension import manager_for
+from claw.channels.extension import services as channel_services
+from claw.channels.manager import ChannelManager
+from claw.config import load_config
+from claw.gateway.auth import AuthLimiter
+from claw.gateway.gateway import Gateway
+from claw.gateway.methods import call_method
+from claw.gateway.server import GatewayServer
+from claw.gateway.server_settings import ServerSettings
+from claw.paths import Paths
+from tests.channels.fakes import BOT_TOKEN, FakeTelegram, ReplyReceiver
+from tests.support.fixtures import ClawEnv
+
+TOKEN = "tok-channels-5f1e2d3c4b5a"
+HOOK_SECRET = "hook-secret-8c7d6e5f4a3b2c1d"
+
+FAST_OUTBOX = """
+[channels.outbox]
+baseDelaySeconds = 0.05
+maxDelaySeconds = 0.3
+maxAttempts = 4
+sendTimeoutSeconds = 5
+"""
+
+
+def webhook_config(reply_url: str, **extra: str) -> str:
+    lines = [f'secret = "{HOOK_SECRET}"', f'replyUrl = "{reply_url}"', *(f"{k} = {v}" for k, v in extra.items())]
+    return "[channels.webhook.hooks.ci]\n" + "\n".join(lines) + "\n"
+
+
+def telegram_config(api: str, **extra: Any) -> str:
+    lines = [f'botToken = "{BOT_TOKEN}"', f'apiBaseUrl = "{api}"', "pollTimeoutSeconds = 1"]
+    lines += [f"{k} = {_toml(v)}" for k, v in extra.items()]
+    return "[channels.telegram]\n" + "\n".join(lines) + "\n"
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+@dataclass
+class Channels:
+    gateway: Gateway
+    server: GatewayServer
+    manager: ChannelManager
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+    def hook_url(self, name: str = "ci") -> str:
+        return f"{self.http_url}/hooks/{name}"
+
+    async def call(self, method: str, **params: Any) -> Any:
+        return await call_method(self.gateway, method, params)
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        with sqlite3.connect(self.gateway.paths.gateway_db) as conn:
+            conn.row_factory = sqlite3.Row
+            return [dict(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY rowid")]
+
+
+Start = Callable[..., Awaitable[Channels]]
+
+
+@pytest.fixture
+def home(claw_env: ClawEnv) -> Path:
+    ws = claw_env.home / "workspace"
+    ws.mkdir(exist_ok=True)
+    (ws / "SOUL.md").write_text("You are Testy.\n", encoding="utf-8")
+    return claw_env.home
+
+
+@pytest.fixture
+def telegram() -> Iterator[FakeTelegram]:
+    fake = FakeTelegram()
+    fake.start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def receiver() -> Iterator[ReplyReceiver]:
+    fake = ReplyReceiver()
+    fake.start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+async def start_channels(home: Path) -> AsyncIterator[Start]:
+    """`await start_channels(config_text)`: write config.toml, start a gateway with channels and the server."""
+    started: list[Gateway] = []
+
+    async def start(config: str = "") -> Channels:
+        (home / "config.toml").write_text(FAST_OUTBOX + config, encoding="utf-8")
+        paths = Paths.from_env()
+        server = GatewayServer(ServerSettings(token=TOKEN, port=0, limiter=AuthLimiter(max_failures=50)))
+        gateway = Gateway(paths, load_config(paths), services=lambda gw: [*channel_services(gw), server])
+        await gateway.start()
+        started.append(gateway)
+        return Channels(gateway, server, manager_for(gateway))
+
+    yield start
+    for gateway in started:
+        if not gateway.closing:
+            await gateway.close()
+
+
+async def eventually(predicate: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
+    """Poll `predicate` (sync) until it is truthy, keeping the event loop running."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+    return value

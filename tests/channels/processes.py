@@ -1,0 +1,90 @@
+"""`claw gateway run` as a real subprocess, for the kill -9 tests and the CLI through a running gateway."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class GatewayProc:
+    """Started and waited for (gateway.json names its pid); `fault` sets CLAW_FAULT for this process only."""
+
+    def __init__(self, env: dict[str, str], *, fault: str | None = None) -> None:
+        self.home = Path(env["CLAW_HOME"])
+        extra = {"CLAW_FAULT": fault} if fault else {}
+        self.log = open(self.home / f"gateway-{time.monotonic_ns()}.log", "w+")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "claw", "gateway", "run", "--port", "0"],
+            env={**{k: v for k, v in env.items() if k != "CLAW_FAULT"}, **extra, "PYTHONPATH": str(REPO)},
+            cwd=REPO, stdout=subprocess.DEVNULL, stderr=self.log,
+        )  # fmt: skip
+        runtime = self.home / "gateway.json"
+        deadline = time.monotonic() + 60
+        while not (runtime.exists() and _pid(runtime) == self.proc.pid):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.proc.kill()
+                raise AssertionError(f"the gateway did not start:\n{self.output()}")
+            time.sleep(0.05)
+        self.port = int(json.loads(runtime.read_text())["port"])
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def output(self) -> str:
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def wait_killed(self, timeout: float = 30.0) -> None:
+        """Wait for the process to die by its own CLAW_FAULT SIGKILL (and reap it)."""
+        code = self.proc.wait(timeout)
+        assert code == -signal.SIGKILL, f"exit {code}:\n{self.output()}"
+        assert "CLAW_FAULT: killing this process" in self.output()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(30)
+        self.log.close()
+
+
+def _pid(path: Path) -> int | None:
+    try:
+        return int(json.loads(path.read_text())["pid"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def claw(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "claw", *args], env={**env, "PYTHONPATH": str(REPO)}, cwd=REPO,
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def rows(home: Path, table: str) -> list[dict[str, Any]]:
+    with sqlite3.connect(home / "gateway.db") as conn:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY rowid")]
+
+
+def wait_until(predicate: Any, timeout: float = 30.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+    return value
