@@ -61,7 +61,9 @@ class ChannelManager:
     def adapters(self) -> dict[tuple[str, str], ChannelAdapter]:
         """(channel, account) → adapter, built from config on first use (nothing connects until `start`)."""
         if self._adapters is None:
-            self._adapters = build_adapters(self.config)
+            from claw.gateway.auth import resolve_token
+
+            self._adapters = build_adapters(self.config, resolve_token(self.paths)[0])
         return self._adapters
 
     def adapter(self, channel: str, account_id: str) -> ChannelAdapter | None:
@@ -105,7 +107,7 @@ class ChannelManager:
         return None if found is None else found[0]
 
 
-def build_adapters(config: object) -> dict[tuple[str, str], ChannelAdapter]:
+def build_adapters(config: object, gateway_token: str | None = None) -> dict[tuple[str, str], ChannelAdapter]:
     from claw.channels.telegram import TelegramAdapter
     from claw.channels.webhook import WebhookAdapter
     from claw.config import Config
@@ -114,7 +116,7 @@ def build_adapters(config: object) -> dict[tuple[str, str], ChannelAdapter]:
     settings = config.channels
     found: dict[tuple[str, str], ChannelAdapter] = {}
     for name, hook in settings.webhook.hooks.items():
-        found[("webhook", name)] = WebhookAdapter(name, hook, settings.webhook)
+        found[("webhook", name)] = WebhookAdapter(name, hook, settings.webhook, gateway_token=gateway_token)
     if settings.telegram.enabled:
         for account_id, account in settings.telegram.effective_accounts().items():
             found[("telegram", account_id)] = TelegramAdapter(account_id, account)

@@ -75,19 +75,25 @@ class WebhookAdapter:
 
     channel = CHANNEL
 
-    def __init__(self, name: str, hook: WebhookHook, settings: WebhookSettings, *, session: Any = None) -> None:
+    def __init__(
+        self, name: str, hook: WebhookHook, settings: WebhookSettings, *, gateway_token: str | None = None
+    ) -> None:
         self.account_id = name
         self.hook = hook
         self.settings = settings
         self.limits = ChannelLimits(hook.max_reply_chars, supports_edits=False, idempotent_sends=True)
         self.secret = secret_value(hook.secret, hook.secret_env)
-        self._session: aiohttp.ClientSession | None = session
+        self.problem = None if self.secret else "no secret configured: every request is refused"
+        if self.secret and gateway_token and hmac.compare_digest(self.secret.encode(), gateway_token.encode()):
+            # a hook sender must never hold an operator credential: refuse rather than run with it
+            self.secret, self.problem = None, "its secret is the gateway token: every request is refused"
+        self._session: aiohttp.ClientSession | None = None
 
     # --- inbound --------------------------------------------------------------------------------
 
     def verify(self, headers: Mapping[str, str], body: bytes, now: float | None = None) -> None:
         if not self.secret:
-            raise VerifyError(503, "this hook has no secret configured")
+            raise VerifyError(503, "this hook is not configured correctly")
         given, stamp = headers.get(SIGNATURE_HEADER), headers.get(TIMESTAMP_HEADER)
         if not given:
             raise VerifyError(401, "missing signature")
@@ -172,8 +178,8 @@ class WebhookAdapter:
 
     async def start(self, host: ChannelHost) -> None:
         health = host.health(CHANNEL, self.account_id)
-        if not self.secret:
-            health.error("no secret configured: every request is refused")
+        if self.problem:
+            health.error(self.problem)
         else:
             health.ok()
             health.detail = f"POST /hooks/{self.account_id}" + ("" if self.hook.reply_url else " (no replyUrl)")

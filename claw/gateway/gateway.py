@@ -143,6 +143,7 @@ class Gateway:
             await asyncio.gather(*self._background, return_exceptions=True)
         await self.hooks.drain()  # run:end and the other background hooks of the runs that just ended
         await self._stop_services()
+        await self.router.aclose()
         for store in self._stores.values():
             await asyncio.to_thread(store.close)
         self._stores.clear()

@@ -50,6 +50,17 @@ class ModelRouter:
     def resolve(self, ref: str) -> ModelRef:
         return parse_model_ref(ref, self._known)
 
+    async def aclose(self) -> None:
+        """Close every provider that holds connections."""
+        providers, self._providers = list(self._providers.values()), {}
+        for provider in providers:
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                try:
+                    await close()
+                except Exception:
+                    log.warning("closing model provider %s failed", provider.name, exc_info=True)
+
     def provider(self, name: str) -> ModelProvider:
         if name not in self._providers:
             settings = self._config.providers.get(name, ProviderSettings())

@@ -47,6 +47,12 @@ class OpenAICompatProvider:
         self._env = os.environ if environ is None else environ
         self._client: AsyncOpenAI | None = None
 
+    async def aclose(self) -> None:
+        """Close the client's connection pool (a no-op if no request was ever made)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
+
     def _make_client(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI
 

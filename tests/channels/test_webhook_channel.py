@@ -9,6 +9,8 @@ import json
 import time
 import urllib.request
 
+import pytest
+
 from claw.channels.webhook import sign
 from tests.channels.conftest import HOOK_SECRET, Start, eventually, webhook_config
 from tests.channels.fakes import ReplyReceiver, post, post_signed, signed_request
@@ -176,3 +178,16 @@ def test_the_signature_is_hmac_sha256_over_timestamp_dot_raw_body() -> None:
     stamp, raw = "1700000000", b'{"a":1}'
     digest = hmac.new(HOOK_SECRET.encode(), b"1700000000." + raw, hashlib.sha256).hexdigest()
     assert sign(HOOK_SECRET, stamp, raw) == f"sha256={digest}"
+
+
+async def test_a_hook_whose_secret_is_the_gateway_token_refuses_everything(
+    start_channels: Start, receiver: ReplyReceiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAW_GATEWAY_TOKEN", HOOK_SECRET)
+    ch = await start_channels(webhook_config(receiver.reply_url))
+    assert await send(ch.hook_url(), event(1)) == (503, {"ok": False, "error": "this hook is not configured correctly"})
+    (account,) = (await ch.call("channels.status"))["accounts"]
+    assert account["state"] == "error" and account["lastError"].endswith(
+        "is the gateway token: every request is refused"
+    )
+    assert ch.rows("channel_inbox") == []
