@@ -1,8 +1,9 @@
 """Where a job's final reply goes: nowhere, a channel target, or a webhook (POST JSON, retried with backoff).
 
-Channel targets are kept with the run (the ledger row holds the reply) until the
-channels' outbox exists; webhooks are sent from here with the standard library so
-that no extra HTTP client is needed.
+Channel targets (`telegram:<chatId>[:<topicId>]`) go into the channels' outbox, which
+delivers and retries them; with no account of that channel configured the reply is kept
+with the run. Webhooks are sent from here with the standard library so that no extra
+HTTP client is needed.
 """
 
 from __future__ import annotations

@@ -65,6 +65,8 @@ class Executor:
         log.info("automation %s (%s) run %s: %s%s", job.name, job.id, run.id, status, f" ({error})" if error else "")
         if delivery_status == "pending":
             finished = await self._deliver(job, finished, target.target)
+        elif delivery_status == "stored" and target.kind == "channel":
+            finished = await self._announce(finished, target.channel, target.target, output or "")
         return finished
 
     async def _turn(self, job: Job, run: JobRun, dispatched: asyncio.Future[str] | None) -> str:
@@ -112,6 +114,23 @@ class Executor:
         await self._db.awrite(lambda c: set_delivery(c, run.id, status, error))
         if not delivered:
             log.warning("automation %s run %s: webhook delivery failed: %s", job.id, run.id, error)
+        return replace(run, delivery_status=status, delivery_error=error)
+
+
+    async def _announce(self, run: JobRun, channel: str, target: str, text: str) -> JobRun:
+        """Queue the reply in the channels' outbox (`queued`); without an account for `channel` it stays
+        `stored` with the run. The outbox delivers and retries it (`claw outbox ls`)."""
+        from claw.channels.announce import queue_announcement
+
+        try:
+            queued = await queue_announcement(self._gw(), channel, target, text, run_id=run.id)
+        except ClawError as exc:
+            status, error = "failed", exc.message
+        else:
+            if queued is None:
+                return run
+            status, error = "queued", None
+        await self._db.awrite(lambda c: set_delivery(c, run.id, status, error))
         return replace(run, delivery_status=status, delivery_error=error)
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from claw.gateway.msg_context import MsgContext
 
 if TYPE_CHECKING:
+    from claw.channels.access import AccessPolicy
     from claw.channels.host import ChannelHost
 
 TextFormat = Literal["markdown", "telegram-html", "plain"]
@@ -33,6 +34,8 @@ class ChannelLimits:
     idempotent_sends: bool
     """True when a send carries a key the platform dedupes on, so resending after a crash is safe."""
     text_format: TextFormat = "markdown"
+    rate_per_second: float = 0.0
+    """Sends per second this account may make (0: no limit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +90,19 @@ class ChannelAdapter(Protocol):
     channel: str
     account_id: str
     limits: ChannelLimits
+    access: AccessPolicy | None
+    """Who may talk (dmPolicy, groups, mentions); None when the adapter proves the sender itself (a signature)."""
+    streams: bool
+    """Show replies while they are written (edit-streaming; needs `limits.supports_edits`)."""
+
+    def describe(self) -> dict[str, Any]:
+        """What `claw channels ls` shows: `mode`, `dmPolicy`, … (wire names)."""
+        ...
+
+    def address(self, target: str) -> tuple[str, dict[str, Any]]:
+        """A target named by a person (an automation's `--deliver telegram:<chatId>`) → (conversation, reply
+        target); `UsageError` if it cannot be parsed."""
+        ...
 
     def verify(self, headers: Mapping[str, str], body: bytes) -> None:
         """Raise `VerifyError` unless the request is authentic and fresh (checked on the raw bytes)."""

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
+import sqlite3
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from claw.channels import outbox
@@ -88,16 +91,19 @@ class DeliveryWorker:
         while not self._stopping:
             self.m.outbox_wake.clear()
             free = self.settings.concurrency - len(self._busy)
-            skip = tuple(self._busy)
-            rows = await self.m.db.aread(lambda c, n=free, s=skip: outbox.due(c, time.time(), n, s)) if free > 0 else []
+            rows = await self.m.db.aread(self._due(free, tuple(self._busy))) if free > 0 else []
             for row in rows:
                 task = asyncio.create_task(self._deliver(row), name=f"outbox:{row.id}")
                 self._busy[row.conversation] = task
-                task.add_done_callback(lambda _t, conv=row.conversation: self._done(conv))
+                task.add_done_callback(functools.partial(self._done, row.conversation))
             if not rows or len(self._busy) >= self.settings.concurrency:
                 await self._sleep()
 
-    def _done(self, conversation: str) -> None:
+    @staticmethod
+    def _due(limit: int, skip: tuple[str, ...]) -> Callable[[sqlite3.Connection], list[OutboxRow]]:
+        return lambda conn: outbox.due(conn, time.time(), limit, skip)
+
+    def _done(self, conversation: str, _task: object = None) -> None:
         self._busy.pop(conversation, None)
         self.m.outbox_wake.set()  # its next reply (or another conversation's) may go now
 
@@ -129,36 +135,36 @@ class DeliveryWorker:
             reason = f"no {row.channel} account {row.account_id!r} in the config"
             await self.m.db.awrite(lambda c: outbox.failed(c, row.id, reason, None, time.time()))
             return
-        limiter = self._limiters.setdefault((row.channel, row.account_id), RateLimiter(_rate(adapter)))
+        limiter = self._limiters.setdefault((row.channel, row.account_id), RateLimiter(adapter.limits.rate_per_second))
         for part in range(row.next_part, len(row.parts)):
             if self._stopping:
                 return
             await limiter.acquire()
             await self.m.db.awrite(lambda c: outbox.start_attempt(c, row.id, time.time()))
             fault("outbox.after_attempt_before_send")
-            message_id = await self._send_part(adapter, row, part)
-            if message_id is False:
+            ok, message_id = await self._send_part(adapter, row, part)
+            if not ok:
                 return
             fault("outbox.after_send_before_ack")
-            await self.m.db.awrite(lambda c, p=part, m=message_id: outbox.part_sent(c, row.id, p, m, time.time()))
+            await self.m.db.awrite(functools.partial(_record_part, row_id=row.id, part=part, message_id=message_id))
             if part + 1 < len(row.parts):
                 fault("outbox.between_parts")
 
-    async def _send_part(self, adapter: ChannelAdapter, row: OutboxRow, part: int) -> str | None | bool:
-        """The sent part's platform id (or None); False when it failed (the row has been updated)."""
+    async def _send_part(self, adapter: ChannelAdapter, row: OutboxRow, part: int) -> tuple[bool, str | None]:
+        """(True, the platform's id of the part), or (False, None) when it failed (the row has been updated)."""
         try:
             async with asyncio.timeout(self.settings.send_timeout_seconds):
                 if part == 0 and row.edit_message_id is not None:
                     await adapter.update(row.target, row.edit_message_id, row.parts[0])
-                    return row.edit_message_id
+                    return True, row.edit_message_id
                 sent = await adapter.send(row.target, row.parts[part], idempotency_key=f"claw-{row.id}-{part}")
-                return sent.message_id
+                return True, sent.message_id
         except SendError as exc:
             error = exc
         except TimeoutError:
             error = SendError(f"no answer within {self.settings.send_timeout_seconds:g} s", maybe_sent=True)
         await self._failed(adapter, row, part, error)
-        return False
+        return False, None
 
     async def _failed(self, adapter: ChannelAdapter, row: OutboxRow, part: int, exc: SendError) -> None:
         now = time.time()
@@ -179,9 +185,5 @@ class DeliveryWorker:
                  self.settings.max_attempts)  # fmt: skip
 
 
-def _rate(adapter: ChannelAdapter) -> float:
-    for source in (getattr(adapter, "settings", None), getattr(adapter, "hook", None)):
-        rate = getattr(source, "rate_per_second", None)
-        if isinstance(rate, int | float):
-            return float(rate)
-    return 0.0
+def _record_part(conn: sqlite3.Connection, *, row_id: int, part: int, message_id: str | None) -> bool:
+    return outbox.part_sent(conn, row_id, part, message_id, time.time())

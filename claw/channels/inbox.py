@@ -100,16 +100,20 @@ def claim(conn: sqlite3.Connection, row_id: int, now: float) -> int:
     return int(conn.execute("SELECT attempts FROM channel_inbox WHERE id = ?", (row_id,)).fetchone()[0])
 
 
-def set_run(conn: sqlite3.Connection, row_id: int, run_id: str | None, session_key: str, now: float) -> None:
+def finish(
+    conn: sqlite3.Connection,
+    row_id: int,
+    status: str,
+    outcome: str,
+    now: float,
+    *,
+    run_id: str | None = None,
+    session_key: str | None = None,
+) -> None:
     conn.execute(
-        "UPDATE channel_inbox SET run_id = ?, session_key = ?, updated_at = ? WHERE id = ?",
-        (run_id, session_key, now, row_id),
-    )
-
-
-def finish(conn: sqlite3.Connection, row_id: int, status: str, outcome: str, now: float) -> None:
-    conn.execute(
-        "UPDATE channel_inbox SET status = ?, outcome = ?, updated_at = ? WHERE id = ?", (status, outcome, now, row_id)
+        "UPDATE channel_inbox SET status = ?, outcome = ?, run_id = COALESCE(?, run_id),"
+        " session_key = COALESCE(?, session_key), updated_at = ? WHERE id = ?",
+        (status, outcome, run_id, session_key, now, row_id),
     )
 
 

@@ -17,6 +17,7 @@ from aiohttp import web
 
 from claw.channels.adapter import ChannelAdapter, VerifyError
 from claw.channels.faults import fault
+from claw.errors import ClawError
 from claw.gateway.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:
@@ -66,7 +67,11 @@ class Ingress:
         except ValueError as exc:
             return _answer(400, f"invalid body: {exc}")
         fault("webhook.before_inbox_commit")
-        stored = await self.m.accept(adapter.channel, adapter.account_id, inbound)
+        try:
+            stored = await self.m.accept(adapter.channel, adapter.account_id, inbound)
+        except ClawError as exc:  # not stored, so not acknowledged: the sender retries later
+            log.error("%s: could not store a message: %s", where, exc)
+            return _answer(503, "temporarily unavailable; retry later")
         fault("inbox.after_commit_before_ack")
         if inbound and not any(stored):
             return _answer(200, "duplicate", ok=True)

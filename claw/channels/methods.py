@@ -24,17 +24,7 @@ if TYPE_CHECKING:
 
 
 def _describe(adapter: ChannelAdapter) -> dict[str, Any]:
-    settings = getattr(adapter, "settings", None)
-    row: dict[str, Any] = {"channel": adapter.channel, "accountId": adapter.account_id}
-    if adapter.channel == "telegram" and settings is not None:
-        row.update(mode=settings.mode, dmPolicy=settings.dm_policy, groupPolicy=settings.group_policy,
-                   allowFrom=list(settings.allow_from), groups=sorted(settings.groups),
-                   streaming=settings.streaming)  # fmt: skip
-    elif adapter.channel == "webhook":
-        hook = getattr(adapter, "hook", None)
-        row.update(mode="webhook", path=f"/hooks/{adapter.account_id}", dmPolicy="signature",
-                   replyUrl=bool(hook and hook.reply_url), agent=hook.agent if hook else None)  # fmt: skip
-    return row
+    return {"channel": adapter.channel, "accountId": adapter.account_id, **adapter.describe()}
 
 
 @method("channels.list")

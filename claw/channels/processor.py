@@ -69,7 +69,7 @@ class InboxProcessor:
             await self._finish(row, "failed", f"no {row.channel} account {row.account_id!r} in the config")
             return True
         ctx = row.ctx
-        policy = getattr(adapter, "policy", None)
+        policy = adapter.access
         if policy is not None:
             approved = await self.m.db.aread(
                 lambda c: pairing.is_approved(c, row.channel, row.account_id, ctx.sender_id)
@@ -99,17 +99,16 @@ class InboxProcessor:
             log.error("%s/%s: message %d could not be dispatched: %s", row.channel, row.account_id, row.id, exc)
             await self._finish(row, "failed", exc.message, adapter=adapter, reply=FAILED_REPLY)
             return True
-        await self.m.db.awrite(lambda c: inbox.set_run(c, row.id, result.run_id, result.session_key, time.time()))
         self._settle(adapter, row, result)
         return True
 
     def _settle(self, adapter: ChannelAdapter, row: InboxRow, result: DispatchResult) -> None:
         if result.status == "accepted" and result.run_id:
             streamer = None
-            if adapter.limits.supports_edits and getattr(getattr(adapter, "settings", None), "streaming", False):
+            if adapter.limits.supports_edits and adapter.streams:
                 streamer = EditStreamer(self.m.gateway, adapter, row.reply_to, result.run_id).start()
             before = self._tails.get(row.conversation)
-            task = asyncio.create_task(self._follow(adapter, row, result.run_id, streamer, before))
+            task = asyncio.create_task(self._follow(adapter, row, result, streamer, before))
             self._tails[row.conversation] = task
             self.waiters.add(task)
             task.add_done_callback(self.waiters.discard)
@@ -117,7 +116,8 @@ class InboxProcessor:
             return
         reply = result.reply if result.status in ("command", "dropped") else None
         outcome = f"{result.status} {result.run_id}" if result.status == "merged" else result.status
-        task = asyncio.create_task(self._finish(row, "done", outcome, adapter=adapter, reply=reply))
+        finish = self._finish(row, "done", outcome, adapter=adapter, reply=reply, session_key=result.session_key)
+        task = asyncio.create_task(finish)
         self.waiters.add(task)
         task.add_done_callback(self.waiters.discard)
 
@@ -129,25 +129,28 @@ class InboxProcessor:
         self,
         adapter: ChannelAdapter,
         row: InboxRow,
-        run_id: str,
+        result: DispatchResult,
         streamer: EditStreamer | None,
         before: asyncio.Task[None] | None,
     ) -> None:
+        run_id, key = result.run_id or "", result.session_key
         run = self.m.gateway.runs.get(run_id)
         outcome = await run.wait() if run is not None else None
         placeholder = await streamer.finish() if streamer is not None else None
         if before is not None:  # the previous reply of this conversation is queued first
             await asyncio.wait({before})
         if outcome is None:
-            await self._finish(row, "failed", "the run vanished", adapter=adapter, reply=FAILED_REPLY)
+            await self._finish(row, "failed", "the run vanished", adapter=adapter, reply=FAILED_REPLY, session_key=key)
             return
         if outcome.status == "aborted" and self.m.gateway.closing and not (run and run.drop_reason):
             await self.m.db.awrite(lambda c: inbox.release(c, row.id, time.time()))  # the next start runs it again
             return
-        text = _reply_text(outcome)
         if outcome.status == "error":
             log.warning("%s/%s: run %s failed: %s", row.channel, row.account_id, run_id, outcome.error)
-        await self._finish(row, "done", outcome.status, adapter=adapter, reply=text, run_id=run_id, edit=placeholder)
+        await self._finish(
+            row, "done", outcome.status, adapter=adapter, reply=_reply_text(outcome), run_id=run_id, session_key=key,
+            edit=placeholder,
+        )  # fmt: skip
 
     async def _pair(self, adapter: ChannelAdapter, row: InboxRow) -> None:
         now = time.time()
@@ -174,12 +177,13 @@ class InboxProcessor:
         adapter: ChannelAdapter | None = None,
         reply: str | None = None,
         run_id: str | None = None,
+        session_key: str | None = None,
         edit: str | None = None,
     ) -> None:
         now = time.time()
 
         def write(conn: sqlite3.Connection) -> None:
-            inbox.finish(conn, row.id, status, outcome, now)
+            inbox.finish(conn, row.id, status, outcome, now, run_id=run_id, session_key=session_key)
             if adapter is not None and (reply or edit):
                 queue_reply(conn, adapter, row, reply or "", now, run_id=run_id, edit_message_id=edit)
 

@@ -40,6 +40,8 @@ class ChannelService:
 
     async def start(self, gateway: Gateway) -> None:
         m = self.manager
+        if not m.adapters:
+            return  # no channel configured: nothing to receive, and no account to deliver to
         recovered = await m.db.awrite(lambda c: inbox.recover(c, time.time()))
         if recovered:
             log.info("inbox: %d message(s) interrupted by the last stop will be processed again", recovered)

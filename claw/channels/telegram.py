@@ -24,6 +24,7 @@ from claw.channels.adapter import ChannelLimits, Inbound, SendError, Sent, Verif
 from claw.channels.settings import TelegramAccount
 from claw.channels.telegram_api import TelegramApi, TelegramError
 from claw.channels.telegram_wire import CHANNEL, BotIdentity, TgUpdate, to_inbound
+from claw.errors import ClawError, UsageError
 
 if TYPE_CHECKING:
     from claw.channels.host import ChannelHost
@@ -43,9 +44,14 @@ class TelegramAdapter:
         self.settings = settings
         self.token = settings.token()
         self.limits = ChannelLimits(
-            settings.max_message_chars, supports_edits=True, idempotent_sends=False, text_format="telegram-html"
+            settings.max_message_chars,
+            supports_edits=True,
+            idempotent_sends=False,
+            text_format="telegram-html",
+            rate_per_second=settings.rate_per_second,
         )
-        self.policy = AccessPolicy(
+        self.streams = settings.streaming
+        self.access: AccessPolicy | None = AccessPolicy(
             dm_policy=settings.dm_policy,
             allow_from=settings.allow_from,
             group_policy=settings.group_policy,
@@ -104,6 +110,21 @@ class TelegramAdapter:
             if _NOT_MODIFIED not in exc.description.lower():  # the same text again (a resend): already done
                 raise _send_error(exc) from None
 
+    def describe(self) -> dict[str, Any]:
+        s = self.settings
+        return {"mode": s.mode, "dmPolicy": s.dm_policy, "groupPolicy": s.group_policy,
+                "allowFrom": list(s.allow_from), "groups": sorted(s.groups), "streaming": s.streaming}  # fmt: skip
+
+    def address(self, target: str) -> tuple[str, dict[str, Any]]:
+        """An automation's target `<chatId>` or `<chatId>:<topicId>` → (conversation, reply target)."""
+        chat, _, topic = target.strip().partition(":")
+        try:
+            chat_id, thread = int(chat), int(topic) if topic else None
+        except ValueError:
+            raise UsageError(f"invalid telegram target {target!r}: use <chatId> or <chatId>:<topicId>") from None
+        conversation = f"{CHANNEL}|{self.account_id}|{chat_id}|{thread or ''}"
+        return conversation, {"chat_id": chat_id, "message_thread_id": thread}
+
     # --- lifecycle ------------------------------------------------------------------------------
 
     async def start(self, host: ChannelHost) -> None:
@@ -126,15 +147,22 @@ class TelegramAdapter:
 
     async def _identify(self) -> None:
         me = await self._api.call("getMe")
-        self.bot = BotIdentity(int(me["id"]), str(me.get("username") or ""))
+        if not isinstance(me, dict) or not isinstance(me.get("id"), int):
+            raise TelegramError("getMe", "unexpected answer (no bot id)")
+        self.bot = BotIdentity(me["id"], str(me.get("username") or ""))
 
     async def _poll(self, host: ChannelHost) -> None:
+        """getUpdates in a loop; each batch and the next offset are stored together. Any failure (Telegram,
+        the network, gateway.db) is reported in the health, waited out with backoff, and the batch fetched
+        again: the offset only moves once its messages are stored."""
         health = host.health(CHANNEL, self.account_id)
-        offset = int(await host.read_state(CHANNEL, self.account_id, "offset") or 0)
+        offset: int | None = None
         wait, cleared = 1.0, False
         timeout = self.settings.poll_timeout_seconds
         while True:
             try:
+                if offset is None:
+                    offset = int(await host.read_state(CHANNEL, self.account_id, "offset") or 0)
                 if self.bot is None:
                     await self._identify()
                 if not cleared:  # getUpdates is refused while a webhook is set
@@ -143,17 +171,22 @@ class TelegramAdapter:
                     health.ok()
                 params = {"offset": offset, "timeout": timeout, "allowed_updates": ["message"]}
                 updates = await self._api.call("getUpdates", params, timeout=timeout + 15)
-            except TelegramError as exc:
-                health.error(exc.description)
+                health.ok(polled=True)
+                if isinstance(updates, list) and updates:
+                    inbound, next_offset = self._batch(updates, offset)
+                    await host.accept(CHANNEL, self.account_id, inbound, {"offset": str(next_offset)})
+                    offset = next_offset
+                wait = 1.0
+            except (TelegramError, ClawError) as exc:
+                health.error(str(exc))
                 log.warning("telegram %s: %s (retrying in %g s)", self.account_id, exc, wait)
-                await asyncio.sleep(wait)
-                wait = min(wait * 2, MAX_BACKOFF)
+            except Exception as exc:  # a bug: keep polling, keep the traceback
+                health.error(f"internal error: {type(exc).__name__}")
+                log.exception("telegram %s: polling failed (retrying in %g s)", self.account_id, wait)
+            else:
                 continue
-            wait = 1.0
-            health.ok(polled=True)
-            if isinstance(updates, list) and updates:
-                inbound, offset = self._batch(updates, offset)
-                await host.accept(CHANNEL, self.account_id, inbound, {"offset": str(offset)})
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, MAX_BACKOFF)
 
     def _batch(self, updates: list[Any], offset: int) -> tuple[list[Inbound], int]:
         inbound: list[Inbound] = []
@@ -188,6 +221,7 @@ class TelegramAdapter:
             except TelegramError as exc:
                 self.bot = None
                 health.error(exc.description)
+                log.warning("telegram %s: %s (retrying in %g s)", self.account_id, exc, wait)
                 await asyncio.sleep(wait)
                 wait = min(wait * 2, MAX_BACKOFF)
         health.ok()

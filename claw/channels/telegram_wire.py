@@ -140,5 +140,5 @@ def _strip_mention(text: str, bot: BotIdentity) -> str:
     """`@bot hello` → `hello`; `/status@bot` → `/status`."""
     handle = re.escape(bot.username)
     text = re.sub(rf"^(/\w+)@{handle}\b", r"\1", text, flags=re.IGNORECASE)
-    stripped = re.sub(rf"(^|\s)@{handle}\b[,:]?", r"\1", text, flags=re.IGNORECASE).strip()
+    stripped = re.sub(rf"(^|\s)@{handle}\b[,:]?\s*", r"\1", text, flags=re.IGNORECASE).strip()
     return stripped or text

@@ -30,8 +30,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claw import __version__
 from claw.agent.context import wrap_untrusted
+from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, Inbound, SendError, Sent, VerifyError, clean_text
 from claw.channels.settings import WebhookHook, WebhookSettings, secret_value
+from claw.errors import UsageError
 from claw.gateway.msg_context import MsgContext
 
 if TYPE_CHECKING:
@@ -81,13 +83,28 @@ class WebhookAdapter:
         self.account_id = name
         self.hook = hook
         self.settings = settings
-        self.limits = ChannelLimits(hook.max_reply_chars, supports_edits=False, idempotent_sends=True)
+        self.limits = ChannelLimits(
+            hook.max_reply_chars, supports_edits=False, idempotent_sends=True, rate_per_second=settings.rate_per_second
+        )
+        self.access: AccessPolicy | None = None  # the signature proves the sender: no pairing
+        self.streams = False
         self.secret = secret_value(hook.secret, hook.secret_env)
         self.problem = None if self.secret else "no secret configured: every request is refused"
         if self.secret and gateway_token and hmac.compare_digest(self.secret.encode(), gateway_token.encode()):
             # a hook sender must never hold an operator credential: refuse rather than run with it
             self.secret, self.problem = None, "its secret is the gateway token: every request is refused"
         self._session: aiohttp.ClientSession | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {"mode": "webhook", "path": f"/hooks/{self.account_id}", "dmPolicy": "signature",
+                "replyUrl": bool(self.hook.reply_url), "agent": self.hook.agent}  # fmt: skip
+
+    def address(self, target: str) -> tuple[str, dict[str, Any]]:
+        """A conversation id → the reply target (a reply with no `inReplyTo`)."""
+        if not target.strip():
+            raise UsageError("a webhook target is a conversation id")
+        conversation = f"{CHANNEL}|{self.account_id}|{target}|"
+        return conversation, {"conversationId": target, "threadId": None, "inReplyTo": None}
 
     # --- inbound --------------------------------------------------------------------------------
 

@@ -19,23 +19,27 @@ def ls(
     from claw.cli.common import print_json
     from claw.cli.gateway_call import call_gateway
 
-    found = call_gateway("pairing.list", **({"channel": channel.lower()} if channel else {}))
+    found = call_gateway("pairing.list", channel=channel.lower() if channel else None)
     if json_out:
         print_json(found)
         return
     from claw.cli.channels_view import ago, table
 
     if found["pending"]:
-        rows = [(p["channel"], p["accountId"], p["senderId"], p["senderName"], p["code"], ago(p["expiresAt"]))
-                for p in found["pending"]]  # fmt: skip
-        table(("CHANNEL", "ACCOUNT", "SENDER", "NAME", "CODE", "EXPIRES"), rows)
+        table(
+            ("CHANNEL", "ACCOUNT", "SENDER", "NAME", "CODE", "EXPIRES"),
+            [(p["channel"], p["accountId"], p["senderId"], p["senderName"], p["code"], ago(p["expiresAt"]))
+             for p in found["pending"]],
+        )  # fmt: skip
     else:
         print("No pending pairing requests.")
     if found["approved"]:
         print("\nApproved:")
-        rows = [(a["channel"], a["accountId"], a["senderId"], a["senderName"], ago(a["approvedAt"]))
-                for a in found["approved"]]  # fmt: skip
-        table(("CHANNEL", "ACCOUNT", "SENDER", "NAME", "APPROVED"), rows)
+        table(
+            ("CHANNEL", "ACCOUNT", "SENDER", "NAME", "APPROVED"),
+            [(a["channel"], a["accountId"], a["senderId"], a["senderName"], ago(a["approvedAt"]))
+             for a in found["approved"]],
+        )  # fmt: skip
 
 
 @app.command("approve")

@@ -54,8 +54,15 @@ def parse_command(text: str) -> tuple[str, str] | None:
     return name, rest.strip()
 
 
+ABORT_SETTLE_SECONDS = 5.0
+"""How long /new waits for stopped runs to write their partial replies before it archives the transcript."""
+
+
 async def _new(gw: Gateway, call: CommandCall) -> str:
+    running = gw.runs.active(call.session_key)
     stopped = gw.abort_session(call.session_key)
+    for run in running:  # let each aborted run record itself in the old transcript before it is archived
+        await run.wait(ABORT_SETTLE_SECONDS)
     previous = gw.sessions(call.agent_id).get(call.session_key)
     entry = await gw.reset_session(call.session_key)
     said = await hook_points.command(gw, call, previous=previous, current=entry)  # command:new / command:reset

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from claw.errors import ClawError
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.session_keys import agent_of
-from claw.subagents.record import SubagentRecord
+from claw.subagents.record import Announce, SubagentRecord
 from claw.tools.truncate import cut_head_tail
 
 if TYPE_CHECKING:
@@ -56,8 +56,9 @@ def announcement(record: SubagentRecord) -> str:
     return "\n".join(lines)
 
 
-async def announce(gw: Gateway, registry: SubagentRegistry, record: SubagentRecord) -> SubagentRecord:
-    """Deliver the announcement of `record`; returns the record with its final `announce` state."""
+async def announce(gw: Gateway, registry: SubagentRegistry, record: SubagentRecord) -> Announce:
+    """Deliver the announcement of `record`; returns how (`delivered`, `noted` or `failed`). The registry
+    learns of the announcement turn as soon as it is queued; its final state is for the caller to record."""
     text = announcement(record)
     parent = gw.runs.get(record.parent_run_id)
     base = parent.ctx if parent is not None else None
@@ -78,18 +79,18 @@ async def announce(gw: Gateway, registry: SubagentRegistry, record: SubagentReco
         result = await gw.dispatch(ctx, lane=ANNOUNCE_LANE, model=parent.model_override if parent else None)
     except ClawError as exc:
         log.info("subagent %s: no announcement turn (%s); noting it in %s", record.run_id, exc, ctx.session_key)
-        return registry.update(record.run_id, announce=await _note(gw, record, text))
+        return await _note(gw, record, text)
     run = gw.runs.get(result.run_id) if result.run_id else None
     if run is None:
-        return registry.update(record.run_id, announce=await _note(gw, record, text))
-    record = registry.update(record.run_id, announce="running", announce_run_id=run.id)
+        return await _note(gw, record, text)
+    registry.update(record.run_id, announce="running", announce_run_id=run.id)
     await run.wait()
     if run.started_at is None:  # stopped while queued: its message was never recorded
-        return registry.update(record.run_id, announce=await _note(gw, record, text))
-    return registry.update(record.run_id, announce="delivered")
+        return await _note(gw, record, text)
+    return "delivered"
 
 
-async def _note(gw: Gateway, record: SubagentRecord, text: str) -> str:
+async def _note(gw: Gateway, record: SubagentRecord, text: str) -> Announce:
     """Append the announcement to the parent's transcript for its next turn; `noted`, or `failed`."""
     agent_id = agent_of(record.parent_session_key)
 

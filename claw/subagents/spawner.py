@@ -105,9 +105,14 @@ async def spawn(gw: Gateway, registry: SubagentRegistry, ctx: ToolContext, req: 
         session_key=key,
         command_authorized=base.command_authorized,
     )
-    result = await gw.dispatch(message, lane=SUBAGENT_LANE, model=req.model or limits.model)
-    if result.run_id is None:
-        raise ClawError(f"sessions_spawn: the task was read as a slash command ({result.status}); put it in words")
+    try:
+        result = await gw.dispatch(message, lane=SUBAGENT_LANE, model=req.model or limits.model)
+        if result.run_id is None:
+            raise ClawError(f"the task was read as a slash command ({result.status}); put it in words")
+    except ClawError as exc:  # the session stays, marked as never started
+        failed = replace(record, status="error", error=exc.message, announce="failed")
+        await asyncio.to_thread(gw.sessions(target).merge_extra, key, {SUBAGENT_KEY: failed.to_entry()})
+        raise ClawError(f"sessions_spawn: {exc.message}") from None
     record = replace(record, run_id=result.run_id)
     registry.add(record)
     child = gw.runs.get(result.run_id)

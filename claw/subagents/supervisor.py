@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from claw.gateway.runs import Run, RunOutcome
@@ -37,8 +38,10 @@ async def supervise(gw: Gateway, registry: SubagentRegistry, record: SubagentRec
         log.exception("supervising subagent %s failed", record.run_id)
         record = registry.update(record.run_id, status="error", error=f"internal error: {exc}", ended_at=time.time())
     log.info("subagent %s (%s) ended: %s", record.run_id, record.session_key, record.status)
-    record = await announce(gw, registry, record)
-    await _store(gw, record)
+    state = await announce(gw, registry, record)
+    record = registry.get(record.run_id) or record
+    await _store(gw, replace(record, announce=state))  # stored first, then the registry calls it settled
+    registry.update(record.run_id, announce=state)
 
 
 async def _watch(gw: Gateway, registry: SubagentRegistry, record: SubagentRecord, run: Run) -> SubagentRecord:

@@ -28,10 +28,10 @@ def test_fresh_file_gets_every_migration_once_in_wal_mode(tmp_path: Path) -> Non
 def test_a_later_area_adds_its_tables_through_the_same_ledger(tmp_path: Path) -> None:
     db = Database(tmp_path / "gateway.db")
     steps = [
-        Migration("channels", 1, "inbox", "CREATE TABLE inbox (id TEXT PRIMARY KEY)"),
-        Migration("channels", 2, "outbox", "CREATE TABLE outbox (id TEXT PRIMARY KEY); CREATE INDEX o ON outbox(id)"),
-    ]
-    assert apply_migrations(db, steps) == ["channels/001_inbox", "channels/002_outbox"]
+        Migration("example", 1, "inbox", "CREATE TABLE inbox (id TEXT PRIMARY KEY)"),
+        Migration("example", 2, "outbox", "CREATE TABLE outbox (id TEXT PRIMARY KEY); CREATE INDEX o ON outbox(id)"),
+    ]  # a made-up area: "channels" is a real one now
+    assert apply_migrations(db, steps) == ["example/001_inbox", "example/002_outbox"]
     assert apply_migrations(db, steps) == []
     db.write(lambda c: c.execute("INSERT INTO outbox VALUES ('x')"))
     db.close()
@@ -39,12 +39,12 @@ def test_a_later_area_adds_its_tables_through_the_same_ledger(tmp_path: Path) ->
 
 def test_a_failing_migration_leaves_neither_schema_nor_record(tmp_path: Path) -> None:
     db = Database(tmp_path / "gateway.db")
-    broken = Migration("channels", 1, "broken", "CREATE TABLE half (id INTEGER); CREATE TABLE half (id INTEGER)")
+    broken = Migration("example", 1, "broken", "CREATE TABLE half (id INTEGER); CREATE TABLE half (id INTEGER)")
     with pytest.raises(DatabaseError, match="already exists"):
         apply_migrations(db, [broken])
     tables = db.read(lambda c: [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")])
     assert "half" not in tables
-    assert db.read(lambda c: c.execute("SELECT 1 FROM schema_migrations WHERE area = 'channels'").fetchone()) is None
+    assert db.read(lambda c: c.execute("SELECT 1 FROM schema_migrations WHERE area = 'example'").fetchone()) is None
     db.close()
 
 
