@@ -12,7 +12,8 @@ try:
     app(["--help"], standalone_mode=False)
 except SystemExit:
     pass
-for name in ("sessions", "config", "workspace", "agent", "chat", "automations", "gateway", "hooks"):
+for name in ("sessions", "config", "workspace", "agent", "chat", "automations", "gateway", "hooks",
+             "channels", "pairing", "outbox"):
     try:
         app([name, "--help"], standalone_mode=False)
     except SystemExit:

@@ -84,10 +84,9 @@ def insert(conn: sqlite3.Connection, item: Inbound, now: float) -> int | None:
     return cursor.lastrowid if cursor.rowcount == 1 else None
 
 
-def pending(conn: sqlite3.Connection, limit: int = 100, after_id: int = 0) -> list[InboxRow]:
-    rows = conn.execute(
-        "SELECT * FROM channel_inbox WHERE status = 'pending' AND id > ? ORDER BY id LIMIT ?", (after_id, limit)
-    ).fetchall()
+def pending(conn: sqlite3.Connection, limit: int = 100) -> list[InboxRow]:
+    """The oldest `pending` rows, in the order they were stored."""
+    rows = conn.execute("SELECT * FROM channel_inbox WHERE status = 'pending' ORDER BY id LIMIT ?", (limit,)).fetchall()
     return [_row(r) for r in rows]
 
 

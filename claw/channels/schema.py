@@ -37,7 +37,7 @@ CREATE TABLE channel_inbox (
     received_at REAL NOT NULL,
     updated_at REAL NOT NULL
 );
-CREATE INDEX channel_inbox_open ON channel_inbox (id) WHERE status IN ('pending', 'processing');
+CREATE INDEX channel_inbox_pending ON channel_inbox (id) WHERE status = 'pending';
 CREATE TABLE channel_outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     channel TEXT NOT NULL,
@@ -58,7 +58,7 @@ CREATE TABLE channel_outbox (
     updated_at REAL NOT NULL,
     sent_at REAL
 );
-CREATE INDEX channel_outbox_open ON channel_outbox (next_attempt_at) WHERE status IN ('queued', 'sending');
+CREATE INDEX channel_outbox_queued ON channel_outbox (next_attempt_at) WHERE status = 'queued';
 CREATE INDEX channel_outbox_conversation ON channel_outbox (conversation, id);
 CREATE TABLE channel_pairing (
     channel TEXT NOT NULL,

@@ -70,8 +70,14 @@ async def _new(gw: Gateway, call: CommandCall) -> str:
     return "\n".join([f"New session started for {call.session_key} (id {entry.session_id[:8]}){note}.", *said])
 
 
+StopListener = Callable[["Gateway", str], int]
+STOP_LISTENERS: list[StopListener] = []
+"""Called by /stop with the session key; each stops what it owns there (e.g. the session's subagents)
+and returns how many runs it stopped."""
+
+
 async def _stop(gw: Gateway, call: CommandCall) -> str:
-    stopped = gw.abort_session(call.session_key)
+    stopped = gw.abort_session(call.session_key) + sum(stop(gw, call.session_key) for stop in STOP_LISTENERS)
     said = await hook_points.command(gw, call, current=gw.sessions(call.agent_id).get(call.session_key))
     reply = f"Stopped {stopped} run{'s' if stopped != 1 else ''}." if stopped else "Nothing is running."
     return "\n".join([reply, *said])

@@ -79,18 +79,18 @@ async def announce(gw: Gateway, registry: SubagentRegistry, record: SubagentReco
         result = await gw.dispatch(ctx, lane=ANNOUNCE_LANE, model=parent.model_override if parent else None)
     except ClawError as exc:
         log.info("subagent %s: no announcement turn (%s); noting it in %s", record.run_id, exc, ctx.session_key)
-        return await _note(gw, record, text)
+        return await note(gw, record, text)
     run = gw.runs.get(result.run_id) if result.run_id else None
     if run is None:
-        return await _note(gw, record, text)
+        return await note(gw, record, text)
     registry.update(record.run_id, announce="running", announce_run_id=run.id)
     await run.wait()
     if run.started_at is None:  # stopped while queued: its message was never recorded
-        return await _note(gw, record, text)
+        return await note(gw, record, text)
     return "delivered"
 
 
-async def _note(gw: Gateway, record: SubagentRecord, text: str) -> Announce:
+async def note(gw: Gateway, record: SubagentRecord, text: str) -> Announce:
     """Append the announcement to the parent's transcript for its next turn; `noted`, or `failed`."""
     agent_id = agent_of(record.parent_session_key)
 

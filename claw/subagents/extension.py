@@ -38,3 +38,10 @@ def install(gateway: Gateway) -> None:
             gateway.tools.register(tool)
     gateway.runner.sections.append(SubagentSection(gateway))
     commands.register("subagents", "list this session's subagents; /subagents stop <runId|all>", subagents_command)
+    if stop_children not in commands.STOP_LISTENERS:
+        commands.STOP_LISTENERS.append(stop_children)
+
+
+def stop_children(gateway: Gateway, session_key: str) -> int:
+    """/stop in a session also stops the subagents it spawned (each is then announced as stopped)."""
+    return sum(gateway.abort(r.run_id) for r in registry_for(gateway).active_children(session_key))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from claw.gateway.runs import Run, RunOutcome
 from claw.gateway.session_keys import agent_of
-from claw.subagents.announce import announce
+from claw.subagents.announce import announce, announcement, note
 from claw.subagents.record import SUBAGENT_KEY, SubagentRecord
 
 if TYPE_CHECKING:
@@ -32,13 +32,15 @@ async def supervise(gw: Gateway, registry: SubagentRegistry, record: SubagentRec
         else:
             record = await _watch(gw, registry, record, run)
         await _store(gw, record)
-    except asyncio.CancelledError:
-        raise
     except Exception as exc:  # a bug: the parent must still hear that something went wrong
         log.exception("supervising subagent %s failed", record.run_id)
         record = registry.update(record.run_id, status="error", error=f"internal error: {exc}", ended_at=time.time())
     log.info("subagent %s (%s) ended: %s", record.run_id, record.session_key, record.status)
-    state = await announce(gw, registry, record)
+    try:
+        state = await announce(gw, registry, record)
+    except Exception:  # a bug: still leave the parent a note
+        log.exception("announcing subagent %s failed", record.run_id)
+        state = await note(gw, record, announcement(record))
     record = registry.get(record.run_id) or record
     await _store(gw, replace(record, announce=state))  # stored first, then the registry calls it settled
     registry.update(record.run_id, announce=state)

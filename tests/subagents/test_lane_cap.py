@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 from claw.gateway.client import LocalClient
 from tests.gateway.conftest import collect, write_config
 from tests.subagents.conftest import Roles, settle
 from tests.support.fixtures import ClawEnv
-from tests.support.model_server import RecordedRequest, slow, text, tool_calls
+from tests.support.model_server import RecordedRequest, Reply, slow, text, tool_calls
 
 
 def most_at_once(requests: list[RecordedRequest]) -> int:
@@ -22,10 +24,15 @@ async def test_nine_children_run_at_most_eight_at_once(claw_env: ClawEnv, make_c
     write_config(claw_env.home, "[agents.defaults.subagents]\nmaxChildren = 20\n")
     client: LocalClient = make_client()
     spawns = [("sessions_spawn", {"task": f"Job number {n}.", "label": f"job{n}"}) for n in range(9)]
-    claw_env.server.default = roles = Roles(
-        parent=[tool_calls(spawns), text("nine started")],
-        child_default=slow("working on it now, done", delay_per_chunk=0.3),
-    )
+    first_arrival: list[float] = []
+
+    def child(request: RecordedRequest) -> Reply:
+        """Every reply lasts until 3 s after the first child asked, so all that can run at once overlap."""
+        first_arrival.append(first_arrival[0] if first_arrival else time.perf_counter())
+        left = first_arrival[0] + 3.0 - time.perf_counter()
+        return slow("working on it now, done", delay_per_chunk=max(0.05, left / 5))
+
+    claw_env.server.default = roles = Roles(parent=[tool_calls(spawns), text("nine started")], child_default=child)
     handle = await client.run("fan out")
     await collect(client, handle.run_id)
     state = await settle(client, handle.run_id, timeout=90)

@@ -139,3 +139,30 @@ async def test_a_child_outliving_the_gateway_is_noted_for_the_parents_next_turn(
     notes = [m["content"] for m in sent if m["role"] == "user" and "Subagent" in m["content"]]
     assert len(notes) == 1 and notes[0].startswith('[System event] Subagent "long" was stopped')
     assert "the gateway shut down" in notes[0]
+
+
+async def test_stop_in_the_parent_session_stops_its_subagents(claw_env, make_client) -> None:
+    """/stop stops the session's running children too; each is reported to the parent as stopped."""
+    import asyncio
+
+    from tests.support.model_server import hang, text, tool_call
+
+    client = make_client()
+
+    def child_hangs(request):
+        tools = [t["function"]["name"] for t in request.body.get("tools", [])]
+        return text("ok") if "sessions_spawn" in tools else hang()  # children have no spawn tool
+
+    claw_env.server.script(tool_call("sessions_spawn", {"task": "count to a million"}), text("spawned it"))
+    claw_env.server.default = child_hangs
+    handle = await client.run("start a helper")
+    async for _event in client.events(handle.run_id):
+        pass
+    async with asyncio.timeout(10):
+        while not client.gateway.runs.active():
+            await asyncio.sleep(0.05)
+    assert "Stopped 1 run" in (await client.run("/stop")).reply
+    async with asyncio.timeout(10):
+        while (children := await client.call("subagents.list")) and children[0]["status"] not in ("stopped", "aborted"):
+            await asyncio.sleep(0.05)
+    assert children[0]["status"] in ("stopped", "aborted")
