@@ -39,7 +39,9 @@ class LocalClient:
         idempotency_key: str | None = None,
         model: str | None = None,
     ) -> RunHandle:
-        ctx = MsgContext(body=message, channel=self._channel, agent_id=agent_id, session_key=session_key)
+        ctx = MsgContext(  # the in-process client is the operator: commands and owner-only tools allowed
+            body=message, channel=self._channel, agent_id=agent_id, session_key=session_key, command_authorized=True
+        )
         result: DispatchResult = await self.gateway.dispatch(ctx, idempotency_key=idempotency_key, model=model)
         return RunHandle(result.status, result.agent_id, result.session_key, result.run_id, result.reply)
 

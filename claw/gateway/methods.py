@@ -107,7 +107,11 @@ async def agent(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     message = _str(params, "message")
     agent_id = _agent_id(params)
     ctx = MsgContext(
-        body=message, channel=params["_channel"], agent_id=agent_id, session_key=_opt_str(params, "sessionKey")
+        body=message,
+        channel=params["_channel"],
+        agent_id=agent_id,
+        session_key=_opt_str(params, "sessionKey"),
+        command_authorized=True,  # only the operator's authenticated clients reach the `agent` method
     )
     idempotency_key, model = _opt_str(params, "idempotencyKey"), _opt_str(params, "model")
     result = await gw.dispatch(ctx, idempotency_key=idempotency_key, model=model)

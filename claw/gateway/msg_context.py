@@ -33,7 +33,9 @@ class MsgContext:
     raw_body: str | None = None
     session_key: str | None = None
     agent_id: str | None = None
-    command_authorized: bool = True
+    command_authorized: bool = False
+    """Whether the sender may run slash commands and owner-only tools. Fails closed: only the operator's
+    own clients (the CLI, the console, authenticated gateway clients) and authorised channel senders set it."""
     attachments: tuple[str, ...] = field(default_factory=tuple)
     system_event: bool = False
     """A note from the system (an automation, a finished subagent), recorded with role `system`."""

@@ -25,6 +25,7 @@ KEYS = (
     ("Ctrl+G", "edit the prompt in $EDITOR"),
     ("Esc", "abort the running turn"),
     ("Ctrl+O", "expand / collapse tool output"),
+    ("Tab, then x", "stop the subagent on the focused row"),
     ("Ctrl+B / Ctrl+T", "sessions sidebar / run-events pane"),
     ("Ctrl+P", "pick a session"),
     ("F2", "edit a workspace file (SOUL.md, AGENTS.md, …)"),

@@ -4,6 +4,7 @@ The conversation gets the user message (when the run starts — until then it wa
 queued list), assistant text streamed into an `AssistantMessage`, and a `ToolCard` per tool
 call; every event goes to the events pane; the status bar follows the run state.
 Text after a tool round opens a new assistant message, so text and tools stay in order.
+A turn the gateway started itself (a subagent's report) opens with a notice instead of a user message.
 """
 
 from __future__ import annotations
@@ -35,11 +36,13 @@ class Panes:
 class RunView:
     """One run; `apply` each event in order. `outcome` is set by the terminal event."""
 
-    def __init__(self, panes: Panes, run_id: str, message: str, *, queued: bool) -> None:
+    def __init__(self, panes: Panes, run_id: str, message: str, *, queued: bool, system: bool = False) -> None:
         self.panes = panes
         self.run_id = run_id
         self.message = message
-        self.queued = queued
+        self.queued = queued and not system
+        self.system = system
+        """Not the user's turn: `message` is shown as a notice when it starts, and never listed as queued."""
         self.started = False
         self.outcome: str | None = None
         self.usage: dict[str, int] = {}
@@ -48,7 +51,7 @@ class RunView:
         self.streamed = False
         self._split_at = CHUNK_CHARS
         self.cards: dict[str, ToolCard] = {}
-        if queued:
+        if self.queued:
             panes.queued.add(run_id, message)
             panes.status.queued = panes.queued.count
 
@@ -95,7 +98,9 @@ class RunView:
         if self.started:
             return
         self.started = True
-        if self.queued:
+        if self.system:
+            await self.panes.conversation.add_notice(self.message)
+        elif self.queued:
             self.panes.queued.remove(self.run_id)
             self.panes.status.queued = self.panes.queued.count
             await self.show_user_message()
@@ -151,7 +156,9 @@ class RunView:
             self._split_at = CHUNK_CHARS
 
     async def _aborted(self) -> None:
-        if not self.started:
+        if self.system and not self.started:  # the gateway notes the report for the next turn instead
+            pass
+        elif not self.started:
             self.panes.queued.remove(self.run_id)
             self.panes.status.queued = self.panes.queued.count
             await self.panes.conversation.add_notice(f"⏹ not sent (stopped while queued): {self.message}", "warning")

@@ -2,8 +2,9 @@
 prompt and status bar — and the glue between them and the gateway client.
 
 Loading (history, session info, the sessions list) runs in exclusive workers; each accepted
-run is followed by its own worker feeding a `RunView`. Local slash commands live in
-`ConsoleCommands`; everything else is sent to the gateway as a message.
+run is followed by its own worker feeding a `RunView`; the subagents those runs spawn are
+tracked by `SubagentWatch`, which also hands over their report turns (`follow_report`).
+Local slash commands live in `ConsoleCommands`; everything else is sent to the gateway as a message.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from claw.tui import slash
 from claw.tui.console_commands import ConsoleCommands
 from claw.tui.history_widgets import history_widgets, user_inputs
 from claw.tui.run_view import Panes, RunView
+from claw.tui.subagents_watch import SubagentWatch
 from claw.tui.widgets.conversation.conversation import Conversation
 from claw.tui.widgets.conversation.no_model_panel import NoModelPanel
 from claw.tui.widgets.conversation.notice import Notice
@@ -36,6 +38,7 @@ from claw.tui.widgets.input.chat_input import ChatInput
 from claw.tui.widgets.input.prompt_area import PromptArea
 from claw.tui.widgets.sessions.sessions_sidebar import SessionsSidebar
 from claw.tui.widgets.status.status_bar import StatusBar
+from claw.tui.widgets.subagents.subagent_row import SubagentRow
 
 if TYPE_CHECKING:
     from claw.tui.file_picker import FilePicked  # these modules import the command palette: lazily
@@ -74,6 +77,7 @@ class ChatScreen(Screen[None]):
         self.has_model = True
         self.runs: dict[str, RunView] = {}
         self.commands = ConsoleCommands(self)
+        self.subagents = SubagentWatch(self)
         self._interrupted_at = 0.0
 
     def compose(self) -> ComposeResult:
@@ -142,6 +146,7 @@ class ChatScreen(Screen[None]):
         """Show `session_key`: its last messages (then `notice`), its counters, and it marked in the sidebar."""
         self.workers.cancel_group(self, "runs")  # runs of the old session go on in the gateway
         self.runs.clear()
+        self.subagents.reset()
         self.prompt.queued.clear()
         self.session_key = session_key
         self.status.session_key = session_key
@@ -162,6 +167,7 @@ class ChatScreen(Screen[None]):
         if not self.has_model:
             widgets.insert(0, NoModelPanel())
         await self.conversation.replace(widgets)
+        await self.subagents.resume(await self._optional("subagents.list", [], sessionKey=session_key))
         self.prompt.input.inputs.seed(user_inputs(history["messages"]))
         self._show_counters(entry)
         chain = self.agent_models
@@ -221,8 +227,16 @@ class ChatScreen(Screen[None]):
         view = RunView(self.panes, handle.run_id, text, queued=queued)
         if not queued:
             await view.show_user_message()
-        self.runs[handle.run_id] = view
-        self.run_worker(self._follow(view), group="runs", name=f"run {handle.run_id[:8]}", exit_on_error=False)
+        self._watch(view)
+
+    def follow_report(self, run_id: str, notice: str) -> None:
+        """Show a turn the gateway started in this session (a subagent's report), opening with `notice`."""
+        if run_id not in self.runs:
+            self._watch(RunView(self.panes, run_id, notice, queued=False, system=True))
+
+    def _watch(self, view: RunView) -> None:
+        self.runs[view.run_id] = view
+        self.run_worker(self._follow(view), group="runs", name=f"run {view.run_id[:8]}", exit_on_error=False)
 
     async def _command_replied(self, command: str | None, reply: str | None) -> None:
         if command in ("new", "reset"):
@@ -236,6 +250,7 @@ class ChatScreen(Screen[None]):
         try:
             async for event in self.api.events(view.run_id):
                 await view.apply(event)
+                await self.subagents.observe(event)
         except Exception as exc:  # the subscription broke (a remote gateway went away, a slow consumer)
             log.exception("lost the events of run %s", view.run_id)
             await self.conversation.add_notice(f"✗ lost this run's events: {exc}", "error")
@@ -273,6 +288,17 @@ class ChatScreen(Screen[None]):
     @work(group="abort", exit_on_error=False)
     async def abort(self, run_id: str) -> None:
         await self.api.call("agent.abort", runId=run_id)
+
+    def on_subagent_row_stop_requested(self, event: SubagentRow.StopRequested) -> None:
+        event.stop()
+        self.stop_subagent(event.run_id)
+
+    @work(group="abort", exit_on_error=False)
+    async def stop_subagent(self, run_id: str) -> None:
+        """Stop one child; it ends as `aborted` and its parent session hears of it."""
+        reply = await self.api.call("subagents.abort", runId=run_id)
+        if not reply.get("aborted"):
+            self.notify("That subagent had already ended.", timeout=3)
 
     def action_interrupt(self) -> None:
         now = time.monotonic()

@@ -1,0 +1,171 @@
+"""`SubagentWatch`: keeps the conversation's subagent trees up to date, and brings in the report turns.
+
+A tree is mounted under a turn when that turn's first `subagent` (spawned) event arrives. Each child's
+own run is then followed for live status (and for the children it spawns, listed under it); while any
+child has not settled, `subagents.list` is polled about once a second as well. The poll is what finds
+the report turns: a child's announcement turn in this session is started by the gateway, not by the
+console, so the screen is asked to follow it like a turn of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from claw.errors import ClawError
+from claw.gateway.run_event import RunEvent
+from claw.tui.subagent_info import ChildInfo
+from claw.tui.widgets.conversation.tool_card import ToolCard
+from claw.tui.widgets.subagents.subagent_tree import SubagentTree
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from claw.tui.screens.chat_screen import ChatScreen
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 1.0
+GROUP = "subagents"
+_HEADLINES = {"ok": "finished", "error": "failed", "timeout": "timed out", "aborted": "was stopped"}
+
+
+def report_notice(info: ChildInfo) -> str:
+    """The line that opens a child's report turn in the conversation."""
+    return f'↳ subagent "{info.name}" {_HEADLINES.get(info.status, info.status)}: reporting'
+
+
+def _agent_of(session_key: str) -> str:
+    parts = session_key.split(":", 2)
+    return parts[1] if len(parts) == 3 and parts[0] == "agent" else ""
+
+
+class SubagentWatch:
+    """The subagents of the session on screen. `observe` every event of a followed run; `reset` on a switch."""
+
+    def __init__(self, screen: ChatScreen) -> None:
+        self.screen = screen
+        self.trees: dict[str, SubagentTree] = {}
+        """By the run id of the turn whose children they list."""
+        self.children: dict[str, ChildInfo] = {}
+        self._tree_of: dict[str, str] = {}
+        self._reports: set[str] = set()
+        """Announcement runs already followed (or left to the history)."""
+        self._poller: Worker[None] | None = None
+
+    def reset(self) -> None:
+        """Forget everything (the screen is about to show another session)."""
+        self.screen.workers.cancel_group(self.screen, GROUP)
+        self.trees.clear()
+        self.children.clear()
+        self._tree_of.clear()
+        self._reports.clear()
+        self._poller = None
+
+    async def resume(self, rows: list[dict[str, Any]]) -> None:
+        """Show the session's children that have not settled yet (`subagents.list` rows), in trees at the end."""
+        key = self.screen.session_key
+        for row in rows:
+            info = ChildInfo.from_row(row)
+            if info.parent_session_key != key or info.settled:
+                continue
+            if info.announce_run_id:  # a report already under way: the history will show it
+                self._reports.add(info.announce_run_id)
+            await self._merge(row)
+
+    async def observe(self, event: RunEvent) -> None:
+        """Note a spawn announced by `event` (from a turn, or from a child's own run)."""
+        data = event.data
+        if event.stream == "tool" and data.get("phase") == "start":
+            self._keep_below_cards(event.run_id)
+            return
+        if event.stream != "lifecycle" or data.get("phase") != "subagent" or data.get("state") != "spawned":
+            return
+        run_id = str(data.get("childRunId") or "")
+        if not run_id or run_id in self.children:
+            return
+        key = str(data.get("childSessionKey") or "")
+        info = ChildInfo(
+            run_id=run_id,
+            parent_run_id=event.run_id,
+            parent_session_key=event.session_key,
+            session_key=key,
+            agent_id=_agent_of(key),
+        )
+        await self._add(info)
+
+    async def _add(self, info: ChildInfo) -> None:
+        self.children[info.run_id] = info
+        turn = self._tree_of.get(info.parent_run_id, info.parent_run_id)
+        self._tree_of[info.run_id] = turn
+        tree = self.trees.get(turn)
+        if tree is None:
+            tree = self.trees[turn] = SubagentTree(turn)
+            await self.screen.conversation.add(tree)
+        await tree.show(info)
+        if not info.finished:
+            self.screen.run_worker(
+                self._follow(info.run_id), group=GROUP, name=f"subagent {info.run_id[:8]}", exit_on_error=False
+            )
+        if self._poller is None or self._poller.is_finished:
+            self._poller = self.screen.run_worker(
+                self._poll(), group=GROUP, name="subagents poll", exit_on_error=False
+            )
+
+    def _keep_below_cards(self, run_id: str) -> None:
+        """Keep a turn's tree after the tool cards of its round (the spawns of one round run one by one,
+        so the tree appears after the first card; the cards after it move above it)."""
+        tree = self.trees.get(run_id)
+        if tree is None or not tree.is_mounted:
+            return
+        widgets = list(self.screen.conversation.children)
+        below = widgets[widgets.index(tree) + 1 :]
+        if below and all(isinstance(widget, ToolCard) for widget in below):
+            self.screen.conversation.move_child(tree, after=below[-1])
+
+    async def _update(self, info: ChildInfo) -> None:
+        if self.children.get(info.run_id) == info:
+            return
+        self.children[info.run_id] = info
+        tree = self.trees.get(self._tree_of.get(info.run_id, ""))
+        if tree is not None:
+            await tree.show(info)
+
+    async def _follow(self, run_id: str) -> None:
+        """The child's own events: its label, start and end, and the children it spawns."""
+        try:
+            async for event in self.screen.api.events(run_id):
+                info = self.children.get(run_id)
+                if info is None:  # reset meanwhile
+                    return
+                await self._update(info.with_event(event))
+                await self.observe(event)
+        except ClawError as exc:  # the run is gone from the gateway (or the connection): the poll goes on
+            log.info("not following subagent %s: %s", run_id, exc)
+
+    async def _poll(self) -> None:
+        """While any child has not settled: ask the gateway about each tree's children."""
+        while any(not info.settled for info in self.children.values()):
+            await asyncio.sleep(POLL_SECONDS)
+            turns = {self._tree_of[run_id] for run_id, info in self.children.items() if not info.settled}
+            for turn in turns:
+                try:
+                    rows = await self.screen.api.call("subagents.list", parentRunId=turn)
+                except ClawError as exc:
+                    log.info("subagents.list failed: %s", exc)
+                    continue
+                for row in rows:
+                    await self._merge(row)
+
+    async def _merge(self, row: dict[str, Any]) -> None:
+        known = self.children.get(str(row.get("runId")))
+        info = known.with_row(row) if known else ChildInfo.from_row(row)
+        if known is None:
+            await self._add(info)
+        else:
+            await self._update(info)
+        report = info.announce_run_id
+        if report and report not in self._reports and info.parent_session_key == self.screen.session_key:
+            self._reports.add(report)
+            self.screen.follow_report(report, report_notice(info))

@@ -1,0 +1,1 @@
+"""Subagents: the tree of children a turn spawned, one row per child."""
