@@ -57,3 +57,15 @@ async def _call_remote(url: str, method: str, params: dict[str, Any], timeout: f
         return await client.call(method, **params)
     finally:
         await client.close()
+
+
+AGENT_CALL_TIMEOUT = 600.0
+"""Agent methods may index memory or install a skill: give a running gateway time to finish."""
+
+
+def call_agent_method(agent_id: str, method: str, *, timeout: float = AGENT_CALL_TIMEOUT, **params: Any) -> Any:
+    """`call_gateway` for a method that acts on one agent; a bad config or unknown agent is reported first."""
+    from claw.cli.common import load
+
+    load(agent_id)
+    return call_gateway(method, timeout=timeout, agentId=agent_id, **params)

@@ -15,12 +15,10 @@ KeyArgument = typer.Argument("main", help="Session key, e.g. agent:main:main (de
 
 
 def _call(agent_id: str, method: str, **params: Any) -> Any:
-    """One gateway method, through the running gateway when there is one (see `gateway_call`)."""
-    from claw.cli.common import load
-    from claw.cli.gateway_call import call_gateway
+    """One gateway method for `agent_id`, through the running gateway when there is one."""
+    from claw.cli.gateway_call import call_agent_method
 
-    load(agent_id)  # a bad config or an unknown agent is reported here, before anything connects
-    return call_gateway(method, agentId=agent_id, **params)
+    return call_agent_method(agent_id, method, **params)
 
 
 @app.command("ls")

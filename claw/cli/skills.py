@@ -16,23 +16,10 @@ _MARKS = {"ok": "✓", "ineligible": "✗", "shadowed": "~", "invalid": "!"}
 
 
 def _call(agent_id: str, method: str, **params: Any) -> Any:
-    """Run one gateway method in an in-process gateway."""
-    import asyncio
+    """One gateway method for `agent_id`, through the running gateway when there is one."""
+    from claw.cli.gateway_call import call_agent_method
 
-    from claw.cli.common import load
-    from claw.gateway.client import LocalClient
-    from claw.gateway.gateway import Gateway
-
-    paths, config = load(agent_id)
-
-    async def go() -> Any:
-        client = LocalClient(Gateway(paths, config))
-        try:
-            return await client.call(method, agentId=agent_id, **params)
-        finally:
-            await client.close()
-
-    return asyncio.run(go())
+    return call_agent_method(agent_id, method, **params)
 
 
 @app.command("ls")

@@ -109,9 +109,7 @@ class SubagentWatch:
                 self._follow(info.run_id), group=GROUP, name=f"subagent {info.run_id[:8]}", exit_on_error=False
             )
         if self._poller is None or self._poller.is_finished:
-            self._poller = self.screen.run_worker(
-                self._poll(), group=GROUP, name="subagents poll", exit_on_error=False
-            )
+            self._poller = self.screen.run_worker(self._poll(), group=GROUP, name="subagents poll", exit_on_error=False)
 
     def _keep_below_cards(self, run_id: str) -> None:
         """Keep a turn's tree after the tool cards of its round (the spawns of one round run one by one,

@@ -95,7 +95,10 @@ async def test_two_children_run_finish_and_one_is_stopped_with_x(claw_env, conso
 
 async def test_a_timeout_shows_as_timed_out(claw_env, console) -> None:
     claw_env.server.default = Roles(
-        parent=[tool_call("sessions_spawn", {"task": "Think forever.", "label": "thinker", "timeoutSeconds": 1}), text("ok")],
+        parent=[
+            tool_call("sessions_spawn", {"task": "Think forever.", "label": "thinker", "timeoutSeconds": 1}),
+            text("ok"),
+        ],
         child_default=hang(),
         announce_default=text("It timed out."),
     )
