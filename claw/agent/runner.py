@@ -39,10 +39,12 @@ ABORTED_RESULT = "[aborted: the run was stopped while this tool was running]"
 class RunFailed(Exception):
     """The run could not produce a reply; `message` says why, for the user."""
 
-    def __init__(self, message: str, usage: dict[str, int] | None = None) -> None:
+    def __init__(self, message: str, usage: dict[str, int] | None = None, *, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.usage = usage or {}
+        self.code = code
+        """A machine-readable reason for clients (`no_model`: the user must configure a model)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +88,7 @@ class AgentRunner:
         entry = env.sessions.get_or_create(run.session_key, chat_type=run.ctx.chat_type, channel=run.ctx.channel)
         chain = self.model_chain(env, run.model_override or entry.model_override)
         if not chain:
-            raise RunFailed(NoModelError().message)
+            raise RunFailed(NoModelError().message, code="no_model")
         transcript = env.sessions.transcript(entry)
         emit(
             "lifecycle",

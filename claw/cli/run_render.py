@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # heavy; a turn through a running gateway (RemoteClient) neve
     from claw.gateway.client_protocol import GatewayClient
     from claw.paths import Paths
 
-EXIT_CODES = {"end": 0, "error": 1, "aborted": 130}
+EXIT_CODES = {"end": 0, "error": 1, "config-error": 2, "aborted": 130}
 
 
 class TerminalRenderer:
@@ -172,6 +172,8 @@ async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> int:
                 renderer.handle(event)
             if event.is_terminal:
                 phase = event.data["phase"]
+                if event.data.get("code") == "no_model":
+                    phase = "config-error"
     finally:
         loop.remove_signal_handler(signal.SIGINT)
     return EXIT_CODES.get(phase, 1)

@@ -302,8 +302,14 @@ class Gateway:
             outcome = _cancelled_outcome(run)
         except (RunFailed, ClawError) as exc:
             usage = getattr(exc, "usage", {})
+            code = getattr(exc, "code", None)
             outcome = RunOutcome(
-                "error", error=exc.message, usage=usage, started_at=run.started_at, ended_at=time.time()
+                "error",
+                error=exc.message,
+                usage=usage,
+                started_at=run.started_at,
+                ended_at=time.time(),
+                detail={"code": code} if code else {},
             )
         except Exception as exc:  # a bug: keep the traceback in the log, give the user one line
             log.exception("run %s failed", run.id)

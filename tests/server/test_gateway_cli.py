@@ -306,3 +306,22 @@ def test_session_commands_go_through_the_running_gateway(claw_env: ClawEnv, gate
         assert "claw.gateway.remote_client" in imported and "claw.gateway.gateway" not in imported, args
     rows = json.loads(claw(env, "sessions", "ls", "--json").stdout)
     assert rows[0]["messages"] == 0  # the gateway's own store saw the reset
+
+
+def test_no_model_through_the_gateway_is_exit_2(claw_env: ClawEnv) -> None:
+    env = {k: v for k, v in claw_env.env.items() if k != "CLAW_MODEL"}
+    env["CLAW_GATEWAY_TOKEN"] = GATEWAY_TOKEN
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "claw", "gateway", "run", "--port", "0"],
+        env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (claw_env.home / "gateway.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        done = claw(env, "agent", "-m", "hello")
+        assert done.returncode == 2, done.stderr
+        assert "no model configured" in done.stderr
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

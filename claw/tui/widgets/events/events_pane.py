@@ -12,6 +12,7 @@ from claw.gateway.run_event import RunEvent
 from claw.tui.format import duration, short_args
 
 MAX_LINES = 5000
+_COLOURS = {"error": "red", "failover": "yellow", "aborted": "yellow", "end": "green", "subagent": "cyan"}
 
 
 class EventsPane(RichLog):
@@ -64,10 +65,11 @@ class EventsPane(RichLog):
             )
         elif phase == "error":
             detail = str(data.get("message"))
+        elif phase == "subagent":
+            detail = f"{data.get('state')} run {str(data.get('childRunId', ''))[:8]}"
         else:
             detail = ""
-        colour = {"error": "red", "failover": "yellow", "aborted": "yellow", "end": "green"}.get(phase, "blue")
-        self._line(run, now, phase, detail, colour)
+        self._line(run, now, phase, detail, _COLOURS.get(phase, "blue"))
         if event.is_terminal:
             self._accepted.pop(run, None)
             self._deltas.pop(run, None)
