@@ -70,7 +70,7 @@ class SubagentWatch:
             info = ChildInfo.from_row(row)
             if info.parent_session_key != key or info.settled:
                 continue
-            if info.announce_run_id:  # a report already under way: the history will show it
+            if info.announce_run_id:  # a report already under way is left to the history: never shown twice
                 self._reports.add(info.announce_run_id)
             await self._merge(row)
 
