@@ -13,7 +13,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from claw.errors import ClawError
+from claw.errors import ClawError, GatewayUnavailable
 
 if TYPE_CHECKING:
     from claw.gateway.client_protocol import GatewayClient
@@ -47,6 +47,10 @@ async def _follow_tree(client: GatewayClient, run_id: str, json_out: bool) -> No
     while True:
         try:
             state = await client.call("subagents.wait", parentRunId=run_id, timeoutMs=slice_ms, known=known)
+        except GatewayUnavailable as exc:  # the gateway is going away; it reports the children when back
+            if not json_out:
+                print(f"claw: stopped waiting for subagents: {exc.message}", file=sys.stderr, flush=True)
+            return
         except ClawError as exc:
             if "unknown method" in exc.message:  # a gateway without subagents: nothing to wait for
                 return

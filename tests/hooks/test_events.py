@@ -84,12 +84,14 @@ async def test_duplicates_and_idempotent_retries_fire_nothing(
 ) -> None:
     write_hook(managed, "recorder", ["message:received"], RECORDER)
     gateway = make_gateway()
-    ctx = MsgContext(body="/status", channel="telegram", peer_id="42", sender_id="42", message_id="m1")
+    ctx = MsgContext(
+        body="/status", channel="telegram", peer_id="42", sender_id="42", message_id="m1", command_authorized=True
+    )
     first = await gateway.dispatch(ctx)
     again = await gateway.dispatch(ctx)
     assert (first.status, again.status) == ("command", "duplicate")
-    await gateway.dispatch(MsgContext(body="/status"), idempotency_key="k1")
-    await gateway.dispatch(MsgContext(body="/status"), idempotency_key="k1")
+    await gateway.dispatch(MsgContext(body="/status", command_authorized=True), idempotency_key="k1")
+    await gateway.dispatch(MsgContext(body="/status", command_authorized=True), idempotency_key="k1")
     await gateway.close()
     received = recorded(claw_env.home)  # two sessions: their hooks run side by side, in no set order
     assert sorted((r["channel"], r["senderId"], r["messageId"] or "") for r in received) == [
@@ -151,8 +153,8 @@ async def test_background_events_of_one_session_keep_their_order(
     write_hook(managed, "slow-first", ["message:received"], SLOW_FIRST)
     gateway = make_gateway()
     for body in ("/status first", "/status second", "/status third"):
-        await gateway.dispatch(MsgContext(body=body))
-    await gateway.dispatch(MsgContext(body="/status other", session_key="other"))
+        await gateway.dispatch(MsgContext(body=body, command_authorized=True))
+    await gateway.dispatch(MsgContext(body="/status other", session_key="other", command_authorized=True))
     await gateway.close()
     contents = [r["content"] for r in recorded(claw_env.home)]
     assert contents[0] == "/status other"  # another session does not wait behind the slow hook
