@@ -46,9 +46,10 @@ IDEMPOTENCY_TTL_SECONDS = 20 * 60
 
 @dataclass(frozen=True, slots=True)
 class DispatchResult:
-    """What became of an inbound message: a run, a command reply, or a dropped duplicate."""
+    """What became of an inbound message: a run, a command reply, a dropped duplicate, a message merged
+    into a queued run (collect mode), or one the full queue refused."""
 
-    status: str  # accepted | command | duplicate
+    status: str  # accepted | command | duplicate | merged | dropped
     agent_id: str
     session_key: str
     run_id: str | None = None
