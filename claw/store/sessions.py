@@ -40,6 +40,9 @@ class SessionStore:
         self._unparsed: dict[str, Any] = {}  # index values we could not read, written back untouched
         self._stamp: Stamp | None = None
         self._dirty = False
+        self._gen = 0  # bumped on every change to the in-memory index
+        self._written_gen = 0  # the change the file on disk reflects
+        self._write_lock = threading.Lock()  # one writer at a time; taken after `_lock`, never before it
         self._transcripts: dict[str, Transcript] = {}
         self._index = SessionIndexFile(self.index_path)
         with self._lock:
@@ -105,6 +108,7 @@ class SessionStore:
             if save:
                 self._save()
             else:
+                self._gen += 1
                 self._dirty = True
             return entry
 
@@ -160,10 +164,19 @@ class SessionStore:
             return True
 
     def flush(self) -> None:
-        """Write the index if it has unsaved changes (a deferred write, or one that failed)."""
+        """Write the index if it has unsaved changes (a deferred write, or one that failed).
+
+        The write and its fsyncs happen outside the store's lock, so readers (the gateway's event loop
+        looking up the next turn's session) never wait for the disk; an older snapshot never lands
+        after a newer one."""
         with self._lock:
-            if self._dirty:
-                self._save()
+            if not self._dirty:
+                return
+            gen, entries, unparsed = self._gen, dict(self._entries), dict(self._unparsed)
+        self._write(gen, entries, unparsed)
+        with self._lock:
+            if self._written_gen >= self._gen:
+                self._dirty = False
 
     def close(self) -> None:
         """Flush and close every transcript this store opened."""
@@ -204,9 +217,18 @@ class SessionStore:
         self._entries, self._unparsed, self._stamp = loaded.entries, loaded.unparsed, loaded.stamp
 
     def _save(self) -> None:
+        """Write the index now (called with `_lock` held)."""
+        self._gen += 1
         self._dirty = True  # stays set if the write fails, so `flush` retries
-        self._stamp = self._index.save(self._entries, self._unparsed)
+        self._write(self._gen, self._entries, self._unparsed)
         self._dirty = False
+
+    def _write(self, gen: int, entries: dict[str, SessionEntry], unparsed: dict[str, Any]) -> None:
+        with self._write_lock:
+            if gen <= self._written_gen:
+                return  # a newer snapshot is already on disk
+            self._stamp = self._index.save(entries, unparsed)
+            self._written_gen = gen
 
     def _archive(self, session_id: str) -> Path | None:
         transcript = self._transcripts.pop(session_id, None)

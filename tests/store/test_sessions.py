@@ -224,3 +224,33 @@ def test_concurrent_threads_lose_no_sessions(store: SessionStore, sessions_dir: 
     for thread in threads:
         thread.join()
     assert len(SessionStore(sessions_dir).list()) == 40
+
+
+def test_a_deferred_flush_does_not_block_readers_while_it_writes(store: SessionStore) -> None:
+    store.get_or_create("agent:main:main")
+    store.update("agent:main:main", message_count=1, save=False)
+    writing, release = threading.Event(), threading.Event()
+    real_save = store._index.save
+
+    def slow_save(*args, **kwargs):  # the disk is slow: the write waits until the test lets it go
+        writing.set()
+        release.wait(5)
+        return real_save(*args, **kwargs)
+
+    store._index.save = slow_save  # type: ignore[method-assign]
+    flusher = threading.Thread(target=store.flush)
+    flusher.start()
+    assert writing.wait(5)
+    started = time.monotonic()
+    entry = store.get("agent:main:main")  # must not wait for the write
+    store.update("agent:main:main", message_count=2, save=False)  # a newer change meanwhile
+    assert time.monotonic() - started < 1.0
+    assert entry is not None and entry.message_count == 1
+    release.set()
+    flusher.join(5)
+    store._index.save = real_save  # type: ignore[method-assign]
+    on_disk = json.loads(store.index_path.read_text())
+    assert on_disk["agent:main:main"]["messageCount"] == 1  # the snapshot that was being written
+    store.flush()  # the newer change is still pending, and is written now
+    assert json.loads(store.index_path.read_text())["agent:main:main"]["messageCount"] == 2
+    assert SessionStore(store.sessions_dir).get("agent:main:main").message_count == 2
