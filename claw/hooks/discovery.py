@@ -9,17 +9,16 @@ Parsed manifests are cached by (path, mtime, size), so discovery before each eve
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from claw.folder_scan import Candidate, ManifestCache, candidates
 from claw.hooks.hook import MANIFEST, SOURCES, Hook, HookSource, InvalidHook, ShadowedHook
 from claw.hooks.manifest import HookManifestError, parse_hook
 from claw.paths import Paths, bundled_dir
 
 MAX_HOOKS_PER_ROOT = 200
-_CACHE_LIMIT = 1024
-_cache: dict[tuple[str, int, int, str], Hook | str] = {}
+_cache: ManifestCache[Hook] = ManifestCache(limit=1024)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,55 +70,26 @@ def discover(roots: list[HookRoot]) -> Discovery:
 
 
 def _scan(root: HookRoot) -> list[Hook | InvalidHook]:
-    try:
-        entries = sorted(os.scandir(root.path), key=lambda e: e.name)
-    except OSError:  # missing, not a directory, or unreadable: no hooks here
-        return []
-    real_root = os.path.realpath(root.path)
     out: list[Hook | InvalidHook] = []
-    for entry in entries:
-        if entry.name.startswith(".") or not _is_dir(entry):
-            continue
-        file = os.path.join(entry.path, MANIFEST)
-        try:
-            st = os.stat(file)
-        except OSError:
-            continue  # a folder without HOOK.md is not a hook
-        directory = Path(entry.path)
+    for found in candidates(root.path, MANIFEST):
         if len(out) >= MAX_HOOKS_PER_ROOT:
-            out.append(
-                InvalidHook(entry.name, directory, root.source, f"skipped: over {MAX_HOOKS_PER_ROOT} hooks here")
-            )
-            continue
-        if not _inside(os.path.realpath(entry.path), real_root):
-            out.append(InvalidHook(entry.name, directory, root.source, "resolves outside its hooks folder (symlink)"))
-            continue
-        out.append(_load(directory, root.source, st))
+            reason = f"skipped: over {MAX_HOOKS_PER_ROOT} hooks here"
+            out.append(InvalidHook(found.name, found.directory, root.source, reason))
+        elif found.escapes:
+            reason = "resolves outside its hooks folder (symlink)"
+            out.append(InvalidHook(found.name, found.directory, root.source, reason))
+        else:
+            out.append(_load(found, root.source))
     return out
 
 
-def _load(directory: Path, source: HookSource, st: os.stat_result) -> Hook | InvalidHook:
-    key = (str(directory), st.st_mtime_ns, st.st_size, source)
-    cached = _cache.get(key)
-    if cached is None:
-        try:
-            cached = parse_hook(directory, source)
-        except HookManifestError as exc:
-            cached = str(exc)
-        if len(_cache) >= _CACHE_LIMIT:
-            _cache.clear()
-        _cache[key] = cached
-    if isinstance(cached, str):
-        return InvalidHook(directory.name, directory, source, cached)
-    return cached
+def _load(found: Candidate, source: HookSource) -> Hook | InvalidHook:
+    parsed = _cache.get(found, source, lambda: _parse(found.directory, source))
+    return InvalidHook(found.name, found.directory, source, parsed) if isinstance(parsed, str) else parsed
 
 
-def _is_dir(entry: os.DirEntry[str]) -> bool:
+def _parse(directory: Path, source: HookSource) -> Hook | str:
     try:
-        return entry.is_dir()
-    except OSError:
-        return False
-
-
-def _inside(path: str, root: str) -> bool:
-    return path.startswith(root.rstrip(os.sep) + os.sep)
+        return parse_hook(directory, source)
+    except HookManifestError as exc:
+        return str(exc)

@@ -10,17 +10,15 @@ cached by (path, mtime, size), so rediscovery on every turn costs a few stats.
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from claw.folder_scan import Candidate, ManifestCache, candidates
 from claw.skills.parse import SkillParseError, parse_skill_text
 from claw.skills.skill import SKILL_FILE, InvalidSkill, ShadowedSkill, Skill, SkillSource
 
-_CACHE_LIMIT = 4096
-_cache: dict[tuple[str, int, int, str], Skill | str] = {}
+_cache: ManifestCache[Skill] = ManifestCache(limit=4096)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,52 +63,23 @@ def discover(roots: Iterable[SkillRoot], *, max_per_root: int = 1000, max_file_b
 
 
 def _scan(root: SkillRoot, limit: int, max_bytes: int, digest: hashlib._Hash) -> list[Skill | InvalidSkill]:
-    try:
-        entries = sorted(os.scandir(root.path), key=lambda e: e.name)
-    except OSError:  # missing, not a directory, or unreadable: no skills here
-        digest.update(b"-\n")
-        return []
-    real_root: str | None = None
     out: list[Skill | InvalidSkill] = []
-    for entry in entries:
-        if entry.name.startswith(".") or not _is_dir(entry):
-            continue
-        file = os.path.join(entry.path, SKILL_FILE)
-        try:
-            st = os.lstat(file)
-            file_is_link = stat.S_ISLNK(st.st_mode)
-            if file_is_link:
-                st = os.stat(file)
-        except OSError:
-            continue  # a folder without a SKILL.md is not a skill
-        digest.update(f"{entry.name}\x00{st.st_mtime_ns}\x00{st.st_size}\n".encode())
-        directory = Path(entry.path)
+    for found in candidates(root.path, SKILL_FILE):
+        digest.update(f"{found.name}\x00{found.manifest.st_mtime_ns}\x00{found.manifest.st_size}\n".encode())
         if len(out) >= limit:
             reason = f"skipped: more than {limit} skills in {root.path} (skills.limits.maxSkillsPerRoot)"
-            out.append(InvalidSkill(entry.name, directory, root.source, reason))
-            continue
-        if entry.is_symlink() or file_is_link:
-            real_root = real_root or os.path.realpath(root.path)
-            if not _inside(os.path.realpath(file), real_root):
-                out.append(
-                    InvalidSkill(entry.name, directory, root.source, "resolves outside its skills folder (symlink)")
-                )
-                continue
-        out.append(_load(directory, root.source, st, max_bytes))
+            out.append(InvalidSkill(found.name, found.directory, root.source, reason))
+        elif found.escapes:
+            reason = "resolves outside its skills folder (symlink)"
+            out.append(InvalidSkill(found.name, found.directory, root.source, reason))
+        else:
+            out.append(_load(found, root.source, max_bytes))
     return out
 
 
-def _load(directory: Path, source: SkillSource, st: os.stat_result, max_bytes: int) -> Skill | InvalidSkill:
-    key = (str(directory), st.st_mtime_ns, st.st_size, source)
-    cached = _cache.get(key)
-    if cached is None:
-        cached = _parse(directory, source, st.st_size, max_bytes)
-        if len(_cache) >= _CACHE_LIMIT:
-            _cache.clear()
-        _cache[key] = cached
-    if isinstance(cached, str):
-        return InvalidSkill(directory.name, directory, source, cached)
-    return cached
+def _load(found: Candidate, source: SkillSource, max_bytes: int) -> Skill | InvalidSkill:
+    parsed = _cache.get(found, source, lambda: _parse(found.directory, source, found.manifest.st_size, max_bytes))
+    return InvalidSkill(found.name, found.directory, source, parsed) if isinstance(parsed, str) else parsed
 
 
 def _parse(directory: Path, source: SkillSource, size: int, max_bytes: int) -> Skill | str:
@@ -131,14 +100,3 @@ def _parse(directory: Path, source: SkillSource, size: int, max_bytes: int) -> S
 def clear_cache() -> None:
     """Forget parsed files (for benchmarks that measure a cold start)."""
     _cache.clear()
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
