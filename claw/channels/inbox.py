@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from claw.channels.adapter import Inbound
+from claw.channels.schema import status_counts
 from claw.gateway.msg_context import MsgContext
 
 _CTX_FIELDS = {f.name for f in fields(MsgContext)}
@@ -130,13 +131,7 @@ def recover(conn: sqlite3.Connection, now: float) -> int:
 
 
 def counts(conn: sqlite3.Connection) -> dict[tuple[str, str], dict[str, int]]:
-    out: dict[tuple[str, str], dict[str, int]] = {}
-    for r in conn.execute(
-        "SELECT channel, account_id, status, COUNT(*) FROM channel_inbox"
-        " WHERE status IN ('pending', 'processing') GROUP BY 1, 2, 3"
-    ):
-        out.setdefault((r[0], r[1]), {})[r[2]] = r[3]
-    return out
+    return status_counts(conn, "channel_inbox", "status IN ('pending', 'processing')")
 
 
 def _row(r: sqlite3.Row) -> InboxRow:

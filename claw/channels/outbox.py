@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from claw.channels.schema import status_counts
 from claw.errors import NotFoundError, UsageError
 
 OPEN = ("queued", "sending")
@@ -207,12 +208,7 @@ def listing(conn: sqlite3.Connection, *, dead: bool = False, limit: int = 100) -
 
 
 def counts(conn: sqlite3.Connection) -> dict[tuple[str, str], dict[str, int]]:
-    out: dict[tuple[str, str], dict[str, int]] = {}
-    for r in conn.execute(
-        "SELECT channel, account_id, status, COUNT(*) FROM channel_outbox WHERE status != 'sent' GROUP BY 1, 2, 3"
-    ):
-        out.setdefault((r[0], r[1]), {})[r[2]] = r[3]
-    return out
+    return status_counts(conn, "channel_outbox", "status != 'sent'")
 
 
 def _row(r: sqlite3.Row) -> OutboxRow:

@@ -17,6 +17,8 @@ Times are Unix epoch seconds (REAL).
 
 from __future__ import annotations
 
+import sqlite3
+
 from claw.store.db import Migration
 
 _TABLES = """
@@ -90,3 +92,13 @@ CREATE TABLE channel_state (
 """
 
 MIGRATIONS: tuple[Migration, ...] = (Migration("channels", 1, "inbox_outbox_pairing", _TABLES),)
+
+
+def status_counts(conn: sqlite3.Connection, table: str, where: str) -> dict[tuple[str, str], dict[str, int]]:
+    """Rows of `table` (channel_inbox or channel_outbox) matching `where`, counted per account and status."""
+    out: dict[tuple[str, str], dict[str, int]] = {}
+    for channel, account, status, count in conn.execute(
+        f"SELECT channel, account_id, status, COUNT(*) FROM {table} WHERE {where} GROUP BY 1, 2, 3"
+    ):
+        out.setdefault((channel, account), {})[status] = count
+    return out
