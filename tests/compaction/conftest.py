@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from claw.config import load_config
 from claw.gateway.client import LocalClient
-from claw.gateway.gateway import Gateway
 from claw.paths import Paths
 from claw.store.sessions import SessionStore
 from tests.support.fixtures import ClawEnv
@@ -64,20 +62,11 @@ class Model:
 
 
 @pytest.fixture
-async def make_client(claw_env: ClawEnv) -> AsyncIterator[Callable[[], LocalClient]]:
+def make_client(claw_env: ClawEnv, local_clients: Callable[[], LocalClient]) -> Callable[[], LocalClient]:
+    """Clients over fresh in-process gateways (see `local_clients`)."""
     (claw_env.home / "workspace").mkdir(exist_ok=True)
     (claw_env.home / "workspace" / "SOUL.md").write_text("You are Testy.\n", encoding="utf-8")
-    clients: list[LocalClient] = []
-
-    def factory() -> LocalClient:
-        paths = Paths.from_env()
-        client = LocalClient(Gateway(paths, load_config(paths)))
-        clients.append(client)
-        return client
-
-    yield factory
-    for client in clients:
-        await client.close()
+    return local_clients
 
 
 def write_config(env: ClawEnv, text_: str) -> None:

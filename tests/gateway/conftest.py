@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from claw.config import load_config
 from claw.gateway.client import LocalClient
-from claw.gateway.gateway import Gateway
 from claw.gateway.run_event import RunEvent
-from claw.paths import Paths
 from tests.support.fixtures import ClawEnv
 
 
@@ -28,19 +25,9 @@ def workspace(claw_env: ClawEnv) -> Path:
 
 
 @pytest.fixture
-async def make_client(claw_env: ClawEnv, workspace: Path) -> AsyncIterator[Callable[[], LocalClient]]:
+def make_client(workspace: Path, local_clients: Callable[[], LocalClient]) -> Callable[[], LocalClient]:
     """Build a client over a fresh gateway (after the test wrote any config it wants)."""
-    clients: list[LocalClient] = []
-
-    def factory() -> LocalClient:
-        paths = Paths.from_env()
-        client = LocalClient(Gateway(paths, load_config(paths)))
-        clients.append(client)
-        return client
-
-    yield factory
-    for client in clients:
-        await client.close()
+    return local_clients
 
 
 @pytest.fixture

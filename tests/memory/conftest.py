@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from claw.config import Config, ConfigFile, load_config
+from claw.config import Config, ConfigFile
 from claw.gateway.client import LocalClient
-from claw.gateway.gateway import Gateway
 from claw.memory.manager import MemoryManager
 from claw.paths import Paths
 from tests.memory.corpus import write_corpus
@@ -50,19 +49,9 @@ def make_manager(claw_env: ClawEnv, corpus: Path) -> Iterator[MakeManager]:
 
 
 @pytest.fixture
-async def make_client(claw_env: ClawEnv, corpus: Path) -> AsyncIterator[Callable[[], LocalClient]]:
+def make_client(claw_env: ClawEnv, corpus: Path, local_clients: Callable[[], LocalClient]) -> Callable[[], LocalClient]:
     """A client over a fresh in-process gateway on the corpus (built after the test wrote its config)."""
-    clients: list[LocalClient] = []
-
-    def factory() -> LocalClient:
-        paths = Paths.from_env()
-        client = LocalClient(Gateway(paths, load_config(paths)))
-        clients.append(client)
-        return client
-
-    yield factory
-    for client in clients:
-        await client.close()
+    return local_clients
 
 
 def write_config(env: ClawEnv, text: str) -> None:

@@ -12,9 +12,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,3 +62,25 @@ def claw_env(model_server: ScriptedModelServer, tmp_path: Path, monkeypatch: pyt
         existing = os.environ.get(name, "")
         monkeypatch.setenv(name, ",".join(filter(None, [existing, "127.0.0.1", "localhost"])))
     return ClawEnv(home=home, server=model_server, env=dict(os.environ))
+
+
+@pytest.fixture
+async def local_clients(claw_env: ClawEnv) -> AsyncIterator[Callable[[], Any]]:
+    """Build `LocalClient`s over fresh in-process gateways on `claw_env` (call it after the test wrote
+    any config it wants); every client made is closed after the test."""
+    from claw.config import load_config
+    from claw.gateway.client import LocalClient
+    from claw.gateway.gateway import Gateway
+    from claw.paths import Paths
+
+    clients: list[LocalClient] = []
+
+    def factory() -> LocalClient:
+        paths = Paths.from_env()
+        client = LocalClient(Gateway(paths, load_config(paths)))
+        clients.append(client)
+        return client
+
+    yield factory
+    for client in clients:
+        await client.close()
