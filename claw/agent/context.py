@@ -87,22 +87,6 @@ def wrap_untrusted(text: str, source: str, *, notice: bool = False, marker_id: s
     )
 
 
-def system_prompt(
-    *,
-    workspace: Path,
-    agent_id: str,
-    session_key: str,
-    bootstrap: list[BootstrapFile],
-    extra: list[tuple[str, str]] | None = None,
-) -> str:
-    """The system prompt: base rules, the bootstrap files under "# Project Context", then `extra`
-    sections (name, text) contributed by capabilities such as memory and skills."""
-    parts = system_parts(
-        workspace=workspace, agent_id=agent_id, session_key=session_key, bootstrap=bootstrap, extra=extra
-    )
-    return join_parts(parts)
-
-
 def system_parts(
     *,
     workspace: Path,

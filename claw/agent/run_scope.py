@@ -28,10 +28,6 @@ class RunScope:
     denied_tools: Mapping[str, str] = field(default_factory=dict)
     """Tools neither offered nor callable, each with the reason a call is refused."""
 
-    @property
-    def restricted(self) -> bool:
-        return self.skills is not None or bool(self.omit_sections) or bool(self.denied_tools)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "skills": list(self.skills) if self.skills is not None else None,

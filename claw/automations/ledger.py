@@ -190,8 +190,3 @@ def list_runs(conn: sqlite3.Connection, job_id: str, limit: int) -> list[JobRun]
         (job_id, limit),
     ).fetchall()
     return [JobRun.from_row(row) for row in rows]
-
-
-def get_run(conn: sqlite3.Connection, run_id: str) -> JobRun | None:
-    row = conn.execute(f"SELECT {_RUN_COLUMNS} FROM automation_runs WHERE id = ?", (run_id,)).fetchone()
-    return None if row is None else JobRun.from_row(row)

@@ -71,11 +71,6 @@ def list_jobs(conn: sqlite3.Connection) -> list[Job]:
     return [Job.from_row(row) for row in rows]
 
 
-def name_taken(conn: sqlite3.Connection, name: str, except_id: str | None = None) -> bool:
-    row = conn.execute("SELECT id FROM automation_jobs WHERE name = ?", (name,)).fetchone()
-    return row is not None and row["id"] != except_id
-
-
 def delete_job(conn: sqlite3.Connection, job_id: str) -> bool:
     return conn.execute("DELETE FROM automation_jobs WHERE id = ?", (job_id,)).rowcount > 0
 
