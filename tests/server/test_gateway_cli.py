@@ -311,17 +311,15 @@ def test_session_commands_go_through_the_running_gateway(claw_env: ClawEnv, gate
 def test_no_model_through_the_gateway_is_exit_2(claw_env: ClawEnv) -> None:
     env = {k: v for k, v in claw_env.env.items() if k != "CLAW_MODEL"}
     env["CLAW_GATEWAY_TOKEN"] = GATEWAY_TOKEN
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "claw", "gateway", "run", "--port", "0"],
-        env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    running = start_gateway(env, claw_env.home)
     try:
-        deadline = time.monotonic() + 30
-        while not (claw_env.home / "gateway.json").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        done = claw(env, "agent", "-m", "hello")
-        assert done.returncode == 2, done.stderr
-        assert "no model configured" in done.stderr
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "claw", "agent", "-m", "hello"],
+            env=env, cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr[-2000:]
+        assert "claw: error: no model configured" in done.stderr
+        imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+        assert "claw.gateway.remote_client" in imported and "claw.gateway.gateway" not in imported  # through it
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        running.stop()
