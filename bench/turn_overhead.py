@@ -39,6 +39,7 @@ from pathlib import Path
 
 from bench import assembly
 from bench.corpus import write_bootstrap, write_transcript
+from bench.model_process import ModelProcess
 from bench.report import Target, finish, fsync_latency, machine_line, ms, percentile, spread
 from claw.config import load_config
 from claw.gateway.client import LocalClient
@@ -49,7 +50,6 @@ from claw.providers.failover import ModelRouter
 from claw.providers.openai_compat import OpenAICompatProvider
 from claw.store.sessions import SessionStore
 from claw.workspace import workspace_dir
-from tests.support.model_server import RecordedRequest, ScriptedModelServer
 
 SESSION_KEY = "agent:main:main"
 MODEL = "test-model"
@@ -103,7 +103,7 @@ class Turn:
         return self.to_provider + self.claw_tail
 
 
-def prepare_home(home: Path, server: ScriptedModelServer, messages: int, seed: int, window: int) -> Paths:
+def prepare_home(home: Path, server: ModelProcess, messages: int, seed: int, window: int) -> Paths:
     """Point claw at `home` and the server (a model with a `window`-token context); write the
     bootstrap files and the long transcript."""
     for name in list(os.environ):
@@ -148,43 +148,29 @@ async def _follow(client: LocalClient, n: int) -> float:
     return ended
 
 
-async def cold_turn(client: LocalClient, server: ScriptedModelServer, n: int) -> tuple[float, int]:
+async def cold_turn(client: LocalClient, server: ModelProcess, n: int) -> tuple[float, int]:
     """A turn that may make several model calls (memory flush, compaction): wall time and call count."""
     started = time.perf_counter()
     ended = await _follow(client, n)
-    calls = len(server.chat_requests)
-    server.reset()
-    return ended - started, calls
+    return ended - started, len(server.take())
 
 
-async def one_turn(client: LocalClient, server: ScriptedModelServer, marks: ProviderMarks, n: int) -> Turn:
+async def one_turn(client: LocalClient, server: ModelProcess, marks: ProviderMarks, n: int) -> Turn:
     marks.called_at = marks.drained_at = 0.0
     started = time.perf_counter()
     ended = await _follow(client, n)
-    requests = server.chat_requests
+    requests = server.take()
     if len(requests) != 1:
         raise RuntimeError(f"turn {n} made {len(requests)} model requests, expected 1")
     request = requests[0]
-    finished_at = _finished_at(request)
-    server.reset()
     return Turn(
         to_provider=marks.called_at - started,
         to_server=request.received_at - started,
-        from_model=ended - finished_at,
-        client_tail=marks.drained_at - finished_at,
-        request_bytes=int(request.headers.get("content-length", 0)),
-        messages=len(request.messages),
+        from_model=ended - request.finished_at,
+        client_tail=marks.drained_at - request.finished_at,
+        request_bytes=request.request_bytes,
+        messages=request.messages,
     )
-
-
-def _finished_at(request: RecordedRequest) -> float:
-    """The server thread stamps `finished_at` right after its last write; wait for it (briefly)."""
-    deadline = time.perf_counter() + 1.0
-    while request.finished_at is None:
-        if time.perf_counter() > deadline:
-            raise RuntimeError("the model server never finished the reply")
-        time.sleep(0.0001)
-    return request.finished_at
 
 
 def print_turns(turns: list[Turn]) -> None:
@@ -199,7 +185,7 @@ def print_turns(turns: list[Turn]) -> None:
 
 
 async def run(args: argparse.Namespace, home: Path) -> int:
-    with ScriptedModelServer(models=(MODEL,), instant=True) as server:
+    with ModelProcess(MODEL) as server:
         paths = prepare_home(home, server, args.messages, args.seed, args.window)
         config = load_config(paths)
         marks = ProviderMarks()

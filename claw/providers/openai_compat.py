@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from claw.config import ProviderSettings
 from claw.providers.base import ChatRequest, Finish, ModelDelta, ModelError, TextDelta, ToolCallDelta, Usage
+from claw.providers.request_body import RequestEncoder
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -46,6 +49,7 @@ class OpenAICompatProvider:
         self._settings = settings
         self._env = os.environ if environ is None else environ
         self._client: AsyncOpenAI | None = None
+        self._encoder = RequestEncoder()
 
     async def aclose(self) -> None:
         """Close the client's connection pool (a no-op if no request was ever made)."""
@@ -69,7 +73,6 @@ class OpenAICompatProvider:
         if self._client is None:
             self._client = self._make_client()
         import openai
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
         params: dict[str, Any] = {
             "model": request.model,
@@ -80,32 +83,78 @@ class OpenAICompatProvider:
         if request.tools:
             params["tools"] = request.tools
         try:
-            # `post` is what `chat.completions.create` ends in; create first walks the params through
-            # its TypedDict transform, ~0.15 ms a message (~90 ms per model call at a full 128k-token
-            # context, see bench/README.md), which changes nothing in our plain-JSON messages.
+            # `post` is what `chat.completions.create` ends in. create would first walk the params
+            # through its TypedDict transform (~0.15 ms a message: ~90 ms per call at a full 128k-token
+            # context, see bench/README.md) and encode the whole body again; our messages are plain
+            # JSON already, and the encoder reuses the encoding of every message sent before.
+            # Chunks come back as the plain dicts they are (`object`), not pydantic models.
             stream = await self._client.post(
                 "/chat/completions",
-                body=params,
-                cast_to=ChatCompletion,
+                cast_to=object,
                 stream=True,
-                stream_cls=openai.AsyncStream[ChatCompletionChunk],
+                stream_cls=openai.AsyncStream[object],
+                **self._body(params),
             )
             async for chunk in stream:
-                if chunk.usage is not None:
-                    yield Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
-                for choice in chunk.choices:
-                    delta = choice.delta
-                    if delta is not None and delta.content:
-                        yield TextDelta(delta.content)
-                    for call in (delta.tool_calls if delta is not None else None) or ():
-                        fn = call.function
-                        yield ToolCallDelta(
-                            call.index, call.id, fn.name if fn else None, (fn.arguments or "") if fn else ""
-                        )
-                    if choice.finish_reason:
-                        yield Finish(choice.finish_reason)
+                for delta in chunk_deltas(chunk):
+                    yield delta
         except openai.APIError as exc:
             raise _classify(exc) from None
+
+    def _body(self, params: dict[str, Any]) -> dict[str, Any]:
+        if not _post_takes_content():  # an openai client from before raw request bodies
+            return {"body": params}
+        return {"content": self._encoder.encode(params)}
+
+
+@functools.cache
+def _post_takes_content() -> bool:
+    from openai import AsyncOpenAI
+
+    return "content" in inspect.signature(AsyncOpenAI.post).parameters
+
+
+def chunk_deltas(chunk: object) -> list[ModelDelta]:
+    """The deltas in one `chat.completion.chunk`, read leniently: a field of the wrong type is absent."""
+    if not isinstance(chunk, dict):
+        return []
+    deltas: list[ModelDelta] = []
+    usage = chunk.get("usage")
+    if isinstance(usage, dict):
+        deltas.append(Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))))
+    for choice in _dicts(chunk.get("choices")):
+        delta = choice.get("delta")
+        if isinstance(delta, dict):
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                deltas.append(TextDelta(content))
+            for call in _dicts(delta.get("tool_calls")):
+                fn = call.get("function")
+                fn = fn if isinstance(fn, dict) else {}
+                deltas.append(
+                    ToolCallDelta(
+                        _int(call.get("index")),
+                        _str_or_none(call.get("id")),
+                        _str_or_none(fn.get("name")),
+                        _str_or_none(fn.get("arguments")) or "",
+                    )
+                )
+        reason = choice.get("finish_reason")
+        if isinstance(reason, str) and reason:
+            deltas.append(Finish(reason))
+    return deltas
+
+
+def _dicts(value: object) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _classify(exc: Exception) -> ModelError:
