@@ -89,7 +89,9 @@ class ContextManager:
         chain: list[str],
     ) -> AssembledContext:
         """The prompt for the next model call. `ids` is (agent id, session key)."""
-        entries = await asyncio.to_thread(transcript.read)
+        entries = transcript.read_cached()
+        if entries is None:  # changed behind our back (or first read): parse off the loop
+            entries = await asyncio.to_thread(transcript.read)
         view = self.view(transcript)
         view.update(entries)
         files = RUN_BOOTSTRAP.get()  # this run's files once its agent:bootstrap hooks changed them

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from claw.agent.sections import SectionRequest
 from claw.skills.catalog import discover_for, gate, gate_context
+from claw.skills.discovery import Discovery
+from claw.skills.gating import GateContext
 from claw.skills.prompt import candidates, fit, render
 from claw.skills.snapshot import SNAPSHOT_KEY, SkillsSnapshot, fingerprint
 from claw.store.transcript import utc_now_iso
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
+    from claw.store.sessions import SessionEntry
 
 log = logging.getLogger(__name__)
 
@@ -28,37 +31,57 @@ class SkillsSection:
         self._gw = gateway
 
     async def render(self, request: SectionRequest) -> str | None:
-        snapshot = await asyncio.to_thread(self.snapshot, request)
+        # The usual turn finds the session's snapshot still current: a few stats and a comparison, done
+        # here on the loop. Taking a new one (parsing manifests, saving it) goes to a worker thread.
+        survey = self._survey(request)
+        snapshot = survey.previous if survey.unchanged else await asyncio.to_thread(self.snapshot, request)
         return render(snapshot.listing)
 
     def snapshot(self, request: SectionRequest) -> SkillsSnapshot:
         """The session's current snapshot, retaken (and saved) if its fingerprint no longer matches."""
+        survey = self._survey(request)
+        if survey.unchanged:
+            return survey.previous
+        found, previous, entry = survey.found, survey.previous, survey.entry
+        for bad in found.invalid:  # said once per snapshot, not on every turn
+            log.warning("skipped skill %s: %s", bad.path / "SKILL.md", bad.reason)
+        limits = self._gw.config.skills.limits
+        report = gate(found, survey.ctx)
+        listing = fit(
+            candidates(report.eligible),
+            max_count=limits.max_skills_in_prompt,
+            max_chars=limits.max_skills_prompt_chars,
+        )
+        snapshot = SkillsSnapshot(survey.fingerprint, (previous.version + 1) if previous else 1, utc_now_iso(), listing)
+        if entry is not None:
+            log.info("skills snapshot v%d for %s: %d skills", snapshot.version, entry.session_key, len(listing.entries))
+            try:
+                self._gw.sessions(request.agent_id).merge_extra(entry.session_key, {SNAPSHOT_KEY: snapshot.to_json()})
+            except OSError as exc:  # the turn still gets its skills; the next one tries to record them again
+                log.warning("could not record the skills snapshot of %s: %s", entry.session_key, exc)
+        return snapshot
+
+    def _survey(self, request: SectionRequest) -> _Survey:
+        """The skills found now, the session's gate context, and its saved snapshot."""
         gw = self._gw
         found = discover_for(gw.paths, gw.config, request.workspace)
         ctx = gate_context(gw.config, request.agent_id, request.channel, request.sender_id)
         if request.scope.skills is not None:  # a subagent given only some skills: narrow the agent's own list
             own = ctx.agent_skills
             ctx = replace(ctx, agent_skills=tuple(s for s in request.scope.skills if own is None or s in own))
-        current = fingerprint(found.stamp, ctx)
-        store = gw.sessions(request.agent_id)
-        entry = store.get(request.session_key)
+        entry = gw.sessions(request.agent_id).get(request.session_key)
         previous = SkillsSnapshot.from_json(entry.extra.get(SNAPSHOT_KEY)) if entry else None
-        if previous is not None and previous.fingerprint == current:
-            return previous
-        for bad in found.invalid:  # said once per snapshot, not on every turn
-            log.warning("skipped skill %s: %s", bad.path / "SKILL.md", bad.reason)
-        limits = gw.config.skills.limits
-        report = gate(found, ctx)
-        listing = fit(
-            candidates(report.eligible),
-            max_count=limits.max_skills_in_prompt,
-            max_chars=limits.max_skills_prompt_chars,
-        )
-        snapshot = SkillsSnapshot(current, (previous.version + 1) if previous else 1, utc_now_iso(), listing)
-        if entry is not None:
-            log.info("skills snapshot v%d for %s: %d skills", snapshot.version, entry.session_key, len(listing.entries))
-            try:
-                store.merge_extra(entry.session_key, {SNAPSHOT_KEY: snapshot.to_json()})
-            except OSError as exc:  # the turn still gets its skills; the next one tries to record them again
-                log.warning("could not record the skills snapshot of %s: %s", entry.session_key, exc)
-        return snapshot
+        return _Survey(found, ctx, fingerprint(found.stamp, ctx), entry, previous)
+
+
+@dataclass(frozen=True, slots=True)
+class _Survey:
+    found: Discovery
+    ctx: GateContext
+    fingerprint: str
+    entry: SessionEntry | None
+    previous: SkillsSnapshot | None
+
+    @property
+    def unchanged(self) -> bool:
+        return self.previous is not None and self.previous.fingerprint == self.fingerprint

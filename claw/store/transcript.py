@@ -140,6 +140,21 @@ class Transcript:
             self._refresh()
             return list(self._entries)
 
+    def read_cached(self) -> list[Entry] | None:
+        """`read()` when that needs no parsing: the file is as this object last saw it (one stat).
+        None when it changed behind our back, or another thread is reading it now; then call `read`,
+        off the event loop. Lets the loop skip a thread hand-off on every turn of a busy session."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            try:
+                st = os.stat(self.path)
+            except FileNotFoundError:
+                return None
+            return list(self._entries) if _stat_key(st) == self._key else None
+        finally:
+            self._lock.release()
+
     def tail(self, n: int) -> list[Entry]:
         """The last `n` entries."""
         return self.read()[-n:] if n > 0 else []
