@@ -120,25 +120,30 @@ def new_run_id() -> str:
 
 
 class RunRegistry:
-    """Active runs, plus the most recent finished ones for `agent.wait` and late subscribers."""
+    """Active runs, plus the most recent finished ones for `agent.wait` and late subscribers.
+
+    Finished runs are moved out of the active set the next time it is looked at, so every
+    dispatch costs in proportion to the runs still going, not to the history kept."""
 
     def __init__(self) -> None:
-        self._runs: OrderedDict[str, Run] = OrderedDict()
+        self._active: dict[str, Run] = {}
+        self._finished: OrderedDict[str, Run] = OrderedDict()
 
     def add(self, run: Run) -> None:
-        self._runs[run.id] = run
-        self._trim()
+        self._active[run.id] = run
+        self._sweep()
 
     def get(self, run_id: str) -> Run | None:
-        return self._runs.get(run_id)
+        return self._active.get(run_id) or self._finished.get(run_id)
 
     def active(self, session_key: str | None = None) -> list[Run]:
-        return [
-            r for r in self._runs.values() if not r.finished and (session_key is None or r.session_key == session_key)
-        ]
+        self._sweep()
+        return [r for r in self._active.values() if session_key is None or r.session_key == session_key]
 
-    def _trim(self) -> None:
-        finished = [rid for rid, r in self._runs.items() if r.finished]
-        for rid in finished[: max(0, len(finished) - KEEP_FINISHED_RUNS)]:
-            run = self._runs.pop(rid)
-            run.events.clear()
+    def _sweep(self) -> None:
+        for run in [r for r in self._active.values() if r.finished]:
+            del self._active[run.id]
+            self._finished[run.id] = run
+        while len(self._finished) > KEEP_FINISHED_RUNS:
+            _rid, old = self._finished.popitem(last=False)
+            old.events.clear()
