@@ -1,6 +1,7 @@
 """`MemoryIndex`: one agent's memory files as chunks in SQLite, kept in sync incrementally.
 
-Sync walks the memory files and compares each with what the index recorded: same size and
+Sync walks the memory files and compares each with what the index recorded (nothing at all
+when no stamp changed since the last sync and no other process wrote to the index): same size and
 mtime → skipped without reading; same content hash → only the stamp is updated; otherwise
 the file's chunks are replaced. Vectors of chunks whose text did not change are carried
 over, so editing one line re-embeds only the chunks around it. Changing the chunking
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from claw.memory.chunker import blank_comments, chunk_markdown, text_hash
 from claw.memory.embeddings import Embedder, EmbeddingError
-from claw.memory.files import list_memory_files
+from claw.memory.files import MemoryFile, list_memory_files
 from claw.memory.schema import connect
 from claw.memory.vectors import VectorTable, normalise, pack
 from claw.paths import ensure_private_dir
@@ -80,6 +81,8 @@ class MemoryIndex:
         self._embed_retry_at = 0.0
         self.generation = 0
         """Bumped whenever chunks or vectors change (caches key on it)."""
+        self._in_sync: tuple[int, list[tuple[str, int, int]]] | None = None
+        """What the last complete sync saw: other connections' write count, each file's stamp."""
 
     # -- connection -------------------------------------------------------------------
 
@@ -100,6 +103,7 @@ class MemoryIndex:
 
     def close(self) -> None:
         with self.lock:
+            self._in_sync = None  # data_version counts per connection
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
@@ -107,14 +111,22 @@ class MemoryIndex:
     # -- sync -------------------------------------------------------------------------
 
     def sync(self, *, force: bool = False) -> SyncReport:
-        """Bring the index up to date with the files (from scratch with `force`), then embed new chunks."""
+        """Bring the index up to date with the files (from scratch with `force`), then embed new chunks.
+
+        Recall syncs before every turn's search, so the common case is cheap: when the files' stamps
+        match the last complete sync and no other connection has written since, nothing is opened."""
         with self.lock:
-            report = SyncReport()
             conn = self.conn
+            files = list_memory_files(self.workspace)
+            seen = (conn.execute("PRAGMA data_version").fetchone()[0], [(f.rel, f.mtime_ns, f.size) for f in files])
+            if not force and seen == self._in_sync:
+                return SyncReport(files=len(files))
+            self._in_sync = None
+            report = SyncReport()
             conn.execute("BEGIN IMMEDIATE")
             try:
                 report.rebuilt = self._check_settings(conn, force)
-                self._sync_files(conn, report)
+                self._sync_files(conn, files, report)
                 if report.changed or report.removed or report.rebuilt:
                     _set_meta(conn, "indexedAt", datetime.now(UTC).isoformat(timespec="seconds"))
                 conn.execute("COMMIT")
@@ -124,6 +136,8 @@ class MemoryIndex:
             if report.changed or report.removed or report.rebuilt:
                 self.generation += 1
             self._embed_missing(report)
+            if report.embedding_error is None and (self.embedder is None or self.embeddings_ready()):
+                self._in_sync = seen  # our own commits leave data_version as it was
             return report
 
     def _check_settings(self, conn: sqlite3.Connection, force: bool) -> bool:
@@ -140,9 +154,8 @@ class MemoryIndex:
             _set_meta(conn, "embeddingModel", model)
         return rebuild
 
-    def _sync_files(self, conn: sqlite3.Connection, report: SyncReport) -> None:
+    def _sync_files(self, conn: sqlite3.Connection, files: list[MemoryFile], report: SyncReport) -> None:
         known = {row[0]: row[1:] for row in conn.execute("SELECT path, hash, mtime_ns, size FROM files")}
-        files = list_memory_files(self.workspace)
         report.files = len(files)
         for mf in files:
             old = known.pop(mf.rel, None)

@@ -67,6 +67,29 @@ async def test_an_edit_reindexes_only_that_file(make_manager: MakeManager, corpu
     assert (await manager.search("main", manager.params("Michelin tyres"))).hits == []
 
 
+async def test_a_sync_with_nothing_changed_does_not_touch_the_database(
+    make_manager: MakeManager, corpus: Path
+) -> None:
+    manager = make_manager()
+    await manager.sync("main")
+    index = manager.index("main")
+    statements: list[str] = []
+    index.conn.set_trace_callback(statements.append)
+    assert (await manager.sync("main")).changed == []
+    assert not any(s.startswith("BEGIN") for s in statements)  # recall's sync before every turn stays cheap
+
+    note = corpus / "memory/2025-01-05.md"  # an edit in place (same name, same folder)
+    note.write_text(note.read_text().replace("a", "o"), encoding="utf-8")
+    assert (await manager.sync("main")).changed == ["memory/2025-01-05.md"]
+
+    other = make_manager()  # another process, say `claw memory index --force`, rebuilds the index
+    await other.sync("main", force=True)
+    statements.clear()
+    assert (await manager.sync("main")).changed == []
+    assert any(s.startswith("BEGIN") for s in statements)  # its write was noticed: a real sync ran
+    index.conn.set_trace_callback(None)
+
+
 async def test_touching_a_file_without_changing_it_does_not_rechunk(make_manager: MakeManager, corpus: Path) -> None:
     manager = make_manager()
     await manager.sync("main")
