@@ -88,3 +88,15 @@ def test_remove_stale_temps_keeps_fresh_ones_and_the_target(tmp_path: Path) -> N
 
     assert remove_stale_temps(target) == 1
     assert sorted(os.listdir(tmp_path)) == sorted([target.name, fresh.name, other.name])
+
+
+def test_an_object_is_written_one_member_per_line(tmp_path: Path) -> None:
+    target = tmp_path / "sessions.json"
+    value = {"agent:main:main": {"n": 1, "extra": {"é": ["x", None]}}, "agent:main:two": {"n": 2}}
+    atomic_write_json(target, value)
+    text = target.read_text(encoding="utf-8")
+    assert json.loads(text) == value
+    assert text.splitlines()[1].startswith('"agent:main:main": {') and len(text.splitlines()) == 4
+    for empty in ({}, [], "plain"):
+        atomic_write_json(target, empty)
+        assert json.loads(target.read_text()) == empty
