@@ -4,8 +4,9 @@ Calls the runner's building blocks directly, with the gateway's own objects and 
 `AgentRunner` does before each model call (prompt sections, `ContextManager.build`: transcript
 read, history view, bootstrap files, pruning, assembly) and what the gateway does after the
 reply (`SessionStore.record_turn`). Each step's median over `repeat` calls is printed; "cold"
-steps build fresh objects each time and run `COLD_REPEAT` times. For comparison: encoding the
-request body, and the `openai` client's own transform of the params (which claw now skips).
+steps build fresh objects each time and run `COLD_REPEAT` times. Also: encoding the request body
+(warm, as claw does, and whole, as the openai client would), and the `openai` client's own
+transform of the params (which claw skips).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from typing import Any
 from claw.agent.bootstrap import BootstrapLoader
 from claw.agent.context_manager import ContextManager
 from claw.agent.history import HistoryView
+from claw.agent.pruning import prune_units
 from claw.agent.sections import SectionRequest
 from claw.gateway.gateway import Gateway
+from claw.providers.request_body import RequestEncoder
 from claw.store.transcript import Transcript
 
 COLD_REPEAT = 5
@@ -85,6 +88,8 @@ async def report(gateway: Gateway, session_key: str, message: str, *, repeat: in
     steps["  of which Transcript.read, warm (cache hit)"] = timed(transcript.read, repeat)
     view = gateway.runner.context.view(transcript)
     steps["  of which HistoryView.update, warm"] = timed(lambda: view.update(entries), repeat)
+    window = gateway.runner.context.window(s, chain)
+    steps["  of which prune_units"] = timed(lambda: prune_units(view.units, window, s.context_pruning), repeat)
     loader = BootstrapLoader()
     limits = (s.bootstrap_max_chars, s.bootstrap_total_max_chars)
     loader.load(env.workspace, *limits)
@@ -102,6 +107,9 @@ async def report(gateway: Gateway, session_key: str, message: str, *, repeat: in
     prompt = await build(gateway.runner.context)()
     body = {"model": "test-model", "messages": prompt.messages, "stream": True, "tools": tools}
     encoded = json.dumps(body)
+    encoder = RequestEncoder()
+    encoder.encode(body)
+    steps["RequestEncoder.encode, warm (history encoded before)"] = timed(lambda: encoder.encode(body), repeat)
     steps["compare: json.dumps(request body)"] = timed(lambda: json.dumps(body), repeat)
     transform = _openai_transform(body)
     if transform is not None:

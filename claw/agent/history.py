@@ -23,14 +23,27 @@ class Unit:
     first_id: str | None
     starts_turn: bool
     tokens: int = 0
+    chars: int = 0
+    """Characters of text and tool-call arguments (what pruning weighs)."""
     _open_calls: list[str] = field(default_factory=list)
 
     def seal(self) -> None:
-        """Give every tool call without a result a placeholder result (APIs reject dangling calls)."""
+        """Give every tool call without a result a placeholder result (APIs reject dangling calls);
+        count the unit's tokens and characters."""
         for call_id in self._open_calls:
             self.messages.append({"role": "tool", "tool_call_id": call_id, "content": MISSING_RESULT})
         self._open_calls.clear()
         self.tokens = sum(estimate_message(m) for m in self.messages)
+        self.chars = sum(message_chars(m) for m in self.messages)
+
+
+def message_chars(message: dict[str, Any]) -> int:
+    """Characters of a message's text content plus its tool calls' arguments."""
+    content = message.get("content")
+    size = len(content) if isinstance(content, str) else 0
+    for call in message.get("tool_calls") or ():
+        size += len(call.get("function", {}).get("arguments", ""))
+    return size
 
 
 def to_message(entry: dict[str, Any]) -> dict[str, Any] | None:
@@ -145,7 +158,10 @@ class HistoryView:
 
 def current_turn_start(units: list[Unit]) -> int:
     """Index of the unit that starts the newest turn (0 when none does)."""
-    return max((i for i, u in enumerate(units) if u.starts_turn), default=0)
+    for i in range(len(units) - 1, -1, -1):
+        if units[i].starts_turn:
+            return i
+    return 0
 
 
 def select_units(units: list[Unit], budget_tokens: int) -> list[Unit]:

@@ -24,7 +24,7 @@ def prune_units(units: list[Unit], window_tokens: int, s: PruningSettings) -> li
     if not s.enabled or not units:
         return units
     window_chars = max(1, window_tokens * CHARS_PER_TOKEN)
-    total = sum(_chars(m) for u in units for m in u.messages)
+    total = sum(u.chars for u in units)
     if total < s.soft_trim_ratio * window_chars:
         return units
     prunable = _prunable(units, s.keep_last_assistants)
@@ -80,16 +80,9 @@ def _soft_trim(text: str, max_chars: int) -> str:
 
 
 def _copy(unit: Unit) -> Unit:
-    return Unit([dict(m) for m in unit.messages], unit.first_id, unit.starts_turn, unit.tokens)
+    return Unit([dict(m) for m in unit.messages], unit.first_id, unit.starts_turn, unit.tokens, unit.chars)
 
 
 def _text(message: dict[str, Any]) -> str:
     content = message.get("content")
     return content if isinstance(content, str) else ""
-
-
-def _chars(message: dict[str, Any]) -> int:
-    size = len(_text(message))
-    for call in message.get("tool_calls") or ():
-        size += len(call.get("function", {}).get("arguments", ""))
-    return size
