@@ -8,6 +8,7 @@ leading out) are left out too: the index must never read what the file tools may
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -52,7 +53,7 @@ def list_memory_files(workspace: Path) -> list[MemoryFile]:
     symlinked directory); a symlink is resolved and kept only if it leads to a memory file.
     Strings, not `Path`s, on purpose: this runs before every search, over every note."""
     root = os.path.realpath(workspace)
-    candidates = [(name, os.path.join(root, name), True) for name in ROOT_FILES]
+    candidates = [found for name in ROOT_FILES if (found := _root_file(root, name))]
     folder = os.path.join(root, MEMORY_DIR)
     if os.path.isdir(folder) and not os.path.islink(folder):
         candidates += _walk(folder, MEMORY_DIR)
@@ -61,7 +62,7 @@ def list_memory_files(workspace: Path) -> list[MemoryFile]:
     for rel, path, check in candidates:
         if rel.lower() in SKIPPED:
             continue
-        if check:  # a symlink, or MEMORY.md / memory.md (maybe one file on a case-insensitive disk)
+        if check:  # a symlink: kept only if it resolves to a memory file inside the workspace
             try:
                 real = resolve_in_workspace(Path(root), rel, must_exist=True)
             except ClawError:
@@ -78,6 +79,18 @@ def list_memory_files(workspace: Path) -> list[MemoryFile]:
         seen.add((st.st_dev, st.st_ino))
         found[rel] = MemoryFile(rel, path, st.st_mtime_ns, st.st_size)
     return [found[rel] for rel in sorted(found)]
+
+
+def _root_file(root: str, name: str) -> tuple[str, str, bool] | None:
+    """(name, path, is a symlink) for a regular file or a symlink called `name` in `root`, else None."""
+    path = os.path.join(root, name)
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        return name, path, True
+    return (name, path, False) if stat.S_ISREG(mode) else None
 
 
 def _walk(folder: str, rel: str) -> list[tuple[str, str, bool]]:

@@ -118,7 +118,7 @@ class MemoryIndex:
         with self.lock:
             conn = self.conn
             files = list_memory_files(self.workspace)
-            seen = (conn.execute("PRAGMA data_version").fetchone()[0], [(f.rel, f.mtime_ns, f.size) for f in files])
+            seen = self._seen(files)
             if not force and seen == self._in_sync:
                 return SyncReport(files=len(files))
             self._in_sync = None
@@ -139,6 +139,20 @@ class MemoryIndex:
             if report.embedding_error is None and (self.embedder is None or self.embeddings_ready()):
                 self._in_sync = seen  # our own commits leave data_version as it was
             return report
+
+    def in_sync(self) -> bool:
+        """Whether a sync now would find nothing to do: the check `sync` starts with, alone."""
+        with self.lock:
+            return self._in_sync is not None and self._seen(list_memory_files(self.workspace)) == self._in_sync
+
+    @property
+    def files_seen(self) -> int:
+        """How many memory files the last complete sync found (0 before one)."""
+        return len(self._in_sync[1]) if self._in_sync is not None else 0
+
+    def _seen(self, files: list[MemoryFile]) -> tuple[int, list[tuple[str, int, int]]]:
+        """Other connections' write count and each file's stamp: what a sync that changed nothing leaves."""
+        return self.conn.execute("PRAGMA data_version").fetchone()[0], [(f.rel, f.mtime_ns, f.size) for f in files]
 
     def _check_settings(self, conn: sqlite3.Connection, force: bool) -> bool:
         chunking = json.dumps({"tokens": self.chunk_tokens, "overlap": self.chunk_overlap})

@@ -3,7 +3,8 @@
 Each agent gets one `MemoryIndex` (its own SQLite file) on first use. Every search first
 syncs the index with the files, which costs a `stat` per memory file when nothing changed,
 so a note the agent wrote a moment ago is found by its next search. The blocking work runs
-in worker threads.
+in worker threads, except a keyword-only search over an index that is already in sync (see
+`_search_here`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from claw.memory.embeddings import make_embedder
 from claw.memory.index import MemoryIndex, SyncReport
 from claw.memory.search import SearchOutcome, SearchParams, search
 from claw.paths import Paths
+
+LOOP_SEARCH_MAX_FILES = 200
+"""Above this many memory files, even an in-sync check (a stat per file) goes to a worker thread."""
 
 
 class MemoryManager:
@@ -60,12 +64,29 @@ class MemoryManager:
 
     async def search(self, agent_id: str, params: SearchParams) -> SearchOutcome:
         index = self.index(agent_id)
+        quick = self._search_here(index, params)
+        if quick is not None:
+            return quick
 
         def go() -> SearchOutcome:
             index.sync()
             return search(index, params)
 
         return await asyncio.to_thread(go)
+
+    @staticmethod
+    def _search_here(index: MemoryIndex, params: SearchParams) -> SearchOutcome | None:
+        """The search, done on the calling (event loop) thread when that is cheap: keyword-only, a
+        modest number of files, nothing to re-index, and no other thread inside the index. Recall
+        runs before every turn; a few stats and one FTS query cost less than a worker hand-off."""
+        if index.embedder is not None or index.files_seen > LOOP_SEARCH_MAX_FILES:
+            return None
+        if not index.lock.acquire(blocking=False):
+            return None
+        try:
+            return search(index, params) if index.in_sync() else None
+        finally:
+            index.lock.release()
 
     async def sync(self, agent_id: str, *, force: bool = False) -> SyncReport:
         index = self.index(agent_id)

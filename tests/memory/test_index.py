@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
 from claw.paths import Paths
@@ -158,3 +159,35 @@ async def test_editing_one_chunk_re_embeds_only_that_chunk(
     new_inputs = _embedded_inputs(claw_env)[sent_before:]
     assert len(new_inputs) == 1 and "marmalade" in new_inputs[0]
     assert index.status()["vectors"] == index.status()["chunks"]
+
+
+async def test_recall_searches_on_the_loop_only_when_nothing_needs_indexing(
+    make_manager: MakeManager, corpus: Path, monkeypatch
+) -> None:
+    from claw.memory import manager as manager_module
+
+    threads: list[bool] = []
+    real_search = manager_module.search
+
+    def recording_search(index, params):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real_search(index, params)
+
+    monkeypatch.setattr(manager_module, "search", recording_search)
+    manager = make_manager()
+    assert (await manager.search("main", manager.params("sourdough", min_score=0))).hits  # first: indexes
+    assert (await manager.search("main", manager.params("sourdough", min_score=0))).hits  # in sync: on the loop
+    note = corpus / "memory/2025-03-20.md"
+    note.write_text("# 2025-03-20\n- Started learning Portuguese.\n", encoding="utf-8")
+    hits = (await manager.search("main", manager.params("Portuguese"))).hits  # a new note: re-indexed first
+    assert hits and hits[0].path == "memory/2025-03-20.md"
+    assert threads == [False, True, False]
+
+    monkeypatch.setattr(manager_module, "LOOP_SEARCH_MAX_FILES", 1)
+    await manager.search("main", manager.params("sourdough"))  # many files: the check itself is work
+    assert threads[-1] is False
+
+    embedding = make_manager(embeddings=True)  # the query needs an embedding: the network, never the loop
+    for _ in range(2):
+        await embedding.search("main", embedding.params("sourdough"))
+    assert threads[-2:] == [False, False]
