@@ -17,8 +17,8 @@ import json
 from typing import Any
 
 KEEP_UNUSED_CALLS = 8
-"""Every this many calls, cached messages not sent in the last this many calls are dropped (another
-session's history, say), so an unused encoding lives at most twice this many calls."""
+"""Cached encodings not used for between this many and twice this many calls are dropped (another
+session's history, say): the cache has two generations, and every this many calls the older one goes."""
 BIG_TEXT_CHARS = 8_192
 """`content` at least this long is also cached by its text: the system prompt is a new dict each call."""
 _MAX_TEXTS = 16
@@ -33,7 +33,9 @@ class RequestEncoder:
     """Encodes chat request bodies, reusing the encodings of messages sent before."""
 
     def __init__(self) -> None:
-        self._messages: dict[int, tuple[dict[str, Any], bytes, int]] = {}  # id → (message, JSON, call no.)
+        # id(message) → (message, its JSON); holding the message keeps its id from being reused.
+        self._current: dict[int, tuple[dict[str, Any], bytes]] = {}
+        self._older: dict[int, tuple[dict[str, Any], bytes]] = {}
         self._texts: dict[str, bytes] = {}
         self._calls = 0
         self.reused = 0  # messages taken from the cache, over all calls (for tests and benchmarks)
@@ -44,25 +46,31 @@ class RequestEncoder:
         if not isinstance(messages, list):
             return dumps(body)
         self._calls += 1
-        parts = [self._message(m) for m in messages]
-        rest = {k: v for k, v in body.items() if k != "messages"}
-        head = b'{"messages":[' + b",".join(parts) + b"]"
         if self._calls % KEEP_UNUSED_CALLS == 0:
-            self._forget_unused()
-        return head + (b"," + dumps(rest)[1:] if rest else b"}")
+            self._older, self._current = self._current, {}
+        current, parts, reused = self._current, [], 0
+        for message in messages:
+            hit = current.get(id(message))
+            if hit is None or hit[0] is not message:
+                hit = self._miss(message)
+            else:
+                reused += 1
+            parts.append(hit[1])
+        self.reused += reused
+        rest = {k: v for k, v in body.items() if k != "messages"}
+        tail = b"]," + dumps(rest)[1:] if rest else b"]}"
+        return b"".join((b'{"messages":[', b",".join(parts), tail))
 
-    def _message(self, message: Any) -> bytes:
-        if not isinstance(message, dict):
-            return dumps(message)
+    def _miss(self, message: Any) -> tuple[Any, bytes]:
+        """Not in the current generation: from the older one (moved up), or encoded now."""
         key = id(message)
-        hit = self._messages.get(key)
+        hit = self._older.pop(key, None)
         if hit is not None and hit[0] is message:
             self.reused += 1
-            encoded = hit[1]
         else:
-            encoded = self._encode_new(message)
-        self._messages[key] = (message, encoded, self._calls)
-        return encoded
+            hit = (message, self._encode_new(message) if isinstance(message, dict) else dumps(message))
+        self._current[key] = hit
+        return hit
 
     def _encode_new(self, message: dict[str, Any]) -> bytes:
         content = message.get("content")
@@ -75,7 +83,3 @@ class RequestEncoder:
             text = self._texts[content] = dumps(content)
         rest = {k: v for k, v in message.items() if k != "content"}
         return b'{"content":' + text + (b"," + dumps(rest)[1:] if rest else b"}")
-
-    def _forget_unused(self) -> None:
-        oldest = self._calls - KEEP_UNUSED_CALLS
-        self._messages = {k: v for k, v in self._messages.items() if v[2] > oldest}
