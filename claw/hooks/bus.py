@@ -53,9 +53,11 @@ class HookBus:
     def fires_sent_for(self, channel: str) -> bool:
         return channel.lower() not in self._adapter_channels
 
-    async def fire(self, event: E) -> E:
-        """Run the matching hooks now; returns the event as the successful hooks left it."""
-        hooks = self._matching(event)
+    async def fire(self, event: E, hooks: list[Hook] | None = None) -> E:
+        """Run the matching hooks (or `hooks`, found already) now; returns the event as the successful
+        hooks left it."""
+        if hooks is None:
+            hooks = self._matching(event)
         for hook in hooks:
             attempt = _fork(event)
             if await invoke(hook, attempt, self.source.timeout_seconds if self.source else 0):
@@ -65,12 +67,15 @@ class HookBus:
         return event
 
     def fire_soon(self, event: HookEvent) -> None:
-        """Run the matching hooks in the background (the gateway's close waits for them)."""
-        if self.source is None:
+        """Run the matching hooks in the background (the gateway's close waits for them). An event no
+        hook handles (most, on most turns) costs one lookup: no task is made for it."""
+        hooks = self._matching(event)
+        if not hooks:
             return
         key = event.session_key or ""
         previous = self._tails.get(key)
-        task = asyncio.get_running_loop().create_task(self._background(event, previous), name=f"hooks:{event.name}")
+        background = self._background(event, hooks, previous)
+        task = asyncio.get_running_loop().create_task(background, name=f"hooks:{event.name}")
         self._pending.add(task)
         self._tails[key] = task
         task.add_done_callback(lambda done: self._forget(key, done))
@@ -93,11 +98,11 @@ class HookBus:
         if self._tails.get(key) is task:
             del self._tails[key]
 
-    async def _background(self, event: HookEvent, previous: asyncio.Task[None] | None) -> None:
+    async def _background(self, event: HookEvent, hooks: list[Hook], previous: asyncio.Task[None] | None) -> None:
         if previous is not None:
             await asyncio.wait([previous])  # the session's earlier events first (never raises)
         try:
-            await self.fire(event)
+            await self.fire(event, hooks)
         except Exception:  # `fire` swallows hook failures; this is claw's own bug, and still must not spread
             log.exception("firing %s failed", event.name)
 

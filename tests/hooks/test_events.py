@@ -159,3 +159,15 @@ async def test_background_events_of_one_session_keep_their_order(
     contents = [r["content"] for r in recorded(claw_env.home)]
     assert contents[0] == "/status other"  # another session does not wait behind the slow hook
     assert contents[1:] == ["/status first", "/status second", "/status third"]
+
+
+async def test_an_event_no_hook_handles_starts_no_background_task(
+    claw_env: ClawEnv, managed: Path, make_gateway: Callable[[], Gateway]
+) -> None:
+    write_hook(managed, "on-commands", ["command:new"], RECORDER)
+    gateway = make_gateway()
+    await gateway.dispatch(MsgContext(body="/status", command_authorized=True))  # message:received: no hook
+    assert gateway.hooks._pending == set()
+    await gateway.dispatch(MsgContext(body="/new", command_authorized=True))
+    await gateway.close()
+    assert [r["event"] for r in recorded(claw_env.home)] == ["command:new"]
