@@ -67,8 +67,13 @@ class HookBus:
         return event
 
     def fire_soon(self, event: HookEvent) -> None:
-        """Run the matching hooks in the background (the gateway's close waits for them). An event no
-        hook handles (most, on most turns) costs one lookup: no task is made for it."""
+        """Run the matching hooks in the background (the gateway's close waits for them). The lookup
+        happens on the loop's next turn, after whatever the caller set in motion (an `end` event on its
+        way to a client); an event no hook handles (most, on most turns) costs only that lookup."""
+        if self.source is not None:
+            asyncio.get_running_loop().call_soon(self._start, event)
+
+    def _start(self, event: HookEvent) -> None:
         hooks = self._matching(event)
         if not hooks:
             return
@@ -82,6 +87,7 @@ class HookBus:
 
     async def drain(self, limit_seconds: float = DRAIN_LIMIT_SECONDS) -> None:
         """Wait for background hooks (each is bounded by the hook timeout); cancel what is left at `limit_seconds`."""
+        await asyncio.sleep(0)  # events fired just before have been looked up (`_start`) after this
         loop = asyncio.get_running_loop()
         deadline = loop.time() + limit_seconds
         while self._pending:
