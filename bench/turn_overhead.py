@@ -3,7 +3,8 @@
 Run from the repo root:  python -m bench.turn_overhead  [--turns 200] [--warmup 20]
 
 A real in-process `Gateway` + `LocalClient`, the real `openai` client, and
-`ScriptedModelServer(instant=True)` (tests/support, a thread of this process) on 127.0.0.1.
+`ScriptedModelServer(instant=True)` (tests/support) on 127.0.0.1, run in a child process as a
+real endpoint would be (bench/model_process.py: as a thread it would compete for the GIL).
 The session already holds 10,000 transcript messages (bench/corpus.py) and the workspace 100 KB
 of bootstrap files; the stand-in model has a 128k-token window. The first turn finds the history
 far over the window and compacts it, as claw would; warm-up turns follow, then the measured
@@ -12,13 +13,15 @@ turns, each of which must make exactly one model call. For each measured turn:
   (a) dispatch → model   `client.run()` called → the server's handler starts (`received_at`).
       Split at the moment claw hands the request to its provider (`provider.stream()` called):
       before it is claw (dispatch, lanes, transcript append, context assembly), after it the
-      openai client (JSON encoding, HTTP send) and the server thread waking (GIL hand-off).
+      request's encoding (claw's RequestEncoder), the openai client building and sending it, and
+      the server process reading the request head.
   (b) model → end        the model's last byte → the client receives the lifecycle `end` event.
       The server stamps `finished_at` after `write_eof()` (the chunked terminator, which the
       openai client waits for); in instant mode `first_byte_at` is the single write of every
       SSE frame just before it, so `finished_at` is the last byte. Split at the moment the
       provider's stream is exhausted: before it the openai client parsing SSE, after it claw
       (assistant transcript line, session index update, the `end` event delivered).
+      Both processes stamp `time.perf_counter()`, CLOCK_MONOTONIC on Linux: one clock.
 
 Target (issue 2, part 10): overhead (a)+(b) p50 under 5 ms. Also reported: claw's part alone.
 Afterwards bench/assembly.py times claw's steps one by one on the same data.
