@@ -32,7 +32,8 @@ class SkillsSection:
 
     async def render(self, request: SectionRequest) -> str | None:
         # The usual turn finds the session's snapshot still current: a few stats and a comparison, done
-        # here on the loop. Taking a new one (parsing manifests, saving it) goes to a worker thread.
+        # here on the loop (a SKILL.md that changed is parsed here once, then cached). Gating and saving
+        # a new snapshot go to a worker thread.
         survey = self._survey(request)
         snapshot = survey.previous if survey.unchanged else await asyncio.to_thread(self.snapshot, request)
         return render(snapshot.listing)
