@@ -4,7 +4,8 @@ A tree is mounted under a turn when that turn's first `subagent` (spawned) event
 own run is then followed for live status (and for the children it spawns, listed under it); while any
 child has not settled, `subagents.list` is polled about once a second as well. The poll is what finds
 the report turns: a child's announcement turn in this session is started by the gateway, not by the
-console, so the screen is asked to follow it like a turn of its own.
+console, so the screen's `RunFollower` is asked to follow it like a turn of its own. `stop` asks the
+gateway to stop one child (the `x` key on its row).
 """
 
 from __future__ import annotations
@@ -95,6 +96,15 @@ class SubagentWatch:
         )
         await self._add(info)
 
+    def stop(self, run_id: str) -> None:
+        """Stop one child; it ends as `aborted` and its parent session hears of it."""
+        self.screen.run_worker(self._stop(run_id), group="abort", name="stop_subagent", exit_on_error=False)
+
+    async def _stop(self, run_id: str) -> None:
+        reply = await self.screen.api.call("subagents.abort", runId=run_id)
+        if not reply.get("aborted"):
+            self.screen.notify("That subagent had already ended.", timeout=3)
+
     async def _add(self, info: ChildInfo) -> None:
         self.children[info.run_id] = info
         turn = self._tree_of.get(info.parent_run_id, info.parent_run_id)
@@ -166,4 +176,4 @@ class SubagentWatch:
         report = info.announce_run_id
         if report and report not in self._reports and info.parent_session_key == self.screen.session_key:
             self._reports.add(report)
-            self.screen.follow_report(report, report_notice(info))
+            self.screen.follower.follow_report(report, report_notice(info))

@@ -1,19 +1,19 @@
 """`ChatScreen`: the console's main screen — sessions sidebar, conversation, run-events pane,
-prompt and status bar — and the glue between them and the gateway client.
+prompt and status bar — composed from the parts that do the work, with the keys that drive them.
 
-Loading (history, session info, the sessions list) runs in exclusive workers; each accepted
-run is followed by its own worker feeding a `RunView`; the subagents those runs spawn are
-tracked by `SubagentWatch`, which also hands over their report turns (`follow_report`).
-Local slash commands live in `ConsoleCommands`; everything else is sent to the gateway as a message.
+`SessionLoader` fills the panes when the screen connects and whenever it shows a session; the
+screen runs each of its steps in an exclusive worker, so a failure becomes a notice. A submitted
+line is a local slash command (`ConsoleCommands`) or a message sent to the gateway as a run, which
+`RunFollower` follows to its end through a `RunView`; the subagents those runs spawn are tracked
+by `SubagentWatch`, which hands their report turns back to the `RunFollower`.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
@@ -27,11 +27,11 @@ from claw.errors import ClawError, GatewayUnavailable
 from claw.gateway.client_protocol import GatewayClient
 from claw.tui import slash
 from claw.tui.console_commands import ConsoleCommands
-from claw.tui.history_widgets import history_widgets, user_inputs
-from claw.tui.run_view import Panes, RunView
+from claw.tui.run_follower import RunFollower
+from claw.tui.run_view import RunView
+from claw.tui.session_loader import SessionLoader
 from claw.tui.subagents_watch import SubagentWatch
 from claw.tui.widgets.conversation.conversation import Conversation
-from claw.tui.widgets.conversation.no_model_panel import NoModelPanel
 from claw.tui.widgets.conversation.notice import Notice
 from claw.tui.widgets.events.events_pane import EventsPane
 from claw.tui.widgets.input.chat_input import ChatInput
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-HISTORY_LIMIT = 200
 QUIT_WINDOW_SECONDS = 2.0
 
 
@@ -75,7 +74,8 @@ class ChatScreen(Screen[None]):
         self.agent_models: list[str] = []
         self.context_tokens: int | None = None
         self.has_model = True
-        self.runs: dict[str, RunView] = {}
+        self.loader = SessionLoader(self)
+        self.follower = RunFollower(self)
         self.commands = ConsoleCommands(self)
         self.subagents = SubagentWatch(self)
         self._interrupted_at = 0.0
@@ -97,10 +97,11 @@ class ChatScreen(Screen[None]):
         yield Footer()
 
     @property
-    def panes(self) -> Panes:
-        return Panes(self.conversation, self.events_pane, self.status, self.prompt.queued)
+    def runs(self) -> dict[str, RunView]:
+        """The runs being followed (queued or under way), by run id."""
+        return self.follower.runs
 
-    # --- loading ---------------------------------------------------------------------------------
+    # --- loading (the work is the `SessionLoader`'s; each step runs in its own worker) -------------
 
     def on_mount(self) -> None:
         self.status.agent_id = self.agent_id
@@ -126,75 +127,31 @@ class ChatScreen(Screen[None]):
 
     @work(exclusive=True, group="connect", exit_on_error=False)
     async def connect(self) -> None:
-        info = await self._optional("agents.get", {}, agentId=self.agent_id)
-        self.agent_models = list(info.get("models") or [])
-        self.context_tokens = info.get("contextTokens")
-        commands = await self._optional("commands.list", [])
-        self.prompt.catalog = slash.SlashCatalog(commands)
-        self.load_session(self.session_key)
-
-    async def _optional(self, method: str, default: Any, **params: Any) -> Any:
-        """A method an older gateway may lack: its default then."""
-        try:
-            return await self.api.call(method, **params)
-        except ClawError as exc:
-            log.info("%s unavailable: %s", method, exc)
-            return default
+        await self.loader.connect()
 
     @work(exclusive=True, group="session", exit_on_error=False)
     async def load_session(self, session_key: str, *, notice: str | None = None) -> None:
         """Show `session_key`: its last messages (then `notice`), its counters, and it marked in the sidebar."""
-        self.workers.cancel_group(self, "runs")  # runs of the old session go on in the gateway
-        self.runs.clear()
-        self.subagents.reset()
-        self.prompt.queued.clear()
-        self.session_key = session_key
-        self.status.session_key = session_key
-        self.status.queued = 0
-        self.status.state = "idle"
-        self.status.context_pct = None
-        history = await self.api.call(
-            "chat.history", agentId=self.agent_id, sessionKey=session_key, limit=HISTORY_LIMIT
-        )
-        entry = await self._session_row()
-        session_model = entry.get("model") if entry else None
-        self.has_model = bool(self.model_override or session_model or self.agent_models)
-        widgets = history_widgets(history["messages"])
-        if not widgets:
-            widgets.append(Notice(f"{session_key} · Enter sends · /help lists commands and keys · Ctrl+D quits"))
-        if notice:
-            widgets.append(Notice(notice))
-        if not self.has_model:
-            widgets.insert(0, NoModelPanel())
-        await self.conversation.replace(widgets)
-        await self.subagents.resume(await self._optional("subagents.list", [], sessionKey=session_key))
-        self.prompt.input.inputs.seed(user_inputs(history["messages"]))
-        self._show_counters(entry)
-        chain = self.agent_models
-        self.status.model = self.model_override or session_model or (chain[0] if chain else None)
-        self.refresh_sidebar()
-
-    async def _session_row(self) -> dict[str, Any] | None:
-        try:
-            return await self.api.call("sessions.get", agentId=self.agent_id, sessionKey=self.session_key)
-        except ClawError:
-            return None  # a session with no turns yet
-
-    def _show_counters(self, entry: dict[str, Any] | None) -> None:
-        entry = entry or {}
-        self.status.tokens_in = int(entry.get("inputTokens") or 0)
-        self.status.tokens_out = int(entry.get("outputTokens") or 0)
+        await self.loader.load(session_key, notice=notice)
 
     @work(exclusive=True, group="info", exit_on_error=False)
     async def refresh_counters(self) -> None:
-        self._show_counters(await self._session_row())
+        await self.loader.refresh_counters()
 
     @work(exclusive=True, group="sidebar", exit_on_error=False)
     async def refresh_sidebar(self) -> None:
-        if self.sidebar.display:
-            self.sidebar.show(await self.api.call("sessions.list", agentId=self.agent_id), self.session_key)
+        await self.loader.refresh_sidebar()
 
-    # --- sending and following runs ---------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failed load or call becomes a line in the conversation, never a crashed console."""
+        if event.state != WorkerState.ERROR or event.worker.error is None:
+            return
+        error = event.worker.error
+        log.error("%s failed: %r", event.worker.name, error, exc_info=error)
+        text = error.message if isinstance(error, ClawError) else f"{type(error).__name__}: {error}"
+        self.conversation.mount(Notice(f"✗ {text}", "error"))
+
+    # --- sending (local commands run here; the rest are runs, followed by the `RunFollower`) -----------
 
     async def on_chat_input_submitted(self, event: ChatInput.Submitted) -> None:
         event.stop()
@@ -206,99 +163,17 @@ class ChatScreen(Screen[None]):
         if command is None and not self.has_model:
             await self.conversation.add_notice("No model configured: see the panel above, or use /model.", "error")
             return
-        await self.send(event.text, command=command.name if command else None)
-
-    async def send(self, text: str, *, command: str | None = None) -> None:
-        try:
-            handle = await self.api.run(
-                text,
-                agent_id=self.agent_id,
-                session_key=self.session_key,
-                idempotency_key=uuid.uuid4().hex,
-                model=self.model_override,
-            )
-        except ClawError as exc:
-            await self.conversation.add_notice(f"✗ {exc.message}", "error")
-            return
-        if handle.run_id is None:
-            await self._command_replied(command, handle.reply)
-            return
-        queued = any(view.outcome is None for view in self.runs.values())
-        view = RunView(self.panes, handle.run_id, text, queued=queued)
-        if not queued:
-            await view.show_user_message()
-        self._watch(view)
-
-    def follow_report(self, run_id: str, notice: str) -> None:
-        """Show a turn the gateway started in this session (a subagent's report), opening with `notice`."""
-        if run_id not in self.runs:
-            self._watch(RunView(self.panes, run_id, notice, queued=False, system=True))
-
-    def _watch(self, view: RunView) -> None:
-        self.runs[view.run_id] = view
-        self.run_worker(self._follow(view), group="runs", name=f"run {view.run_id[:8]}", exit_on_error=False)
-
-    async def _command_replied(self, command: str | None, reply: str | None) -> None:
-        if command in ("new", "reset"):
-            self.load_session(self.session_key, notice=reply)  # the old conversation goes, the reply stays
-            return
-        if reply:
-            await self.conversation.add_notice(reply)
-        self.refresh_counters()
-
-    async def _follow(self, view: RunView) -> None:
-        try:
-            async for event in self.api.events(view.run_id):
-                await view.apply(event)
-                await self.subagents.observe(event)
-        except Exception as exc:  # the subscription broke (a remote gateway went away, a slow consumer)
-            log.exception("lost the events of run %s", view.run_id)
-            await self.conversation.add_notice(f"✗ lost this run's events: {exc}", "error")
-            self.status.state = "error"
-        finally:
-            self.runs.pop(view.run_id, None)
-        prompt = view.prompt_tokens()
-        if prompt and self.context_tokens:
-            self.status.context_pct = min(100.0, 100.0 * prompt / self.context_tokens)
-        self.refresh_counters()
-        self.refresh_sidebar()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A failed load or call becomes a line in the conversation, never a crashed console."""
-        if event.state != WorkerState.ERROR or event.worker.error is None:
-            return
-        error = event.worker.error
-        log.error("%s failed: %r", event.worker.name, error, exc_info=error)
-        text = error.message if isinstance(error, ClawError) else f"{type(error).__name__}: {error}"
-        self.conversation.mount(Notice(f"✗ {text}", "error"))
-
-    @property
-    def running(self) -> RunView | None:
-        return next((v for v in self.runs.values() if v.started and v.outcome is None), None)
+        await self.follower.send(event.text, command=command.name if command else None)
 
     # --- keys ------------------------------------------------------------------------------------
 
     def action_escape(self) -> None:
-        if self.prompt.close_completions():
-            return
-        view = self.running
-        if view is not None:
-            self.abort(view.run_id)
-
-    @work(group="abort", exit_on_error=False)
-    async def abort(self, run_id: str) -> None:
-        await self.api.call("agent.abort", runId=run_id)
+        if not self.prompt.close_completions():
+            self.follower.abort_running()
 
     def on_subagent_row_stop_requested(self, event: SubagentRow.StopRequested) -> None:
         event.stop()
-        self.stop_subagent(event.run_id)
-
-    @work(group="abort", exit_on_error=False)
-    async def stop_subagent(self, run_id: str) -> None:
-        """Stop one child; it ends as `aborted` and its parent session hears of it."""
-        reply = await self.api.call("subagents.abort", runId=run_id)
-        if not reply.get("aborted"):
-            self.notify("That subagent had already ended.", timeout=3)
+        self.subagents.stop(event.run_id)
 
     def action_interrupt(self) -> None:
         now = time.monotonic()

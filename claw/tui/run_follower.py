@@ -1,0 +1,117 @@
+"""`RunFollower`: sends the user's messages to the gateway as runs, and follows each run to its end.
+
+A run accepted while another is still going waits in the queued list until it starts (its `RunView`
+knows). Each run is followed by its own worker in the screen's "runs" group: every event goes to its
+`RunView` and to the screen's `SubagentWatch`; when the run ends, the context gauge, the token counters
+and the sessions sidebar are brought up to date. A gateway command answered at once (no run) becomes a
+notice — `/new` and `/reset` reload the session instead. `follow_report` follows a turn the gateway
+started itself in this session (a subagent's report) the same way; `abort_running` stops the run under way.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import TYPE_CHECKING
+
+from claw.errors import ClawError
+from claw.tui.run_view import Panes, RunView
+
+if TYPE_CHECKING:
+    from claw.tui.screens.chat_screen import ChatScreen
+
+log = logging.getLogger(__name__)
+
+GROUP = "runs"
+
+
+class RunFollower:
+    """The runs of the session on screen, by run id: `send` starts one, `reset` forgets them all."""
+
+    def __init__(self, screen: ChatScreen) -> None:
+        self.screen = screen
+        self.runs: dict[str, RunView] = {}
+        """Runs being followed (queued or under way); each leaves when its events end."""
+
+    @property
+    def panes(self) -> Panes:
+        screen = self.screen
+        return Panes(screen.conversation, screen.events_pane, screen.status, screen.prompt.queued)
+
+    @property
+    def running(self) -> RunView | None:
+        """The run under way (started, not ended), if any."""
+        return next((v for v in self.runs.values() if v.started and v.outcome is None), None)
+
+    def reset(self) -> None:
+        """Stop following (the screen is about to show another session; the runs go on in the gateway)."""
+        self.screen.workers.cancel_group(self.screen, GROUP)
+        self.runs.clear()
+
+    async def send(self, text: str, *, command: str | None = None) -> None:
+        """Start a run with `text` (`command`: the gateway command it names, if any)."""
+        screen = self.screen
+        try:
+            handle = await screen.api.run(
+                text,
+                agent_id=screen.agent_id,
+                session_key=screen.session_key,
+                idempotency_key=uuid.uuid4().hex,
+                model=screen.model_override,
+            )
+        except ClawError as exc:
+            await screen.conversation.add_notice(f"✗ {exc.message}", "error")
+            return
+        if handle.run_id is None:
+            await self._command_replied(command, handle.reply)
+            return
+        queued = any(view.outcome is None for view in self.runs.values())
+        view = RunView(self.panes, handle.run_id, text, queued=queued)
+        if not queued:
+            await view.show_user_message()
+        self._watch(view)
+
+    def abort_running(self) -> None:
+        """Ask the gateway to abort the run under way, if any (it ends as `aborted`)."""
+        view = self.running
+        if view is not None:
+            self.screen.run_worker(self._abort(view.run_id), group="abort", name="abort", exit_on_error=False)
+
+    async def _abort(self, run_id: str) -> None:
+        await self.screen.api.call("agent.abort", runId=run_id)
+
+    def follow_report(self, run_id: str, notice: str) -> None:
+        """Show a turn the gateway started in this session (a subagent's report), opening with `notice`."""
+        if run_id not in self.runs:
+            self._watch(RunView(self.panes, run_id, notice, queued=False, system=True))
+
+    def _watch(self, view: RunView) -> None:
+        self.runs[view.run_id] = view
+        self.screen.run_worker(self._follow(view), group=GROUP, name=f"run {view.run_id[:8]}", exit_on_error=False)
+
+    async def _command_replied(self, command: str | None, reply: str | None) -> None:
+        screen = self.screen
+        if command in ("new", "reset"):
+            screen.load_session(screen.session_key, notice=reply)  # the old conversation goes, the reply stays
+            return
+        if reply:
+            await screen.conversation.add_notice(reply)
+        screen.refresh_counters()
+
+    async def _follow(self, view: RunView) -> None:
+        screen = self.screen
+        try:
+            async for event in screen.api.events(view.run_id):
+                await view.apply(event)
+                await screen.subagents.observe(event)
+        except Exception as exc:  # the subscription broke (a remote gateway went away, a slow consumer)
+            log.exception("lost the events of run %s", view.run_id)
+            await screen.conversation.add_notice(f"✗ lost this run's events: {exc}", "error")
+            screen.status.state = "error"
+        finally:
+            self.runs.pop(view.run_id, None)
+        prompt = view.prompt_tokens()
+        if prompt and screen.context_tokens:
+            screen.status.context_pct = min(100.0, 100.0 * prompt / screen.context_tokens)
+        screen.refresh_counters()
+        screen.refresh_sidebar()
