@@ -101,7 +101,7 @@ class RunView:
         if self.system:
             await self.panes.conversation.add_notice(self.message)
         elif self.queued:
-            self.panes.queued.remove(self.run_id)
+            self.panes.queued.take(self.run_id)
             self.panes.status.queued = self.panes.queued.count
             await self.show_user_message()
 
@@ -159,7 +159,7 @@ class RunView:
         if self.system and not self.started:  # the gateway notes the report for the next turn instead
             pass
         elif not self.started:
-            self.panes.queued.remove(self.run_id)
+            self.panes.queued.take(self.run_id)
             self.panes.status.queued = self.panes.queued.count
             await self.panes.conversation.add_notice(f"⏹ not sent (stopped while queued): {self.message}", "warning")
         elif self.assistant is not None:

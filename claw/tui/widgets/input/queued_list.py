@@ -29,8 +29,9 @@ class QueuedList(Vertical):
         flat = " ".join(text.split())
         self.mount(Static(f"⏳ queued: {flat}", markup=False, id=f"queued-{run_id}", classes="queued"))
 
-    def remove(self, run_id: str) -> str | None:
-        """Take `run_id` off the list; its text, or None if it was not queued."""
+    def take(self, run_id: str) -> str | None:
+        """Take `run_id` off the list; its text, or None if it was not queued. (Not `remove`: that is
+        Textual's, for removing the widget itself.)"""
         text = self.texts.pop(run_id, None)
         if text is not None:
             for line in self.query(f"#queued-{run_id}"):
