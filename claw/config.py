@@ -12,21 +12,22 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from claw.automations.settings import AutomationSettings
 from claw.channels.settings import ChannelsSettings
 from claw.errors import ConfigError
+from claw.hooks.settings import HooksSettings
+from claw.memory.settings import MemorySettings
 from claw.paths import Paths, check_agent_id
+from claw.settings_base import Section
+from claw.skills.settings import SkillsSettings
+from claw.subagents.settings import SubagentSettings
 
 _M = TypeVar("_M", bound=BaseModel)
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
-
-
-class ModelRefs(_Section):
+class ModelRefs(Section):
     """A primary model ref (`provider/model`) and the refs to fail over to, in order."""
 
     primary: str | None = None
@@ -37,7 +38,7 @@ class ModelRefs(_Section):
         return list(dict.fromkeys(refs))
 
 
-class ExecSettings(_Section):
+class ExecSettings(Section):
     """Policy for the `exec` tool: what may run, and when to ask first."""
 
     security: Literal["deny", "allowlist", "full"] = "allowlist"
@@ -48,7 +49,7 @@ class ExecSettings(_Section):
     allowlist: tuple[str, ...] = ()
 
 
-class SessionToolSettings(_Section):
+class SessionToolSettings(Section):
     """What `sessions_list`, `sessions_history` and `sessions_send` may reach."""
 
     visibility: Literal["agent", "tree"] = "agent"
@@ -58,7 +59,7 @@ class SessionToolSettings(_Section):
     """Other agents whose sessions may be reached too; `*` for all. Default: the caller's own agent only."""
 
 
-class ToolSettings(_Section):
+class ToolSettings(Section):
     exec: ExecSettings = ExecSettings()
     sessions: SessionToolSettings = SessionToolSettings()
     result_max_chars: int | None = Field(
@@ -66,7 +67,7 @@ class ToolSettings(_Section):
     )
 
 
-class MemoryFlushSettings(_Section):
+class MemoryFlushSettings(Section):
     """The silent turn before compaction that asks the model to write lasting notes to memory/YYYY-MM-DD.md."""
 
     enabled: bool = True
@@ -74,7 +75,7 @@ class MemoryFlushSettings(_Section):
     """The flush runs once the prompt is within this many tokens of the compaction threshold."""
 
 
-class CompactionSettings(_Section):
+class CompactionSettings(Section):
     """Summarising older history when the prompt would not fit the model's window."""
 
     enabled: bool = True
@@ -85,7 +86,7 @@ class CompactionSettings(_Section):
     memory_flush: MemoryFlushSettings = MemoryFlushSettings()
 
 
-class PruningSettings(_Section):
+class PruningSettings(Section):
     """Shrinking old tool results in the prompt only (the transcript keeps them whole)."""
 
     enabled: bool = True
@@ -96,28 +97,7 @@ class PruningSettings(_Section):
     min_prunable_chars: int = Field(default=50_000, ge=0)
 
 
-class SubagentSettings(_Section):
-    """`sessions_spawn`: child runs in `agent:<id>:subagent:<uuid>` sessions (openclaw-spec §13)."""
-
-    max_depth: int = Field(default=1, ge=0, le=5)
-    """How deep spawning may nest: 1 lets the agent spawn but not its subagents; 0 turns spawning off."""
-    max_concurrent: int = Field(default=8, ge=1, le=256)
-    """Children running at once, gateway-wide (the `subagent` lane; read from `[agents.defaults]`)."""
-    max_children: int = Field(default=5, ge=1, le=1000)
-    """Children one session may have unfinished at once."""
-    timeout_seconds: float = Field(default=600.0, gt=0)
-    """A child still running this long after it started is stopped and reported as timed out."""
-    model: str | None = None
-    """Model ref for children; default: the child agent's own model chain."""
-    allow_agents: tuple[str, ...] = ()
-    """Other agents a child may be spawned as (`*` for any); the caller's own agent is always allowed."""
-    skills: tuple[str, ...] | None = None
-    """Skills a child may be given; unset: the child agent's own list. `sessions_spawn {skills}` narrows it."""
-    memory: bool = False
-    """Give children the memory section and the memory tools."""
-
-
-class AgentSettings(_Section):
+class AgentSettings(Section):
     """Everything about how one agent runs. Unset keys inherit from `[agents.defaults]`."""
 
     model: ModelRefs = ModelRefs()
@@ -142,7 +122,7 @@ class AgentSettings(_Section):
         return {"primary": value} if isinstance(value, str) else value
 
 
-class ProviderSettings(_Section):
+class ProviderSettings(Section):
     """An OpenAI-compatible endpoint. Unset fields fall back to the `openai` client's own env vars."""
 
     base_url: str | None = None
@@ -152,44 +132,14 @@ class ProviderSettings(_Section):
     max_retries: int = Field(default=0, ge=0, le=10)
 
 
-class ModelSettings(_Section):
+class ModelSettings(Section):
     """Facts about one model, under `[models."provider/model"]`."""
 
     context_window: int | None = Field(default=None, ge=1024)
     """Tokens the model accepts (prompt plus reply); unknown models are treated conservatively."""
 
 
-class EmbeddingSettings(_Section):
-    """An OpenAI-compatible embeddings endpoint for memory search; no `model` means keyword-only search."""
-
-    provider: str = "openai"
-    """A provider name (`[providers.<name>]` or a built-in one) whose URL and key are used."""
-    model: str | None = None
-    base_url: str | None = None
-    dimensions: int | None = Field(default=None, ge=8)
-    batch_size: int = Field(default=64, ge=1, le=2048)
-    timeout_seconds: float = Field(default=30.0, gt=0)
-
-
-class MemorySettings(_Section):
-    """The memory index over MEMORY.md and memory/*.md, its hybrid search and per-turn recall."""
-
-    enabled: bool = True
-    embeddings: EmbeddingSettings = EmbeddingSettings()
-    vector_weight: float = Field(default=0.7, ge=0)
-    text_weight: float = Field(default=0.3, ge=0)
-    chunk_tokens: int = Field(default=400, ge=32, le=8_000)
-    chunk_overlap: int = Field(default=80, ge=0)
-    max_results: int = Field(default=6, ge=1, le=100)
-    min_score: float = Field(default=0.35, ge=0, le=1)
-    candidate_multiplier: int = Field(default=4, ge=1, le=50)
-    recall: bool = True
-    """Search memory for each message and put the best hits into the prompt."""
-    recall_tokens: int = Field(default=2_000, ge=0)
-    recall_max_results: int = Field(default=4, ge=0, le=50)
-
-
-class SessionSettings(_Section):
+class SessionSettings(Section):
     dm_scope: Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"] = "main"
 
 
@@ -197,7 +147,7 @@ QueueMode = Literal["steer", "followup", "collect", "interrupt"]
 QueueDrop = Literal["summarize", "old", "new"]
 
 
-class QueueSettings(_Section):
+class QueueSettings(Section):
     """What a message does when its session is already busy (`/queue` overrides per session)."""
 
     mode: QueueMode = "followup"
@@ -207,11 +157,11 @@ class QueueSettings(_Section):
     by_channel: dict[str, QueueMode] = {}
 
 
-class MessagesSettings(_Section):
+class MessagesSettings(Section):
     queue: QueueSettings = QueueSettings()
 
 
-class Binding(_Section):
+class Binding(Section):
     """Routes messages that match every given field to `agent_id`."""
 
     agent_id: str
@@ -223,7 +173,7 @@ class Binding(_Section):
     team_id: str | None = None
 
 
-class GatewaySettings(_Section):
+class GatewaySettings(Section):
     """`claw gateway run`: where it listens and the limits of its WebSocket and HTTP server."""
 
     bind: str = "127.0.0.1"
@@ -238,93 +188,12 @@ class GatewaySettings(_Section):
     """On SIGINT/SIGTERM, how long running turns may take to finish before they are aborted."""
 
 
-class SkillLimits(_Section):
-    """Caps on what skill discovery loads and what the prompt's `<available_skills>` list may hold."""
-
-    max_skills_in_prompt: int = Field(default=150, ge=0)
-    """At most this many skills are listed in the prompt."""
-    max_skills_prompt_chars: int = Field(default=30_000, ge=0)
-    """The list's size in characters; over it, descriptions are shortened, then dropped, then skills."""
-    max_skills_per_root: int = Field(default=1000, ge=1)
-    """Skills loaded from one location; the rest are reported as skipped."""
-    max_skill_file_bytes: int = Field(default=256_000, ge=1024)
-    """A bigger SKILL.md is skipped as invalid."""
-
-
-class SkillEntry(_Section):
-    """Per-skill settings under `[skills.entries.<name>]`."""
-
-    enabled: bool = True
-    """False removes the skill everywhere."""
-    env: dict[str, str] = {}
-    """Values that satisfy the skill's `requires.env`."""
-    api_key: str | None = None
-    """Satisfies the env var the skill names as its `primaryEnv`."""
-    config: dict[str, Any] = {}
-    """The skill's own settings; its `requires.config` paths are looked up here first."""
-
-
-class SkillAccess(_Section):
-    """Which skills a channel or sender may use: `allow` (unset = all, `[]` = none) minus `deny`; `*` matches any."""
-
-    allow: tuple[str, ...] | None = None
-    deny: tuple[str, ...] = ()
-
-
-class SkillsSettings(_Section):
-    """`[skills]`: extra skill folders, limits, per-skill entries and channel/sender allow/deny lists."""
-
-    extra_dirs: tuple[Path, ...] = ()
-    """More skill folders, lowest precedence; relative paths are relative to config.toml's folder."""
-    allow_bundled: tuple[str, ...] | None = None
-    """When set, only these bundled skills are usable (other locations are unaffected)."""
-    limits: SkillLimits = SkillLimits()
-    entries: dict[str, SkillEntry] = {}
-    channels: dict[str, SkillAccess] = {}
-    """Per channel name (`"*"` for every channel)."""
-    senders: dict[str, SkillAccess] = {}
-    """Per sender, keyed `"<channel>:<senderId>"`."""
-
-
-class AutomationSettings(_Section):
-    """`[automations]`: the scheduler inside the gateway (`claw automations …`)."""
-
-    enabled: bool = Field(default=True, description="run scheduled jobs (CLAW_SKIP_AUTOMATIONS=1 also turns it off)")
-    min_every_seconds: float = Field(default=60.0, gt=0, description="shortest interval `--every` accepts")
-    poll_seconds: float = Field(default=1.0, gt=0, le=60, description="how often to look for jobs changed elsewhere")
-    webhook_timeout_seconds: float = Field(default=10.0, gt=0)
-    webhook_retry_seconds: tuple[float, ...] = Field(
-        default=(1.0, 5.0, 30.0), description="waits between webhook delivery attempts"
-    )
-    keep_runs: int = Field(default=2000, ge=1, description="ledger rows kept per job")
-
-
-HookSourceName = Literal["workspace", "managed", "bundled"]
-
-
-class HookEntry(_Section):
-    """Per-hook settings under `[hooks.entries.<name>]` (written by `claw hooks enable|disable`)."""
-
-    enabled: bool | None = None
-    """Unset: hooks in $CLAW_HOME/hooks run; bundled and workspace hooks wait until enabled."""
-    source: HookSourceName | None = None
-    """The copy `enabled = true` was given to; a copy from another location that shadows it stays off."""
-
-
-class HooksSettings(_Section):
-    """`[hooks]`: lifecycle hooks (`claw hooks ls|enable|disable`)."""
-
-    enabled: bool = Field(default=True, description="false turns every hook off")
-    timeout_seconds: float = Field(default=30.0, gt=0, le=3600, description="how long one hook may take per event")
-    entries: dict[str, HookEntry] = {}
-
-
-class AgentsSection(_Section):
+class AgentsSection(Section):
     defaults: dict[str, Any] = {}
     list: dict[str, dict[str, Any]] = {}
 
 
-class ConfigFile(_Section):
+class ConfigFile(Section):
     """The shape of config.toml. Agent sections stay raw dicts so that inheritance merges keys, not objects."""
 
     agents: AgentsSection = AgentsSection()

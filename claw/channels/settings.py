@@ -12,16 +12,13 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from pydantic.alias_generators import to_camel
+from pydantic import Field, field_validator, model_validator
+
+from claw.settings_base import Section
 
 DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
 GroupPolicy = Literal["allowlist", "open", "disabled"]
 WILDCARD = "*"
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
 
 
 def _ids(value: Any) -> Any:
@@ -41,7 +38,7 @@ def secret_value(literal: str | None, env_name: str | None, environ: Mapping[str
     return None
 
 
-class WebhookHook(_Section):
+class WebhookHook(Section):
     """`[channels.webhook.hooks.<name>]`: one signed inbound webhook and where its replies go."""
 
     secret: str | None = None
@@ -56,7 +53,7 @@ class WebhookHook(_Section):
     max_reply_chars: int = Field(default=16_000, ge=200)
 
 
-class WebhookSettings(_Section):
+class WebhookSettings(Section):
     max_body_bytes: int = Field(default=256 * 1024, ge=1024, le=16 * 1024 * 1024)
     tolerance_seconds: float = Field(default=300.0, gt=0, le=3600)
     """How far `X-Claw-Timestamp` may be from now, either way."""
@@ -65,7 +62,7 @@ class WebhookSettings(_Section):
     hooks: dict[str, WebhookHook] = {}
 
 
-class TelegramGroup(_Section):
+class TelegramGroup(Section):
     """`[channels.telegram.groups."<chat id>"]` (or `"*"`): a group the bot may answer in."""
 
     require_mention: bool | None = None
@@ -75,7 +72,7 @@ class TelegramGroup(_Section):
     norm_ids = field_validator("allow_from", mode="before")(_ids)
 
 
-class TelegramAccount(_Section):
+class TelegramAccount(Section):
     """One bot. `[channels.telegram]` holds the default account; `[channels.telegram.accounts.<id>]` more,
     each inheriting what it does not set."""
 
@@ -133,7 +130,7 @@ class TelegramSettings(TelegramAccount):
         return {"default": TelegramAccount.model_validate(base)} if named else {}
 
 
-class OutboxSettings(_Section):
+class OutboxSettings(Section):
     """How the delivery worker retries: exponential backoff with full jitter, then a dead letter."""
 
     max_attempts: int = Field(default=8, ge=1, le=100)
@@ -144,7 +141,7 @@ class OutboxSettings(_Section):
     """Conversations served at once (each conversation's replies always go out one at a time, in order)."""
 
 
-class ChannelsSettings(_Section):
+class ChannelsSettings(Section):
     webhook: WebhookSettings = WebhookSettings()
     telegram: TelegramSettings = TelegramSettings()
     outbox: OutboxSettings = OutboxSettings()

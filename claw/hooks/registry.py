@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claw.config import HooksSettings, load_config
+from claw.config import load_config
 from claw.errors import ClawError
 from claw.hooks.discovery import Discovery, discover, hook_roots
 from claw.hooks.events import HookEvent
 from claw.hooks.hook import Hook
+from claw.hooks.settings import HooksSettings
 from claw.paths import Paths
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from claw.config import EmbeddingSettings, ProviderSettings
+from claw.config import ProviderSettings
 from claw.errors import ClawError
+from claw.memory.settings import EmbeddingSettings
 from claw.providers.openai_compat import DEFAULT_BASE_URLS
 
 

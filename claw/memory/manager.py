@@ -14,10 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from claw.config import Config, MemorySettings
+from claw.config import Config
 from claw.memory.embeddings import make_embedder
 from claw.memory.index import MemoryIndex, SyncReport
 from claw.memory.search import SearchOutcome, SearchParams, search
+from claw.memory.settings import MemorySettings
 from claw.paths import Paths
 
 LOOP_SEARCH_MAX_FILES = 200

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from claw.config import SkillAccess, SkillEntry, SkillsSettings
+from claw.skills.settings import SkillAccess, SkillEntry, SkillsSettings
 from claw.skills.skill import Skill
 
 
