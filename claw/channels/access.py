@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from claw.channels.settings import WILDCARD
-from claw.gateway.commands import parse_command
+from claw.gateway.command_syntax import parse_command
 from claw.gateway.msg_context import MsgContext
 
 Action = Literal["allow", "pair", "ignore"]

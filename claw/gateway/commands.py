@@ -42,18 +42,6 @@ FALLBACKS: list[Fallback] = []
 """Asked in order about a `/name` that is not a command (e.g. `/<skill>`); None means "not mine"."""
 
 
-def parse_command(text: str) -> tuple[str, str] | None:
-    """`("name", "args")` for `/name args`, else None."""
-    stripped = text.strip()
-    if not stripped.startswith("/") or stripped.startswith("//"):
-        return None
-    head, _, rest = stripped[1:].partition(" ")
-    name = head.rstrip(":").lower()
-    if not name or not name.replace("-", "").replace("_", "").isalnum():
-        return None
-    return name, rest.strip()
-
-
 ABORT_SETTLE_SECONDS = 5.0
 """How long /new waits for stopped runs to write their partial replies before it archives the transcript."""
 

@@ -18,6 +18,7 @@ from claw.agent.runner import AgentEnv, AgentRunner, RunFailed
 from claw.config import Config
 from claw.errors import ClawError, GatewayUnavailable, NotFoundError
 from claw.gateway import commands
+from claw.gateway.command_syntax import parse_command
 from claw.gateway.dedupe import InboundDedupe
 from claw.gateway.event_bus import EventBus
 from claw.gateway.extensions import install_all
@@ -229,7 +230,7 @@ class Gateway:
         if self._dedupe.is_duplicate(ctx, session_key):
             return DispatchResult("duplicate", agent_id, session_key)
         hook_points.received(self, ctx, agent_id, session_key, lane)  # commands included, before they run
-        parsed = commands.parse_command(ctx.body) if ctx.command_authorized else None
+        parsed = parse_command(ctx.body) if ctx.command_authorized else None
         if parsed is not None:
             call = commands.CommandCall(parsed[0], parsed[1], agent_id, session_key, ctx.channel, ctx.sender_id)
             reply = await commands.run_command(self, call)

@@ -43,18 +43,6 @@ CONSOLE_COMMANDS: tuple[SlashCommand, ...] = (
 )
 
 
-def parse(text: str) -> tuple[str, str] | None:
-    """`("name", "args")` for a `/name args` input, else None (as the gateway parses it)."""
-    stripped = text.strip()
-    if not stripped.startswith("/") or stripped.startswith("//"):
-        return None
-    head, _, rest = stripped[1:].partition(" ")
-    name = head.rstrip(":").lower()
-    if not name or not name.replace("-", "").replace("_", "").isalnum():
-        return None
-    return name, rest.strip()
-
-
 class SlashCatalog:
     """The console's commands plus those the gateway reports, for dispatch and completion."""
 

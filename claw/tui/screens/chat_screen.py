@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState
 
 from claw.errors import ClawError, GatewayUnavailable
 from claw.gateway.client_protocol import GatewayClient
-from claw.tui import slash
+from claw.gateway.command_syntax import parse_command
 from claw.tui.console_commands import ConsoleCommands
 from claw.tui.run_follower import RunFollower
 from claw.tui.run_view import RunView
@@ -155,7 +155,7 @@ class ChatScreen(Screen[None]):
 
     async def on_chat_input_submitted(self, event: ChatInput.Submitted) -> None:
         event.stop()
-        parsed = slash.parse(event.text)
+        parsed = parse_command(event.text)
         command = self.prompt.catalog.get(parsed[0]) if parsed else None
         if command is not None and command.local:
             await self.commands.run(command.name, parsed[1] if parsed else "")

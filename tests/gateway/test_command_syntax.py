@@ -1,0 +1,26 @@
+"""`/name args` is a command; anything else, including `//…`, is a message."""
+
+from __future__ import annotations
+
+import pytest
+
+from claw.gateway.command_syntax import parse_command
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("/new", ("new", "")),
+        ("  /STATUS  now please ", ("status", "now please")),
+        ("/model: openai/gpt-4o", ("model", "openai/gpt-4o")),
+        ("/daily-brief tomorrow", ("daily-brief", "tomorrow")),
+        ("/skill_writer", ("skill_writer", "")),
+        ("//not a command", None),
+        ("/", None),
+        ("/a.b", None),
+        ("hello /new", None),
+        ("", None),
+    ],
+)
+def test_what_is_a_command(text: str, parsed: tuple[str, str] | None) -> None:
+    assert parse_command(text) == parsed
