@@ -12,8 +12,8 @@ try:
     app(["--help"], standalone_mode=False)
 except SystemExit:
     pass
-for name in ("sessions", "config", "workspace", "agent", "chat", "automations", "gateway", "hooks",
-             "channels", "pairing", "outbox"):
+for name in ("init", "sessions", "config", "workspace", "agent", "agents", "chat", "skills", "memory",
+             "automations", "gateway", "hooks", "channels", "pairing", "outbox", "doctor"):
     try:
         app([name, "--help"], standalone_mode=False)
     except SystemExit:

@@ -12,6 +12,7 @@ from claw.cli import automations as automations_cmd
 from claw.cli import channels as channels_cmd
 from claw.cli import chat as chat_cmd
 from claw.cli import config as config_cmd
+from claw.cli import doctor as doctor_cmd
 from claw.cli import gateway as gateway_cmd
 from claw.cli import hooks as hooks_cmd
 from claw.cli import init as init_cmd
@@ -35,6 +36,7 @@ app = typer.Typer(
 app.command("init")(init_cmd.init)
 app.command("agent")(agent_cmd.agent)
 app.command("chat")(chat_cmd.chat)
+app.command("doctor")(doctor_cmd.doctor)
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(workspace_cmd.app, name="workspace")
 app.add_typer(sessions_cmd.app, name="sessions")

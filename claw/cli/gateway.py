@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 
 from claw.cli.common import JsonOption
@@ -47,6 +45,7 @@ def status(json_out: bool = JsonOption) -> None:
     from claw.cli.common import print_json
     from claw.gateway.auth import resolve_token
     from claw.gateway.runtime_file import read_runtime
+    from claw.gateway.status_probe import probe_status
     from claw.paths import Paths
 
     paths = Paths.from_env()
@@ -58,7 +57,7 @@ def status(json_out: bool = JsonOption) -> None:
             typer.echo("No gateway is running (start one with `claw gateway run`).")
         raise typer.Exit(1)
     token, _ = resolve_token(paths)
-    state = asyncio.run(_fetch_status(info.url, token or ""))
+    state = asyncio.run(probe_status(info.url, token or ""))
     report = {"running": True, **info.to_wire(), "uptimeSeconds": round(time.time() - info.started_at, 1), **state}
     if json_out:
         print_json(report)
@@ -70,23 +69,6 @@ def status(json_out: bool = JsonOption) -> None:
         raise typer.Exit(1)
     typer.echo(f"  agents: {', '.join(state.get('agents', []))}")
     typer.echo(f"  sessions: {state.get('sessions', 0)} · active runs: {state.get('activeRuns', 0)}")
-
-
-async def _fetch_status(url: str, token: str) -> dict[str, Any]:
-    from claw.errors import ClawError
-    from claw.gateway.remote_client import RemoteClient
-
-    try:
-        client = await RemoteClient.connect(url, token, open_timeout=3.0, call_timeout=5.0)
-    except ClawError as exc:
-        return {"error": exc.message}
-    try:
-        state = await client.call("status")
-    except ClawError as exc:
-        return {"error": exc.message}
-    finally:
-        await client.close()
-    return {k: v for k, v in state.items() if k != "uptimeSeconds"} if isinstance(state, dict) else {}
 
 
 def _duration(seconds: float) -> str:

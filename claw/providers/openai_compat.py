@@ -10,7 +10,7 @@ import functools
 import inspect
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from claw.config import ProviderSettings
@@ -61,12 +61,7 @@ class OpenAICompatProvider:
         from openai import AsyncOpenAI
 
         s = self._settings
-        base_url = s.base_url or (None if self.name == "openai" else DEFAULT_BASE_URLS.get(self.name))
-        api_key = s.api_key or (self._env.get(s.api_key_env) if s.api_key_env else None)
-        if api_key is None:
-            api_key = self._env.get("OPENAI_API_KEY" if self.name == "openai" else f"{self.name.upper()}_API_KEY")
-        # Local servers ignore the key; a real endpoint answers 401, which is reported as an auth error.
-        api_key = api_key or "not-needed"
+        base_url, api_key = endpoint(self.name, s, self._env)
         return AsyncOpenAI(api_key=api_key, base_url=base_url, timeout=s.timeout_seconds, max_retries=s.max_retries)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ModelDelta]:
@@ -105,6 +100,23 @@ class OpenAICompatProvider:
         if not _post_takes_content():  # an openai client from before raw request bodies
             return {"body": params}
         return {"content": self._encoder.encode(params)}
+
+
+def default_key_env(name: str) -> str:
+    """The variable a provider's API key is read from when config gives none: `OPENAI_API_KEY` or `<NAME>_API_KEY`."""
+    return "OPENAI_API_KEY" if name == "openai" else f"{name.upper()}_API_KEY"
+
+
+def endpoint(name: str, settings: ProviderSettings, environ: Mapping[str, str]) -> tuple[str | None, str]:
+    """`(base_url, api_key)` of provider `name`, as every request to it uses them (`claw doctor` too).
+
+    A None base URL leaves it to the `openai` client: `OPENAI_BASE_URL`, else api.openai.com."""
+    base_url = settings.base_url or (None if name == "openai" else DEFAULT_BASE_URLS.get(name))
+    api_key = settings.api_key or (environ.get(settings.api_key_env) if settings.api_key_env else None)
+    if api_key is None:
+        api_key = environ.get(default_key_env(name))
+    # Local servers ignore the key; a real endpoint answers 401, which is reported as an auth error.
+    return base_url, api_key or "not-needed"
 
 
 @functools.cache

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import secrets
 import stat
 import time
@@ -20,6 +21,9 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 _TEMP_SUFFIX = ".tmp"
+_TEMP_NAME = re.compile(r"^\.(?P<target>.+)\.[^.]+\.tmp$")  # `.<target>.<random token>.tmp`
+STALE_TEMP_SECONDS = 300.0
+"""A temp file younger than this may belong to a write in progress in another process."""
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None = 0o600) -> None:
@@ -113,7 +117,13 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def remove_stale_temps(path: Path, older_than: float = 300.0) -> int:
+def temp_target(name: str) -> str | None:
+    """The name of the file an `atomic_write_*` temp called `name` was for; None if `name` is not one."""
+    match = _TEMP_NAME.match(name)
+    return match["target"] if match else None
+
+
+def remove_stale_temps(path: Path, older_than: float = STALE_TEMP_SECONDS) -> int:
     """Delete temp files a crashed `atomic_write_*` of `path` left behind; returns how many.
 
     Only temps older than `older_than` seconds are removed, so a write in progress in
@@ -123,6 +133,8 @@ def remove_stale_temps(path: Path, older_than: float = 300.0) -> int:
     cutoff = time.time() - older_than
     removed = 0
     for candidate in path.parent.glob(f".{path.name}.*{_TEMP_SUFFIX}"):
+        if temp_target(candidate.name) != path.name:
+            continue
         try:
             if candidate.stat().st_mtime < cutoff:
                 candidate.unlink()

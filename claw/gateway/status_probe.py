@@ -1,0 +1,23 @@
+"""Ask a running gateway how it is: `claw gateway status` and `claw doctor` use the same probe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+async def probe_status(url: str, token: str) -> dict[str, Any]:
+    """The gateway's `status` (without its uptime), or `{"error": why}` when it does not answer."""
+    from claw.errors import ClawError
+    from claw.gateway.remote_client import RemoteClient
+
+    try:
+        client = await RemoteClient.connect(url, token, open_timeout=3.0, call_timeout=5.0)
+    except ClawError as exc:
+        return {"error": exc.message}
+    try:
+        state = await client.call("status")
+    except ClawError as exc:
+        return {"error": exc.message}
+    finally:
+        await client.close()
+    return {k: v for k, v in state.items() if k != "uptimeSeconds"} if isinstance(state, dict) else {}
