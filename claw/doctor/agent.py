@@ -45,7 +45,8 @@ def check_sessions(paths: Paths, agent_id: str) -> Finding:
             detail = f"{key}: {transcript.last_read_skipped} malformed {lines} skipped when read ({path.name})"
             fix = f"nothing is lost beyond those lines; if the session misbehaves, `claw sessions reset {key}`"
             problems.append(warn(name, detail, fix))
-    healthy = f"{len(keys)} in the index, {len(transcripts)} transcripts read cleanly" if transcripts else "none yet"
+    read = _count(len(transcripts), "transcript")
+    healthy = f"{len(keys)} in the index, {read} read cleanly" if transcripts else "none yet"
     return combine(name, problems, healthy)
 
 
