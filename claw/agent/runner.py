@@ -20,7 +20,7 @@ from claw.agent.bootstrap import BootstrapFilter, filter_for_run
 from claw.agent.context_manager import ContextManager
 from claw.agent.model_turn import Emit, ModelTurn, ToolCall
 from claw.agent.run_scope import RunScope, scope_of
-from claw.agent.sections import PromptSectionSource, SectionRequest
+from claw.agent.sections import PromptSectionSource, RunEnvSource, SectionRequest
 from claw.config import AgentSettings, ModelSettings
 from claw.errors import ClawError, NoModelError
 from claw.gateway.runs import Run, RunOutcome
@@ -73,6 +73,9 @@ class AgentRunner:
         self._approvals = approvals
         self.sections: list[PromptSectionSource] = []
         """Extra system-prompt sections, rendered once per run in this order (memory, then skills)."""
+        self.env_sources: list[RunEnvSource] = []
+        """Asked once per run for variables the run's commands get (`ToolContext.skill_env`); the skills
+        extension registers one. For a name two sources set, the one registered first wins."""
         self.bootstrap_filters: list[BootstrapFilter] = []
         """Applied once per run to the bootstrap files before they are injected (the agent:bootstrap hooks)."""
         self.context = ContextManager(router, tools, models)
@@ -123,6 +126,9 @@ class AgentRunner:
         session = env.sessions.get(run.session_key)
         scope = scope_of(session.extra if session else None)  # a subagent session's limits (claw/agent/run_scope.py)
         tools = self._tools.schemas(exclude=scope.denied_tools)
+        request = self._section_request(run, env, scope)
+        extra = await self.render_sections(request)
+        skill_env = await self.run_env(request)
         tool_ctx = ToolContext(
             workspace=env.workspace,
             agent_id=env.agent_id,
@@ -134,8 +140,8 @@ class AgentRunner:
             channel=run.ctx.channel,
             sender_authorized=run.ctx.command_authorized,
             denied_tools=scope.denied_tools,
+            skill_env=skill_env,
         )
-        extra = await self._render_sections(run, env, scope)
         load = lambda: self.context.load_bootstrap(env.settings, env.workspace, run.session_key)  # noqa: E731
         await filter_for_run(self.bootstrap_filters, run, env, load)
         may_recover = True  # a context overflow is compacted and retried once per model call
@@ -174,8 +180,8 @@ class AgentRunner:
                 await self._call_tool(call, tool_ctx, transcript, run, emit)
         raise RunFailed(f"stopped after {env.settings.max_tool_rounds} tool rounds without a final reply", usage)
 
-    async def _render_sections(self, run: Run, env: AgentEnv, scope: RunScope) -> list[tuple[str, str]]:
-        request = SectionRequest(
+    def _section_request(self, run: Run, env: AgentEnv, scope: RunScope) -> SectionRequest:
+        return SectionRequest(
             agent_id=env.agent_id,
             session_key=run.session_key,
             workspace=env.workspace,
@@ -185,7 +191,6 @@ class AgentRunner:
             sender_id=run.ctx.sender_id,
             scope=scope,
         )
-        return await self.render_sections(request)
 
     async def render_sections(self, request: SectionRequest) -> list[tuple[str, str]]:
         """Every extra prompt section for `request`, as (name, text); a failing section is left out."""
@@ -201,6 +206,19 @@ class AgentRunner:
             if text:
                 rendered.append((source.name, text))
         return rendered
+
+    async def run_env(self, request: SectionRequest) -> dict[str, str]:
+        """The variables every `env_sources` entry supplies for `request`'s run; a failing source is left out."""
+        merged: dict[str, str] = {}
+        for source in self.env_sources:
+            try:
+                found = await source.env(request)
+            except Exception:  # a broken extension must not break the turn
+                log.exception("run environment source %s failed; leaving it out", source.name)
+                continue
+            for name, value in found.items():
+                merged.setdefault(name, value)
+        return merged
 
     async def _messages(
         self,

@@ -1,11 +1,14 @@
 """Prompt sections contributed by capabilities beyond the core (memory recall, skills, …).
 
 A section is rendered for each model call of a run, after the bootstrap files, in the
-order the sections were registered (DESIGN.md: memory, then skills).
+order the sections were registered (DESIGN.md: memory, then skills). A `RunEnvSource`
+is asked once per run, with the same request, for environment variables the run's
+commands get (`ToolContext.skill_env`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -36,3 +39,12 @@ class PromptSectionSource(Protocol):
     name: str
 
     async def render(self, request: SectionRequest) -> str | None: ...
+
+
+class RunEnvSource(Protocol):
+    """Supplies environment variables for the commands of one run (`exec`), e.g. those skills are configured
+    with; asked once per run. The values may be secrets: a source must never log them."""
+
+    name: str
+
+    async def env(self, request: SectionRequest) -> Mapping[str, str]: ...

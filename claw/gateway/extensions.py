@@ -2,6 +2,7 @@
 
 Each module listed in `EXTENSIONS` has `install(gateway)`, which adds that
 capability's tools (`gateway.tools.register`), prompt sections (`gateway.runner.sections`),
+run environment sources (`gateway.runner.env_sources`),
 slash commands (`claw.gateway.commands.register`), RPC methods (`claw.gateway.methods.method`)
 and, through `services(gateway)`, long-lived services; `routes(gateway)` may add HTTP routes
 to the gateway server's port (`HttpRoute`s, mounted when the server starts). Adding a

@@ -16,6 +16,7 @@ from claw.skills.snapshot import SNAPSHOT_KEY, SkillsSnapshot, fingerprint
 from claw.store.transcript import utc_now_iso
 
 if TYPE_CHECKING:
+    from claw.config import Config
     from claw.gateway.gateway import Gateway
     from claw.store.sessions import SessionEntry
 
@@ -66,13 +67,19 @@ class SkillsSection:
         """The skills found now, the session's gate context, and its saved snapshot."""
         gw = self._gw
         found = discover_for(gw.paths, gw.config, request.workspace)
-        ctx = gate_context(gw.config, request.agent_id, request.channel, request.sender_id)
-        if request.scope.skills is not None:  # a subagent given only some skills: narrow the agent's own list
-            own = ctx.agent_skills
-            ctx = replace(ctx, agent_skills=tuple(s for s in request.scope.skills if own is None or s in own))
+        ctx = run_gate_context(gw.config, request)
         entry = gw.sessions(request.agent_id).get(request.session_key)
         previous = SkillsSnapshot.from_json(entry.extra.get(SNAPSHOT_KEY)) if entry else None
         return _Survey(found, ctx, fingerprint(found.stamp, ctx), entry, previous)
+
+
+def run_gate_context(config: Config, request: SectionRequest) -> GateContext:
+    """The gate context of one run: its agent, channel and sender, and a subagent scope's narrowed skills."""
+    ctx = gate_context(config, request.agent_id, request.channel, request.sender_id)
+    if request.scope.skills is not None:  # a subagent given only some skills: narrow the agent's own list
+        own = ctx.agent_skills
+        ctx = replace(ctx, agent_skills=tuple(s for s in request.scope.skills if own is None or s in own))
+    return ctx
 
 
 @dataclass(frozen=True, slots=True)

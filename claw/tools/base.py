@@ -64,6 +64,10 @@ class ToolContext:
     owner-only tools (`automations`) refuse to act otherwise."""
     denied_tools: Mapping[str, str] = field(default_factory=dict)
     """Tools this run may not call (a subagent session's limits), each with the reason given to the model."""
+    skill_env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Variables the agent's eligible skills are configured with (`skills.entries.<k>.env`, `apiKey` → the
+    skill's primaryEnv); `exec` adds them for names the environment does not already set. May hold secrets:
+    kept out of repr, never logged."""
 
 
 class Tool(Protocol):

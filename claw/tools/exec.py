@@ -58,6 +58,13 @@ class ExecTool:
         if not ctx.workspace.is_dir():
             return ToolResult(f"exec: workspace {ctx.workspace} does not exist; run `claw init`", is_error=True)
         env = scrubbed_env()
+        # The run's skill variables (skills.entries.<k>.env / apiKey) go in only where the environment does not
+        # already set the name, so a value the user exported for the gateway wins, as in OpenClaw. They are
+        # deliberately not scrubbed: the user configured them for the skill's commands. They never go into a
+        # log, event or transcript (only what the command itself prints does).
+        for name, value in ctx.skill_env.items():
+            if not env.get(name):
+                env[name] = value
         refusal = await self._authorize(command, ctx, env.get("PATH"))
         if refusal is not None:
             return refusal

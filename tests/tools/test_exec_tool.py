@@ -7,6 +7,7 @@ import json
 import os
 import time
 import tracemalloc
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,26 @@ async def test_secrets_are_not_in_the_child_environment(
     for name, value in secrets.items():
         assert value not in result.text, name
         assert f"{name}=" not in result.text
+
+
+async def test_skill_env_fills_only_names_the_scrubbed_environment_lacks(
+    call: CallTool, full: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAW_TEST_EXPORTED", "from-gateway")
+    monkeypatch.setenv("CLAW_TEST_EMPTY", "")
+    monkeypatch.setenv("SERVICE_API_KEY", "gateway-secret-0001")
+    skill_env = {
+        "CLAW_TEST_EXPORTED": "from-config",  # the user's exported value wins
+        "CLAW_TEST_EMPTY": "filled",  # an empty value counts as unset
+        "SERVICE_API_KEY": "configured-0002",  # the gateway's own is scrubbed; the configured one is not
+        "CLAW_TEST_NEW": "new-0003",
+    }
+    ctx = replace(full, skill_env=skill_env)
+    command = 'echo "$CLAW_TEST_EXPORTED $CLAW_TEST_EMPTY $SERVICE_API_KEY $CLAW_TEST_NEW"'
+    result = await call("exec", command=command, context=ctx)
+    assert result.text == "from-gateway filled configured-0002 new-0003\n\nexit code: 0"
+    assert "gateway-secret-0001" not in result.text
+    assert "configured-0002" not in repr(ctx)
 
 
 def test_secret_name_rules() -> None:
