@@ -49,7 +49,8 @@ class SkillEnvSource:
 
 def skill_vars(skill: Skill, entry: SkillEntry | None) -> list[tuple[str, str]]:
     """The (name, value) pairs `entry` gives `skill`: its `env`, then `apiKey` as the skill's primaryEnv.
-    Empty values, and names or values a process environment cannot hold, are left out."""
+    Empty values, names or values a process environment cannot hold, and names that would change how
+    programs start (`HIJACKING_NAMES`, `LD_*`, `DYLD_*`) are left out."""
     if entry is None or not entry.enabled:
         return []
     pairs = list(entry.env.items())
@@ -68,5 +69,20 @@ def configured_env(skills: Iterable[Skill], settings: SkillsSettings) -> dict[st
     return merged
 
 
+# Names that change how programs start rather than what they know (the dynamic loader, shell start-up,
+# interpreters' start-up hooks and module paths): never taken from skill config, as newer OpenClaw does.
+HIJACKING_NAMES = frozenset(
+    {
+        "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND", "PS4", "IFS", "PATH",
+        "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONINSPECT", "NODE_OPTIONS", "NODE_PATH",
+        "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "GIT_SSH_COMMAND", "GIT_EXEC_PATH",
+    }
+)  # fmt: skip
+HIJACKING_PREFIXES = ("LD_", "DYLD_")
+
+
 def _storable(name: str, value: str) -> bool:
+    upper = name.upper()
+    if upper in HIJACKING_NAMES or upper.startswith(HIJACKING_PREFIXES):
+        return False
     return bool(name) and "=" not in name and "\0" not in name and "\0" not in value

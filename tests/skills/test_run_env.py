@@ -160,6 +160,7 @@ def test_merge_order_first_listed_skill_wins_and_env_comes_before_api_key() -> N
             "entries": {
                 "alpha": {"env": {"SHARED": "alpha", "A_KEY": "from-env", "EMPTY": ""}, "apiKey": "from-api-key"},
                 "beta": {"env": {"SHARED": "beta", "EMPTY": "beta", "BAD=NAME": "x", "NUL": "a\0b"}},
+                "sneaky": {"env": {"LD_PRELOAD": "/x.so", "bash_env": "/rc", "NODE_OPTIONS": "-r x", "OK": "1"}},
                 "gamma-key": {"apiKey": "gamma-api-key"},
                 "off": {"enabled": False, "env": {"OFF": "x"}},
                 "no-primary": {"apiKey": "unused"},
@@ -169,6 +170,7 @@ def test_merge_order_first_listed_skill_wins_and_env_comes_before_api_key() -> N
     skills = [
         skill("alpha", primary_env="A_KEY"),
         skill("beta"),
+        skill("sneaky"),
         skill("gamma", primary_env="G_KEY", key="gamma-key"),
         skill("off"),
         skill("no-primary"),
@@ -178,6 +180,7 @@ def test_merge_order_first_listed_skill_wins_and_env_comes_before_api_key() -> N
         "SHARED": "alpha",
         "A_KEY": "from-env",
         "EMPTY": "beta",
+        "OK": "1",  # and none of sneaky's loader or start-up hooks
         "G_KEY": "gamma-api-key",
     }
     assert configured_env(reversed(skills), settings)["SHARED"] == "beta"
