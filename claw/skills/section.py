@@ -35,15 +35,16 @@ class SkillsSection:
         # The usual turn finds the session's snapshot still current: a few stats and a comparison, done
         # here on the loop (a SKILL.md that changed is parsed here once, then cached). Gating and saving
         # a new snapshot go to a worker thread.
-        survey = self._survey(request)
-        snapshot = survey.previous if survey.unchanged else await asyncio.to_thread(self.snapshot, request)
+        snapshot = self._survey(request).current
+        if snapshot is None:
+            snapshot = await asyncio.to_thread(self.snapshot, request)
         return render(snapshot.listing)
 
     def snapshot(self, request: SectionRequest) -> SkillsSnapshot:
         """The session's current snapshot, retaken (and saved) if its fingerprint no longer matches."""
         survey = self._survey(request)
-        if survey.unchanged:
-            return survey.previous
+        if survey.current is not None:
+            return survey.current
         found, previous, entry = survey.found, survey.previous, survey.entry
         for bad in found.invalid:  # said once per snapshot, not on every turn
             log.warning("skipped skill %s: %s", bad.path / "SKILL.md", bad.reason)
@@ -91,5 +92,6 @@ class _Survey:
     previous: SkillsSnapshot | None
 
     @property
-    def unchanged(self) -> bool:
-        return self.previous is not None and self.previous.fingerprint == self.fingerprint
+    def current(self) -> SkillsSnapshot | None:
+        """The saved snapshot, if nothing that decides the list has changed since it was taken."""
+        return self.previous if self.previous is not None and self.previous.fingerprint == self.fingerprint else None
