@@ -10,7 +10,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,15 +50,7 @@ def state_dirs(paths: Paths) -> list[Path]:
 
 def loose_dirs(paths: Paths) -> list[LoosePath]:
     """State folders (the config and data dirs and the folders below the data dir) open to group or others."""
-    found: list[LoosePath] = []
-    for folder in _state_folders(paths):
-        try:
-            st = folder.lstat()
-        except FileNotFoundError:
-            continue
-        if stat.S_ISDIR(st.st_mode) and st.st_mode & 0o077:
-            found.append(LoosePath(folder, stat.S_IMODE(st.st_mode), DIR_MODE))
-    return found
+    return [loose for folder in _state_folders(paths) if (loose := _loose(folder, stat.S_ISDIR, DIR_MODE))]
 
 
 def _state_folders(paths: Paths) -> Iterator[Path]:
@@ -81,15 +73,17 @@ def _state_folders(paths: Paths) -> Iterator[Path]:
 
 def loose_files(paths: Paths) -> list[LoosePath]:
     """The token and config files, when they are readable by group or others."""
-    found: list[LoosePath] = []
-    for file in (paths.token_file, paths.config_file):
-        try:
-            st = file.lstat()
-        except FileNotFoundError:
-            continue
-        if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077:
-            found.append(LoosePath(file, stat.S_IMODE(st.st_mode), FILE_MODE))
-    return found
+    files = (paths.token_file, paths.config_file)
+    return [loose for file in files if (loose := _loose(file, stat.S_ISREG, FILE_MODE))]
+
+
+def _loose(path: Path, is_kind: Callable[[int], bool], wanted: int) -> LoosePath | None:
+    """`path` as a LoosePath when it is of the kind (not a link) and group or others have any access."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    return LoosePath(path, stat.S_IMODE(mode), wanted) if is_kind(mode) and mode & 0o077 else None
 
 
 def check_home(paths: Paths) -> Finding:
