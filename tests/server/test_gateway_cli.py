@@ -34,6 +34,19 @@ def claw(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.Com
     )
 
 
+def claw_in_background(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    """`claw ARGS` started and left running (pipes for stdout and stderr, no stdin)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "claw", *args],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -164,15 +177,7 @@ def test_status_token_and_agent_through_the_running_gateway(claw_env: ClawEnv, g
 def test_sigterm_lets_a_running_turn_finish_and_flushes(claw_env: ClawEnv, gateway: GatewayProc) -> None:
     env = {**claw_env.env, "CLAW_GATEWAY_TOKEN": GATEWAY_TOKEN}
     claw_env.server.script(slow("finishing my sentence before the gateway stops", delay_per_chunk=0.15))
-    client = subprocess.Popen(
-        [sys.executable, "-m", "claw", "agent", "-m", "talk slowly"],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
+    client = claw_in_background(env, "agent", "-m", "talk slowly")
     claw_env.server.wait_for_requests(1, timeout=30, path="/v1/chat/completions")
     assert gateway.stop(signal.SIGTERM) == 0
     out, err = client.communicate(timeout=30)
@@ -192,15 +197,7 @@ def test_sigterm_aborts_what_does_not_finish_in_the_grace(claw_env: ClawEnv) -> 
     assert claw(env, "config", "set", "gateway.shutdownGraceSeconds", "0.5").returncode == 0
     running = start_gateway(env, claw_env.home)
     claw_env.server.script(hang("I will never"))
-    client = subprocess.Popen(
-        [sys.executable, "-m", "claw", "agent", "-m", "hang forever", "--json"],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
+    client = claw_in_background(env, "agent", "-m", "hang forever", "--json")
     claw_env.server.wait_for_requests(1, timeout=30, path="/v1/chat/completions")
     time.sleep(0.3)
     started = time.monotonic()
@@ -271,15 +268,7 @@ def test_stale_runtime_file_is_ignored(claw_env: ClawEnv) -> None:
 def test_ctrl_c_in_claw_agent_aborts_the_run_in_the_gateway(claw_env: ClawEnv, gateway: GatewayProc) -> None:
     env = {**claw_env.env, "CLAW_GATEWAY_TOKEN": GATEWAY_TOKEN}
     claw_env.server.script(slow("word " * 200, delay_per_chunk=0.1))
-    client = subprocess.Popen(
-        [sys.executable, "-m", "claw", "agent", "-m", "talk a lot"],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
+    client = claw_in_background(env, "agent", "-m", "talk a lot")
     claw_env.server.wait_for_requests(1, timeout=30, path="/v1/chat/completions")
     time.sleep(0.5)
     client.send_signal(signal.SIGINT)
