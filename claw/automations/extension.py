@@ -3,26 +3,17 @@ tool, and the scheduler service that long-lived gateways (`claw gateway run`, `c
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING
 
 from claw.automations.manager import AutomationManager
+from claw.gateway.per_gateway import PerGateway
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
     from claw.gateway.services import GatewayService
 
-_MANAGERS: weakref.WeakKeyDictionary[Gateway, AutomationManager] = weakref.WeakKeyDictionary()
-
-
-def manager_for(gateway: Gateway) -> AutomationManager:
-    """The gateway's automation manager, created on first use (gateway.db opens only when needed)."""
-    found = _MANAGERS.get(gateway)
-    if found is None:
-        found = AutomationManager(gateway)
-        _MANAGERS[gateway] = found
-        weakref.finalize(gateway, found.close)
-    return found
+manager_for = PerGateway(AutomationManager, AutomationManager.close)
+"""The gateway's automation manager, created on first use (gateway.db opens only when needed)."""
 
 
 def install(gateway: Gateway) -> None:

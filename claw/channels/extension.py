@@ -3,27 +3,18 @@ HTTP routes for inbound webhooks, and the `ChannelService` that long-lived gatew
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING
 
 from claw.channels.manager import ChannelManager
+from claw.gateway.per_gateway import PerGateway
 
 if TYPE_CHECKING:
     from claw.gateway.extensions import HttpRoute
     from claw.gateway.gateway import Gateway
     from claw.gateway.services import GatewayService
 
-_MANAGERS: weakref.WeakKeyDictionary[Gateway, ChannelManager] = weakref.WeakKeyDictionary()
-
-
-def manager_for(gateway: Gateway) -> ChannelManager:
-    """The gateway's channel manager, created on first use (gateway.db opens only when needed)."""
-    found = _MANAGERS.get(gateway)
-    if found is None:
-        found = ChannelManager(gateway)
-        _MANAGERS[gateway] = found
-        weakref.finalize(gateway, found.close)
-    return found
+manager_for = PerGateway(ChannelManager, ChannelManager.close)
+"""The gateway's channel manager, created on first use (gateway.db opens only when needed)."""
 
 
 def install(gateway: Gateway) -> None:

@@ -4,9 +4,9 @@ the `memory.*` RPC methods. Each gateway gets its own `MemoryManager` (indexes a
 from __future__ import annotations
 
 import functools
-import weakref
 from typing import TYPE_CHECKING
 
+from claw.gateway.per_gateway import PerGateway
 from claw.memory.get_tool import MemoryGetTool
 from claw.memory.manager import MemoryManager
 from claw.memory.recall import MemoryRecall
@@ -16,19 +16,14 @@ from claw.workspace import workspace_dir
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
 
-_MANAGERS: weakref.WeakKeyDictionary[Gateway, MemoryManager] = weakref.WeakKeyDictionary()
+def _make_manager(gateway: Gateway) -> MemoryManager:
+    # Not `gateway.workspace`: a bound method would keep the gateway alive through the per-gateway cache.
+    workspace_of = functools.partial(workspace_dir, gateway.paths, gateway.config)
+    return MemoryManager(gateway.paths, gateway.config, workspace_of)
 
 
-def manager_for(gateway: Gateway) -> MemoryManager:
-    """The gateway's memory manager, created on first use and closed when the gateway goes away."""
-    found = _MANAGERS.get(gateway)
-    if found is None:
-        # Not `gateway.workspace`: a bound method would keep the gateway alive through this cache.
-        workspace_of = functools.partial(workspace_dir, gateway.paths, gateway.config)
-        found = MemoryManager(gateway.paths, gateway.config, workspace_of)
-        _MANAGERS[gateway] = found
-        weakref.finalize(gateway, found.close)
-    return found
+manager_for = PerGateway(_make_manager, MemoryManager.close)
+"""The gateway's memory manager, created on first use and closed when the gateway goes away."""
 
 
 def install(gateway: Gateway) -> None:

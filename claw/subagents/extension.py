@@ -3,23 +3,16 @@
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING
 
+from claw.gateway.per_gateway import PerGateway
 from claw.subagents.registry import SubagentRegistry
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
 
-_REGISTRIES: weakref.WeakKeyDictionary[Gateway, SubagentRegistry] = weakref.WeakKeyDictionary()
-
-
-def registry_for(gateway: Gateway) -> SubagentRegistry:
-    """The gateway's subagent registry, created on first use."""
-    found = _REGISTRIES.get(gateway)
-    if found is None:
-        found = _REGISTRIES[gateway] = SubagentRegistry()
-    return found
+registry_for = PerGateway(lambda _gateway: SubagentRegistry())
+"""The gateway's subagent registry, created on first use."""
 
 
 def install(gateway: Gateway) -> None:
