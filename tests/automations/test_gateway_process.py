@@ -18,8 +18,7 @@ from claw.automations.policy import INTERRUPTED
 from tests.automations.conftest import CONFIG
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import error, hang, text
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.processes import REPO, run_claw, wait_until
 
 
 class GatewayProc:
@@ -82,10 +81,7 @@ def start(claw_env: ClawEnv, gateways: list[GatewayProc], *, server: bool) -> Ga
 
 
 def claw(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "claw", *args], env={**env, "PYTHONPATH": str(REPO)}, cwd=REPO,
-        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    return run_claw(env, *args, timeout=120)
 
 
 def ledger(home: Path, job_id: str) -> list[dict[str, object]]:
@@ -93,17 +89,6 @@ def ledger(home: Path, job_id: str) -> list[dict[str, object]]:
         conn.row_factory = sqlite3.Row
         rows = conn.execute("SELECT * FROM automation_runs WHERE job_id = ? ORDER BY started_at", (job_id,))
         return [dict(row) for row in rows]
-
-
-def wait_until(predicate, timeout: float = 30.0, what: str = "condition"):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def test_kill_9_mid_run_then_restart_marks_the_orphan_failed_and_never_runs_the_slot_twice(

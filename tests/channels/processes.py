@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.processes import REPO, run_claw, wait_until
+
+__all__ = ["REPO", "GatewayProc", "claw", "rows", "wait_until"]
 
 
 class GatewayProc:
@@ -69,10 +71,7 @@ def _pid(path: Path) -> int | None:
 
 
 def claw(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "claw", *args], env={**env, "PYTHONPATH": str(REPO)}, cwd=REPO,
-        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    return run_claw(env, *args, timeout=120)
 
 
 def rows(home: Path, table: str) -> list[dict[str, Any]]:
@@ -80,11 +79,3 @@ def rows(home: Path, table: str) -> list[dict[str, Any]]:
         conn.row_factory = sqlite3.Row
         return [dict(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY rowid")]
 
-
-def wait_until(predicate: Any, timeout: float = 30.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while not (value := predicate()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-    return value

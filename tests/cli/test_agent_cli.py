@@ -11,17 +11,11 @@ import time
 
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text, tool_call
+from tests.support.processes import run_claw
 
 
 def claw(env: dict[str, str], *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "claw", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_claw(env, *args, timeout=timeout)
 
 
 def test_agent_streams_the_reply_and_shows_tools(claw_env: ClawEnv) -> None:

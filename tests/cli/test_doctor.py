@@ -17,6 +17,7 @@ from claw.errors import NoModelError
 from claw.paths import bundled_dir
 from tests.support.fixtures import API_KEY, ClawEnv
 from tests.support.model_server import ScriptedModelServer, text
+from tests.support.processes import run_claw
 
 CHECKS = [
     "claw home", "gateway token", "config", "temp files", "workspace", "model", "gateway", "sessions",
@@ -26,14 +27,7 @@ NEEDS_CONFIG = ["workspace", "model", "skills", "hooks", "memory index"]
 
 
 def claw(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "claw", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_claw(env, *args)
 
 
 def doctor_json(env: dict[str, str], *args: str, expect: int = 0) -> dict[str, dict[str, Any]]:

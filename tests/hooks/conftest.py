@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -18,8 +17,8 @@ from claw.gateway.client import LocalClient
 from claw.gateway.gateway import Gateway
 from claw.paths import Paths
 from tests.support.fixtures import ClawEnv
+from tests.support.processes import run_claw
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 EVENTS_FILE = "hook-events.jsonl"
 
 RECORDER = """
@@ -89,15 +88,7 @@ def local(gateway: Gateway) -> LocalClient:
 
 def claw(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """`python -m claw …` as a real subprocess, from the repository root."""
-    return subprocess.run(
-        [sys.executable, "-m", "claw", *args],
-        env={**env, "PYTHONPATH": str(REPO_ROOT)},
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_claw(env, *args, timeout=timeout)
 
 
 def clean_env(home: Path, **extra: str) -> dict[str, str]:

@@ -17,21 +17,14 @@ import pytest
 
 from tests.support.fixtures import API_KEY, ClawEnv
 from tests.support.model_server import hang, slow, text
+from tests.support.processes import run_claw
 
 REPO = Path(__file__).resolve().parents[2]
 GATEWAY_TOKEN = "env-gateway-token-7d41c0aa"
 
 
 def claw(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "claw", *args],
-        env=env,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_claw(env, *args, timeout=timeout)
 
 
 def claw_in_background(env: dict[str, str], *args: str) -> subprocess.Popen[str]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests.support.processes import run_claw
 
 
 def write_skill(
@@ -37,16 +36,7 @@ def write_skill(
 
 def claw(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """`python -m claw …` as a real subprocess, from the repository root."""
-    full = {**env, "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "claw", *args],
-        env=full,
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_claw(env, *args, timeout=timeout)
 
 
 def clean_env(home: Path, **extra: str) -> dict[str, str]:

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from claw.paths import bundled_dir
-from tests.skills.conftest import REPO_ROOT, assert_user_error, claw, clean_env, write_skill
+from tests.skills.conftest import assert_user_error, claw, clean_env, write_skill
+from tests.support.processes import REPO
 
 ROW_KEYS = {"name", "description", "source", "eligible", "reason", "path", "status"}
 
@@ -101,6 +102,6 @@ def test_skills_help_stays_import_light() -> None:
         "heavy = ('yaml', 'openai', 'textual', 'claw.skills', 'claw.gateway.gateway')\n"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO)
     assert "ls" in done.stdout and "add" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "[]"
