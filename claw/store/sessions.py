@@ -4,49 +4,83 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import logging
 import os
 import threading
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from claw.errors import NotFoundError
 from claw.paths import ensure_private_dir
 from claw.store.atomic import fsync_dir
+from claw.store.file_lock import locked
 from claw.store.index_file import SessionIndexFile, Stamp, compact_utc
 from claw.store.session_entry import SessionEntry, make_preview
 from claw.store.transcript import Transcript, utc_now_iso
 
 __all__ = ["INDEX_NAME", "SessionEntry", "SessionStore"]
 
+log = logging.getLogger(__name__)
+
 INDEX_NAME = "sessions.json"
+
+
+@dataclass(slots=True)
+class _Index:
+    """The index's content: parsed entries by key, and the values that could not be parsed (kept verbatim)."""
+
+    entries: dict[str, SessionEntry] = field(default_factory=dict)
+    unparsed: dict[str, Any] = field(default_factory=dict)
+
+    def copy(self) -> _Index:
+        return _Index(dict(self.entries), dict(self.unparsed))
+
+
+Change = Callable[[_Index], Any]
+"""One change to the index, as a function of the index it is applied to (so it can be applied again to
+a newer copy read from disk); it may return what it replaced or removed."""
 
 
 class SessionStore:
     """Sessions of one agent: the `sessions.json` index (key → `SessionEntry`) and transcripts.
 
-    The index lives in memory and is rewritten with an atomic replace on every change; it
-    is reloaded when the file changes behind us (another process, such as a CLI command).
-    Session keys are case-insensitive (stored lowercased). Transcripts are never deleted:
-    `reset` and `delete` move them to `archive/`. Methods are thread-safe.
+    Several stores may share one index: other processes (a CLI command, a second in-process gateway)
+    and other objects in this one. So the store never writes its copy of the index over the file.
+    Every change is kept as a `Change` until it is on disk, and every write is a read-modify-write
+    under the index's cross-process lock (`claw.store.file_lock`): read the file if another writer
+    replaced it, apply this store's pending changes to what was read, replace the file. Changes are
+    written at once, or with `save=False` by the next `flush()` (the turn path defers its counter
+    update that way); a write that fails keeps its changes pending, for `flush` to retry. Readers see
+    the file as last read plus the pending changes, and reload when the file changes behind them.
+
+    Chosen over one writer per state dir because any process may legitimately open a store (the
+    console, `claw sessions`, a gateway) and a lock held only for the write costs microseconds;
+    changes are operations (set these fields, add these tokens) rather than whole entries, so two
+    stores changing the same session keep both changes.
+
+    Session keys are case-insensitive (stored lowercased). Transcripts are never deleted: `reset` and
+    `delete` move them to `archive/`. Methods are thread-safe.
     """
 
     def __init__(self, sessions_dir: Path) -> None:
         self.sessions_dir = Path(sessions_dir)
         self.index_path = self.sessions_dir / INDEX_NAME
         self.archive_dir = self.sessions_dir / "archive"
+        # Lock order: `_write_lock` (one writer in this process, held across the disk I/O) before `_lock`
+        # (the in-memory state, held briefly); nothing waits for `_write_lock` while holding `_lock`.
         self._lock = threading.RLock()
-        self._entries: dict[str, SessionEntry] = {}
-        self._unparsed: dict[str, Any] = {}  # index values we could not read, written back untouched
-        self._stamp: Stamp | None = None
-        self._dirty = False
-        self._gen = 0  # bumped on every change to the in-memory index
-        self._written_gen = 0  # the change the file on disk reflects
-        self._write_lock = threading.Lock()  # one writer at a time; taken after `_lock`, never before it
-        self._transcripts: dict[str, Transcript] = {}
+        self._write_lock = threading.Lock()
         self._index = SessionIndexFile(self.index_path)
+        self._base = _Index()  # the file as last read or written
+        self._stamp: Stamp | None = None  # the stamp of that file
+        self._pending: builtins.list[Change] = []  # changes not yet on disk, oldest first
+        self._view = _Index()  # `_base` with `_pending` applied: what readers see
+        self._transcripts: dict[str, Transcript] = {}
         with self._lock:
-            self._load()
+            self._reload()
 
     # -- queries ----------------------------------------------------------------
 
@@ -54,13 +88,13 @@ class SessionStore:
         """The entry for `key`, or None."""
         with self._lock:
             self._refresh()
-            return self._entries.get(key.lower())
+            return self._view.entries.get(key.lower())
 
     def list(self) -> builtins.list[SessionEntry]:  # `builtins.`: the method shadows `list` in here
         """Every session, most recently updated first."""
         with self._lock:
             self._refresh()
-            entries = self._entries.values()
+            entries = self._view.entries.values()
             return sorted(entries, key=lambda e: (e.updated_at, e.created_at), reverse=True)
 
     def transcript_path(self, session_id: str) -> Path:
@@ -81,16 +115,19 @@ class SessionStore:
     def get_or_create(
         self, key: str, *, chat_type: str = "direct", channel: str = "cli", display_name: str | None = None
     ) -> SessionEntry:
-        """The entry for `key`, created (with a new session id) if there is none."""
+        """The entry for `key`, created (with a new session id) if there is none.
+
+        Created under the index lock against the file as it is then, so two stores creating the
+        same key at once end up with one session, not two ids for one key."""
+        key = key.lower()
         with self._lock:
             self._refresh()
-            key = key.lower()
-            entry = self._entries.get(key)
-            if entry is None:
-                entry = self._new_entry(key, chat_type=chat_type, channel=channel, display_name=display_name)
-                self._entries[key] = entry
-                self._save()
-            return entry
+            entry = self._view.entries.get(key)
+            if entry is not None:
+                return entry
+            new = self._new_entry(key, chat_type=chat_type, channel=channel, display_name=display_name)
+        self._change(lambda index: index.entries.setdefault(key, new))
+        return self._require(key)
 
     def update(self, key: str, *, save: bool = True, **changes: Any) -> SessionEntry:
         """Replace fields of an existing entry (`updated_at` is set to now unless given).
@@ -101,87 +138,91 @@ class SessionStore:
             raise ValueError("a session's key cannot be changed")
         if "last_preview" in changes:
             changes["last_preview"] = make_preview(changes["last_preview"])
-        with self._lock:
-            entry = self._require(key)
-            entry = dataclasses.replace(entry, **{"updated_at": utc_now_iso(), **changes})
-            self._entries[entry.session_key] = entry
-            if save:
-                self._save()
-            else:
-                self._gen += 1
-                self._dirty = True
-            return entry
+        changes = {"updated_at": utc_now_iso(), **changes}
+        return self._change_entry(key, lambda entry: dataclasses.replace(entry, **changes), save=save)
 
     def merge_extra(self, key: str, values: dict[str, Any]) -> SessionEntry:
-        """Set keys of an existing entry's `extra` (others kept), read and written under one lock."""
-        with self._lock:
-            entry = self._require(key)
-            # Bookkeeping, not activity: the session keeps its `updated_at`.
-            return self.update(key, extra={**entry.extra, **values}, updated_at=entry.updated_at)
+        """Set keys of an existing entry's `extra` (others, including other stores' keys, kept)."""
+        # Bookkeeping, not activity: the session keeps its `updated_at`.
+        return self._change_entry(key, lambda entry: dataclasses.replace(entry, extra={**entry.extra, **values}))
 
     def record_turn(
         self, key: str, *, preview: str, input_tokens: int = 0, output_tokens: int = 0, save: bool = True
     ) -> SessionEntry:
         """Bump counters after a turn's lines were appended; the message count comes from the transcript.
         (The counters can be recomputed from the transcript, so a caller on a hot path may defer the write.)"""
-        with self._lock:
-            entry = self._require(key)
-            return self.update(
-                key,
-                save=save,
-                message_count=self.transcript(entry).message_count(),
-                input_tokens=entry.input_tokens + input_tokens,
+        message_count = self.transcript(key).message_count()
+        preview, now = make_preview(preview), utc_now_iso()
+
+        def turn(entry: SessionEntry) -> SessionEntry:
+            return dataclasses.replace(
+                entry,
+                updated_at=now,
+                message_count=message_count,
+                input_tokens=entry.input_tokens + input_tokens,  # added, so two writers' turns both count
                 output_tokens=entry.output_tokens + output_tokens,
                 last_preview=preview,
             )
 
+        return self._change_entry(key, turn, save=save)
+
     def reset(self, key: str) -> SessionEntry:
         """Give `key` a new session id: counters zeroed, model override kept, transcript archived."""
+        key = key.lower()
         with self._lock:
             self._refresh()
-            key = key.lower()
-            old = self._entries.get(key)
-            if old is None:
-                return self.get_or_create(key)
-            new = self._new_entry(key, chat_type=old.chat_type, channel=old.channel, display_name=old.display_name)
-            self._entries[key] = dataclasses.replace(new, model_override=old.model_override)
-            # Index first: a crash before the move leaves an orphaned file, never a lost one.
-            self._save()
-            self._archive(old.session_id)
-            return self._entries[key]
+            old = self._view.entries.get(key)
+            new = self._new_entry(
+                key,
+                chat_type=old.chat_type if old else "direct",
+                channel=old.channel if old else "cli",
+                display_name=old.display_name if old else None,
+            )
+
+        def replace(index: _Index) -> SessionEntry | None:
+            replaced = index.entries.get(key)
+            override = replaced.model_override if replaced else None
+            index.entries[key] = dataclasses.replace(new, model_override=override)
+            return replaced
+
+        # Index first: a crash before the move leaves an orphaned file, never a lost one.
+        replaced = self._change(replace)
+        if replaced is not None:
+            self._archive(replaced.session_id)
+        return self._require(key)
 
     def delete(self, key: str) -> bool:
         """Drop `key` from the index and archive its transcript; False if there was no such session."""
+        key = key.lower()
         with self._lock:
             self._refresh()
-            key = key.lower()
-            entry = self._entries.pop(key, None)
-            if entry is None and self._unparsed.pop(key, None) is None:
+            if key not in self._view.entries and key not in self._view.unparsed:
                 return False
-            self._save()
-            if entry is not None:
-                self._archive(entry.session_id)
-            return True
+
+        def drop(index: _Index) -> tuple[bool, SessionEntry | None]:
+            unparsed = index.unparsed.pop(key, None)
+            entry = index.entries.pop(key, None)
+            return (entry is not None or unparsed is not None), entry
+
+        found, entry = self._change(drop)
+        if entry is not None:
+            self._archive(entry.session_id)
+        return bool(found)
 
     def flush(self) -> None:
         """Write the index if it has unsaved changes (a deferred write, or one that failed).
 
         The write and its fsyncs happen outside the store's lock, so readers (the gateway's event loop
-        looking up the next turn's session) never wait for the disk; an older snapshot never lands
-        after a newer one."""
+        looking up the next turn's session) never wait for the disk."""
         with self._lock:
-            if not self._dirty:
+            if not self._pending:
                 return
-            gen, entries, unparsed = self._gen, dict(self._entries), dict(self._unparsed)
-        self._write(gen, entries, unparsed)
-        with self._lock:
-            if self._written_gen >= self._gen:
-                self._dirty = False
+        self._write()
 
     def close(self) -> None:
         """Flush and close every transcript this store opened."""
+        self.flush()
         with self._lock:
-            self.flush()
             for transcript in self._transcripts.values():
                 transcript.close()
             self._transcripts.clear()
@@ -191,7 +232,7 @@ class SessionStore:
     def _require(self, key: str) -> SessionEntry:
         with self._lock:
             self._refresh()
-            entry = self._entries.get(key.lower())
+            entry = self._view.entries.get(key.lower())
             if entry is None:
                 raise NotFoundError(f"no session {key.lower()!r} in {self.sessions_dir}")
             return entry
@@ -208,30 +249,76 @@ class SessionStore:
             display_name=display_name,
         )
 
-    def _refresh(self) -> None:
-        if not self._dirty and self._index.stamp() != self._stamp:
-            self._load()
+    def _change_entry(
+        self, key: str, edit: Callable[[SessionEntry], SessionEntry], *, save: bool = True
+    ) -> SessionEntry:
+        """Apply `edit` to the session `key` now is; it applies on disk only while the key still has that
+        session id (a session reset or removed by another store meanwhile is left alone)."""
+        key = key.lower()
+        session_id = self._require(key).session_id
 
-    def _load(self) -> None:
-        loaded = self._index.load()
-        self._entries, self._unparsed, self._stamp = loaded.entries, loaded.unparsed, loaded.stamp
+        def change(index: _Index) -> None:
+            entry = index.entries.get(key)
+            if entry is None or entry.session_id != session_id:
+                log.info("session %s was reset or removed elsewhere; a change to its old id is dropped", key)
+                return
+            index.entries[key] = edit(entry)
 
-    def _save(self) -> None:
-        """Write the index now (called with `_lock` held)."""
-        self._gen += 1
-        self._dirty = True  # stays set if the write fails, so `flush` retries
-        self._write(self._gen, self._entries, self._unparsed)
-        self._dirty = False
+        self._change(change, save=save)
+        return self._require(key)
 
-    def _write(self, gen: int, entries: dict[str, SessionEntry], unparsed: dict[str, Any]) -> None:
+    def _change(self, change: Change, *, save: bool = True) -> Any:
+        """Queue `change` (readers see it at once) and, with `save`, write it; what it returned on disk."""
+        with self._lock:
+            self._pending.append(change)
+            result = change(self._view)
+        if save:
+            results = self._write()
+            result = results.get(id(change), result)
+        return result
+
+    def _write(self) -> dict[int, Any]:
+        """Apply every pending change to the index on disk under its lock; their results by `id(change)`.
+
+        On failure the changes stay pending (and visible), for the next write or `flush` to retry."""
         with self._write_lock:
-            if gen <= self._written_gen:
-                return  # a newer snapshot is already on disk
-            self._stamp = self._index.save(entries, unparsed)
-            self._written_gen = gen
+            with self._lock:
+                changes = builtins.list(self._pending)
+                base, stamp = self._base.copy(), self._stamp
+            if not changes:
+                return {}
+            ensure_private_dir(self.sessions_dir)
+            with locked(self.index_path):
+                if self._index.stamp() != stamp:  # another writer replaced the file since we read it
+                    loaded = self._index.load()
+                    base = _Index(loaded.entries, loaded.unparsed)
+                results = {id(change): change(base) for change in changes}
+                stamp = self._index.save(base.entries, base.unparsed)
+            with self._lock:
+                del self._pending[: len(changes)]  # changes queued meanwhile stay, after these
+                self._base, self._stamp = base, stamp
+                self._apply_pending()
+            return results
+
+    def _refresh(self) -> None:
+        """Reload when the file was replaced behind us (called with `_lock` held)."""
+        if self._index.stamp() != self._stamp:
+            self._reload()
+
+    def _reload(self) -> None:
+        loaded = self._index.load()
+        self._base, self._stamp = _Index(loaded.entries, loaded.unparsed), loaded.stamp
+        self._apply_pending()
+
+    def _apply_pending(self) -> None:
+        view = self._base.copy()
+        for change in self._pending:
+            change(view)
+        self._view = view
 
     def _archive(self, session_id: str) -> Path | None:
-        transcript = self._transcripts.pop(session_id, None)
+        with self._lock:
+            transcript = self._transcripts.pop(session_id, None)
         if transcript is not None:
             transcript.close()
         source = self.transcript_path(session_id)
