@@ -2,13 +2,16 @@
 
 Keys are checked against the settings schema before anything is read or written, and a
 changed file is validated as a whole before it replaces the old one, so a bad `set`
-leaves config.toml exactly as it was.
+leaves config.toml exactly as it was. Every change goes through `editing`, a read-modify-write
+under the file's cross-process lock, so two commands changing the config at once both land.
 """
 
 from __future__ import annotations
 
 import tomllib
 import typing
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,7 @@ from claw.config import (
 from claw.errors import ConfigError, UsageError
 from claw.paths import check_agent_id, ensure_private_dir
 from claw.store.atomic import atomic_write_text
+from claw.store.file_lock import locked
 
 # ConfigFile keeps agent sections as raw dicts (so inheritance merges keys); their keys are AgentSettings'.
 _SCHEMA_OVERRIDES: dict[tuple[type, str], Any] = {
@@ -96,6 +100,19 @@ def parse_value(text: str) -> Any:
     except tomllib.TOMLDecodeError:
         return text
     return parsed["value"] if list(parsed) == ["value"] else text
+
+
+@contextmanager
+def editing(path: Path) -> Iterator[tomlkit.TOMLDocument]:
+    """config.toml to change in the `with` block: read under the file's lock, and saved (validated
+    whole, atomically) when the block ends without an error and changed something."""
+    ensure_private_dir(path.parent)
+    with locked(path):
+        doc = load_document(path)
+        before = doc.as_string()
+        yield doc
+        if doc.as_string() != before:
+            save_document(doc, path)
 
 
 def load_document(path: Path) -> tomlkit.TOMLDocument:

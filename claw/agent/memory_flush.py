@@ -20,6 +20,7 @@ from claw.agent.model_turn import ModelTurn
 from claw.paths import ensure_private_dir
 from claw.providers.failover import ModelRouter
 from claw.store.atomic import atomic_write_text
+from claw.store.file_lock import locked
 from claw.tools.base import ToolContext
 from claw.tools.registry import ToolRegistry
 
@@ -97,13 +98,16 @@ async def flush_memory(
 
 
 def _append(path: Path, notes: str, now: datetime, session_key: str) -> None:
+    """Add the notes to the day's file, read and rewritten under its lock, so two sessions flushing
+    at once (in one gateway or two) both keep their notes."""
     ensure_private_dir(path.parent)
-    try:
-        existing = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        existing = f"# {now.strftime('%Y-%m-%d')}\n"
-    block = f"## {now.strftime('%H:%M')} — notes kept before compaction ({session_key})\n\n{notes}\n"
-    atomic_write_text(path, existing.rstrip("\n") + "\n\n" + block, mode=None)
+    with locked(path):
+        try:
+            existing = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            existing = f"# {now.strftime('%Y-%m-%d')}\n"
+        block = f"## {now.strftime('%H:%M')} — notes kept before compaction ({session_key})\n\n{notes}\n"
+        atomic_write_text(path, existing.rstrip("\n") + "\n\n" + block, mode=None)
 
 
 def _silent(stream: str, data: dict[str, Any]) -> None:

@@ -88,9 +88,8 @@ def rm(agent_id: str = typer.Argument(..., help="The agent to remove from config
     if bound:
         raise UsageError(f"agent {agent_id!r} still has {len(bound)} binding(s); remove them from config.toml first")
     workspace = workspace_dir(paths, config, agent_id)
-    doc = config_edit.load_document(paths.config_file)
-    config_edit.unset_value(doc, ("agents", "list", agent_id))
-    config_edit.save_document(doc, paths.config_file)
+    with config_edit.editing(paths.config_file) as doc:
+        config_edit.unset_value(doc, ("agents", "list", agent_id))
     print(
         f"Removed agent {agent_id}. Its workspace ({workspace}) and sessions ({paths.sessions_dir(agent_id)}) are kept."
     )

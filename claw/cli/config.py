@@ -55,10 +55,9 @@ def set_cmd(
 
     parts = config_edit.resolve_key(key)
     path = Paths.from_env().config_file
-    doc = config_edit.load_document(path)
     parsed = config_edit.parse_value(value)
-    config_edit.set_value(doc, parts, parsed)
-    config_edit.save_document(doc, path)
+    with config_edit.editing(path) as doc:
+        config_edit.set_value(doc, parts, parsed)
     typer.echo(f"{'.'.join(parts)} = {config_edit.format_value(parsed)}  ({path})")
 
 
@@ -69,9 +68,9 @@ def unset_cmd(key: str = KeyArgument) -> None:
 
     parts = config_edit.resolve_key(key)
     path = Paths.from_env().config_file
-    doc = config_edit.load_document(path)
-    if not config_edit.unset_value(doc, parts):
+    with config_edit.editing(path) as doc:
+        removed = config_edit.unset_value(doc, parts)
+    if not removed:
         typer.echo(f"{'.'.join(parts)} was not set in {path}")
         return
-    config_edit.save_document(doc, path)
     typer.echo(f"removed {'.'.join(parts)} from {path}")

@@ -88,19 +88,17 @@ def init(
 
     config_created = _create_file(paths.config_file, DEFAULT_CONFIG)
     load_config(paths)  # an existing file that does not load is reported before anything edits it
-    doc = config_edit.load_document(paths.config_file)
     changed = ["created"] if config_created else []
-    if agent != "main" and agent not in doc.get("agents", {}).get("list", {}):
-        config_edit.ensure_table(doc, ("agents", "list", agent))
-        changed.append(f"added [agents.list.{agent}]")
-    if workspace is not None:
-        key = _workspace_key(doc, agent)
-        wanted = str(workspace.expanduser().resolve())
-        if config_edit.lookup(doc, key)[1] != wanted:
-            config_edit.set_value(doc, key, wanted)
-            changed.append(f"set {'.'.join(key)}")
-    if len(changed) > int(config_created):
-        config_edit.save_document(doc, paths.config_file)
+    with config_edit.editing(paths.config_file) as doc:
+        if agent != "main" and agent not in doc.get("agents", {}).get("list", {}):
+            config_edit.ensure_table(doc, ("agents", "list", agent))
+            changed.append(f"added [agents.list.{agent}]")
+        if workspace is not None:
+            key = _workspace_key(doc, agent)
+            wanted = str(workspace.expanduser().resolve())
+            if config_edit.lookup(doc, key)[1] != wanted:
+                config_edit.set_value(doc, key, wanted)
+                changed.append(f"set {'.'.join(key)}")
     note("config", paths.config_file, bool(changed), "; ".join(changed))
 
     config = load_config(paths)

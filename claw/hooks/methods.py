@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from claw.config_edit import load_document, save_document, set_value
+from claw.config_edit import editing, set_value
 from claw.errors import NotFoundError, UsageError
 from claw.gateway.gateway import Gateway
 from claw.gateway.methods import method
@@ -68,6 +68,5 @@ async def _toggle(gw: Gateway, params: dict[str, Any], enabled: bool) -> dict[st
 
 def _write_entry(gw: Gateway, name: str, entry: dict[str, Any]) -> None:
     path = gw.paths.config_file
-    doc = load_document(path)
-    set_value(doc, ("hooks", "entries", name), entry)
-    save_document(doc, path)
+    with editing(path) as doc:
+        set_value(doc, ("hooks", "entries", name), entry)

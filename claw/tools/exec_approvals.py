@@ -25,6 +25,7 @@ from typing import Any
 
 from claw.paths import ensure_private_dir
 from claw.store.atomic import atomic_write_bytes
+from claw.store.file_lock import locked
 from claw.tools.base import ApprovalRequest, Decision
 
 log = logging.getLogger(__name__)
@@ -44,18 +45,22 @@ class ExecApprovalsStore:
         return [entry["pattern"] for entry in self._entries(self._load(), agent_id)]
 
     def remember(self, agent_id: str, pattern: str, command: str) -> None:
-        """Add `pattern` for `agent_id` (or refresh its `lastCommand` if it is already there)."""
-        data = self._load()
-        entries = self._entries(data, agent_id)
-        for entry in entries:
-            if entry["pattern"] == pattern:
-                entry["lastCommand"] = command
-                break
-        else:
-            entries.append({"pattern": pattern, "addedAt": datetime.now(UTC).isoformat(), "lastCommand": command})
-        data["agents"].setdefault(agent_id, {})["allowlist"] = entries
+        """Add `pattern` for `agent_id` (or refresh its `lastCommand` if it is already there).
+
+        Read and written under the file's lock, so an approval given in another process meanwhile
+        (a console and a gateway on one state dir) is kept, not overwritten."""
         ensure_private_dir(self.path.parent)
-        atomic_write_bytes(self.path, (json.dumps(data, indent=2) + "\n").encode(), mode=0o600)
+        with locked(self.path):
+            data = self._load()
+            entries = self._entries(data, agent_id)
+            for entry in entries:
+                if entry["pattern"] == pattern:
+                    entry["lastCommand"] = command
+                    break
+            else:
+                entries.append({"pattern": pattern, "addedAt": datetime.now(UTC).isoformat(), "lastCommand": command})
+            data["agents"].setdefault(agent_id, {})["allowlist"] = entries
+            atomic_write_bytes(self.path, (json.dumps(data, indent=2) + "\n").encode(), mode=0o600)
 
     def _load(self) -> dict[str, Any]:
         try:
