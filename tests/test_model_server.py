@@ -66,13 +66,6 @@ def tool_calls_of(chunks: list[ChatCompletionChunk]) -> list[dict]:
     return [calls[i] for i in sorted(calls)]
 
 
-def wait_until(condition, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.01)
-
-
 # ----------------------------------------------------------------------------- chat streaming
 
 
@@ -158,7 +151,7 @@ async def test_instant_mode_sends_the_same_stream() -> None:
         assert tool_calls_of(chunks)[0]["arguments"] == '{"path": "x"}'
         assert chunks[-1].usage is not None
         record = server.last_request()
-        assert record.received_at <= record.first_byte_at <= record.finished_at
+        assert record.received_at <= record.first_byte_at <= record.wait_finished()
 
 
 # ----------------------------------------------------------------------------- errors
@@ -219,7 +212,7 @@ async def test_hang_times_out_and_the_server_stays_healthy(model_server: Scripte
         assert time.perf_counter() - started < 5
         assert content_of(await stream_chunks(client)) == "still alive"
     hung = model_server.requests[0]
-    await asyncio.to_thread(wait_until, lambda: hung.finished_at is not None)
+    await asyncio.to_thread(hung.wait_finished)
 
 
 async def test_non_stream_hang_times_out(model_server: ScriptedModelServer) -> None:
@@ -238,7 +231,7 @@ async def test_cancelling_the_client_ends_a_slow_stream(model_server: ScriptedMo
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        await asyncio.to_thread(wait_until, lambda: record.finished_at is not None, 3.0)
+        await asyncio.to_thread(record.wait_finished, 3.0)
         assert content_of(await stream_chunks(client)) == "ok"
 
 
@@ -313,7 +306,7 @@ async def test_requests_are_recorded_with_messages_tools_and_times(model_server:
     assert record.messages == HELLO
     assert record.tool_names == ["read"]
     assert record.headers["authorization"] == "Bearer test-key"
-    assert record.received_at <= record.first_byte_at <= record.finished_at
+    assert record.received_at <= record.first_byte_at <= record.wait_finished()
     assert model_server.chat_requests == [record]
 
 

@@ -52,7 +52,7 @@ async def test_global_lane_caps_concurrency(claw_env: ClawEnv, make_client) -> N
     # s2 waited for the only global slot: its request reached the model after s1's reply was complete
     first, second = claw_env.server.chat_requests
     assert first.body["messages"][-1]["content"] == "a"
-    assert second.received_at >= first.finished_at
+    assert second.received_at >= first.wait_finished()
     assert phases(events_a)[-1] == phases(events_b)[-1] == "end"
 
 

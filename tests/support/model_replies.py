@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -176,6 +177,15 @@ class RecordedRequest:
     first_byte_at: float | None = None  # when the first response bytes were written (streams only)
     finished_at: float | None = None  # when a chat handler ended, however it ended (client gone too)
     index: int = 0  # position in the server's records
+    finished: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
+
+    def wait_finished(self, timeout: float = 10.0) -> float:
+        """``finished_at``, once the handler has ended. A client can read the reply's last byte before the
+        server's loop gets back to the handler that wrote it, so read the end stamps through this."""
+        if not self.finished.wait(timeout):
+            raise TimeoutError(f"request {self.index} to {self.path} still running after {timeout}s")
+        assert self.finished_at is not None
+        return self.finished_at
 
     @property
     def messages(self) -> list[dict[str, Any]]:

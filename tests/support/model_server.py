@@ -299,6 +299,7 @@ class ScriptedModelServer:
             return await self._complete(request, turn)
         finally:
             record.finished_at = time.perf_counter()
+            record.finished.set()
 
     async def _stream(self, request: web.Request, turn: ChatTurn) -> web.StreamResponse:
         reply = turn.reply
