@@ -45,6 +45,19 @@ class Scheduler:
         """Ledger ids of the runs marked failed at start (left running by a crash)."""
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self._sleeping_until: float | None = None
+        """While the run loop sleeps after a step: when it wakes at the latest (on the manager's clock)."""
+        self._watching = False
+        """The poller has read gateway.db's first `data_version`: later changes by other processes wake us."""
+
+    @property
+    def idle(self) -> bool:
+        """True while the scheduler sleeps with nothing left to start: its last step claimed every due slot,
+        its next wake-up is still ahead on its clock, no change made through this process's manager has woken
+        it since, and the poller watches for changes by other processes (seen within `pollSeconds`). Runs it
+        started may still be going (`AutomationManager.in_flight`)."""
+        until = self._sleeping_until
+        return until is not None and until > self.manager.clock.now() and not self._wake.is_set() and self._watching
 
     @property
     def enabled(self) -> bool:
@@ -98,7 +111,11 @@ class Scheduler:
             # Never sleep long: asyncio's timers run on the monotonic clock, which a suspended machine or
             # a corrected wall clock leaves behind; looking again every minute keeps firings on wall time.
             limit = self.manager.clock.now() + MAX_SLEEP_SECONDS
-            await self.manager.clock.wait_until(limit if deadline is None else min(deadline, limit), self._wake)
+            self._sleeping_until = limit if deadline is None else min(deadline, limit)
+            try:
+                await self.manager.clock.wait_until(self._sleeping_until, self._wake)
+            finally:
+                self._sleeping_until = None
 
     async def _tick(self) -> float | None:
         """Start every due run; return when to look again (None: only on a change)."""
@@ -125,6 +142,7 @@ class Scheduler:
     async def _poll_loop(self) -> None:
         db = self.manager.db
         version = await asyncio.to_thread(db.data_version)
+        self._watching = True
         since_sweep = 0.0
         poll = self.manager.gateway.config.automations.poll_seconds
         while True:

@@ -78,6 +78,15 @@ class DeliveryWorker:
         self._limiters: dict[tuple[str, str], RateLimiter] = {}
         self._busy: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
+        self._parked = False
+        """True while `_sleep` waits with no send in flight and no queued row, due now or later."""
+
+    @property
+    def idle(self) -> bool:
+        """True while the worker waits with nothing to do: no send in flight, no queued reply due now or
+        later (sent and dead rows are done with), and no wake-up (a new reply, `outbox retry`, a finished
+        send) since it last looked. A positive sign that no more sends will come of what is in the outbox."""
+        return self._parked and not self.m.outbox_wake.is_set()
 
     async def recover(self) -> None:
         requeued, unknown = await self.m.db.awrite(
@@ -120,14 +129,19 @@ class DeliveryWorker:
     async def _sleep(self) -> None:
         """Until something is queued or finishes, or the next retry is due (at most IDLE_POLL_SECONDS)."""
         wait = IDLE_POLL_SECONDS
+        next_at: float | None = None
         if len(self._busy) < self.settings.concurrency:
             skip = tuple(self._busy)
             next_at = await self.m.db.aread(lambda c: outbox.next_due_at(c, skip))
             if next_at is not None:
                 wait = min(wait, max(0.0, next_at - time.time()))
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(wait):
-                await self.m.outbox_wake.wait()
+        self._parked = not self._busy and next_at is None
+        try:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await self.m.outbox_wake.wait()
+        finally:
+            self._parked = False
 
     async def _deliver(self, row: OutboxRow) -> None:
         adapter = self.m.adapter(row.channel, row.account_id)

@@ -1,7 +1,8 @@
 """RPC methods of the channels (served in-process and over WebSocket, so the CLI works either way):
 
 - `channels.list`: every configured account, with its mode and access policy
-- `channels.status`: each account's health (last poll, last error) and its inbox/outbox backlog
+- `channels.status`: each account's health (last poll, last error) and its inbox/outbox backlog, and
+  `idle`: the channels run with nothing left to process or send (`ChannelService.idle`)
 - `pairing.list {channel?}`: pending pairing codes and approved senders
 - `pairing.approve {channel, code}`: approve the sender of a pending code
 - `outbox.list {dead?, limit?}`: replies not sent yet (or only the dead letters)
@@ -52,7 +53,10 @@ async def channels_status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]
                 "offset": None if offset is None else int(offset),
             }  # fmt: skip
         )
-    return {"running": m.running, "accounts": accounts}
+    from claw.channels.service import ChannelService
+
+    service = next((s for s in gw.services if isinstance(s, ChannelService)), None)
+    return {"running": m.running, "idle": service is not None and service.idle, "accounts": accounts}
 
 
 @method("pairing.list")

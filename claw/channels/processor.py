@@ -43,6 +43,15 @@ class InboxProcessor:
         self.waiters: set[asyncio.Task[None]] = set()
         self._tails: dict[str, asyncio.Task[None]] = {}
         """Per conversation, the newest run being followed: replies are queued in the order messages came."""
+        self._parked = False
+        """True while `run` waits after a look at the inbox that found nothing pending."""
+
+    @property
+    def idle(self) -> bool:
+        """True while the processor waits with nothing to do: its last look at the inbox found no pending
+        message, no message stored since has woken it, and every run it followed has recorded its outcome
+        (and queued its reply). A positive sign that nothing more will come of what has been stored."""
+        return self._parked and not self.waiters and not self.m.inbox_wake.is_set()
 
     async def run(self) -> None:
         while not self.m.gateway.closing:
@@ -52,9 +61,13 @@ class InboxProcessor:
                 if self.m.gateway.closing or not await self._process(row):
                     return
             if not rows:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(POLL_SECONDS):
-                        await self.m.inbox_wake.wait()
+                self._parked = True
+                try:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(POLL_SECONDS):
+                            await self.m.inbox_wake.wait()
+                finally:
+                    self._parked = False
 
     async def drain(self, timeout: float) -> None:
         """Wait for the runs being followed to record their outcome (the gateway aborts them at close)."""

@@ -38,6 +38,13 @@ class ChannelService:
         self.delivery = DeliveryWorker(manager)
         self._tasks: list[asyncio.Task[None]] = []
 
+    @property
+    def idle(self) -> bool:
+        """True while the channels run with nothing left to do: every stored message processed and every
+        reply sent or given up, the inbox processor and the delivery worker both waiting. (A poller may be
+        fetching; what it stores wakes the processor, which makes this False again.)"""
+        return self.processor.idle and self.delivery.idle
+
     async def start(self, gateway: Gateway) -> None:
         m = self.manager
         if not m.adapters:

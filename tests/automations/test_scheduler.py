@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 from claw.automations import store
 from claw.automations.clock import ManualClock
 from claw.automations.job import Job
 from claw.automations.schedule import Schedule
 from claw.store.db import Database
-from tests.automations.conftest import Start, wall
+from tests.automations.conftest import Running, Start, wall
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import error, hang, text
 
 
-async def settle(seconds: float = 0.3) -> None:
-    """Give the scheduler (real) time to act on what the clock did; used to prove nothing happened."""
-    await asyncio.sleep(seconds)
+async def settle(gw: Running, *, running: int = 0, timeout: float = 20.0) -> None:
+    """Wait until nothing more happens before the clock moves again: the scheduler has acted on what the clock
+    did and sleeps until a wake-up still ahead (`Scheduler.idle`), and `running` runs are in flight (0: every
+    run it started has its outcome in the ledger). Used to prove that nothing (else) fired."""
+    deadline = time.monotonic() + timeout
+    while not (gw.scheduler.idle and gw.manager.in_flight == running):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the scheduler did not settle: {gw.manager.in_flight} runs in flight")
+        await asyncio.sleep(0.02)
 
 
 async def test_a_cron_job_fires_at_its_time_in_its_zone_and_not_before(claw_env: ClawEnv, start_gateway: Start) -> None:
@@ -27,8 +34,8 @@ async def test_a_cron_job_fires_at_its_time_in_its_zone_and_not_before(claw_env:
     claw_env.server.script(text("Sunny, three meetings."))
 
     clock.advance(29)  # 08:59:59
-    await settle()
-    assert claw_env.server.chat_requests == []
+    await settle(gw)
+    assert claw_env.server.chat_requests == [] and await gw.runs(job.id) == []
 
     clock.advance(1)  # 09:00:00
     (run,) = await gw.finished_runs(job.id, 1)
@@ -83,8 +90,9 @@ async def test_at_most_one_run_of_a_job_at_a_time(claw_env: ClawEnv, start_gatew
     clock.advance(60)  # the next slot comes while the first run still hangs
     (skipped,) = await gw.finished_runs(job.id, 1)
     assert skipped.status == "skipped" and "still running" in (skipped.error or "")
-    await settle()
+    await settle(gw, running=1)  # the hung run only
     assert len(claw_env.server.chat_requests) == 1
+    assert [r.status for r in await gw.runs(job.id)] == ["skipped", "running"]
     await gw.gateway.close()  # stopping aborts the hung run, which is recorded as failed
     rows = await gw.runs(job.id)
     assert [r.status for r in rows] == ["skipped", "error"]
@@ -100,8 +108,8 @@ async def test_missed_slots_run_once_after_downtime_as_a_catch_up(claw_env: Claw
     second = await start_gateway(clock)
     (run,) = await second.finished_runs(job.id, 1)
     assert run.trigger == "catch-up" and run.missed == 10 and run.status == "ok"
-    await settle()
-    assert len(claw_env.server.chat_requests) == 1
+    await settle(second)
+    assert len(claw_env.server.chat_requests) == 1 and len(await second.runs(job.id)) == 1
     assert (await second.manager.get(job.id)).next_run_at == wall("2026-06-15 12:11", "UTC")
 
 
@@ -147,8 +155,8 @@ async def test_an_edited_schedule_replaces_the_old_one_at_once(claw_env: ClawEnv
     job = await gw.manager.add({"cron": "0 9 * * *", "message": "brief", "tz": "UTC"})
     await gw.manager.update(job.id, {"cron": "30 10 * * *"})
     clock.set(wall("2026-06-15 09:00:01", "UTC"))
-    await settle()
-    assert claw_env.server.chat_requests == []
+    await settle(gw)
+    assert claw_env.server.chat_requests == [] and await gw.runs(job.id) == []
     clock.set(wall("2026-06-15 10:30", "UTC"))
     (run,) = await gw.finished_runs(job.id, 1)
     assert run.slot == wall("2026-06-15 10:30", "UTC")
@@ -159,7 +167,7 @@ async def test_a_job_added_by_another_process_is_picked_up_without_a_restart(
 ) -> None:
     clock = ManualClock(wall("2026-06-15 12:00", "UTC"))
     gw = await start_gateway(clock)
-    await settle(0.2)
+    await settle(gw)  # asleep until its 60 s limit, and the poller holds a data_version to compare with
     other = Database(gw.manager.paths.gateway_db)  # what `claw automations add` does from its own process
     job = Job(
         id="fromcli1", name="from-cli", agent_id="main", schedule=Schedule("every", "600", "UTC", clock.now()),

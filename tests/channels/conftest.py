@@ -16,6 +16,7 @@ import pytest
 from claw.channels.extension import manager_for
 from claw.channels.extension import services as channel_services
 from claw.channels.manager import ChannelManager
+from claw.channels.service import ChannelService
 from claw.config import load_config
 from claw.gateway.auth import AuthLimiter
 from claw.gateway.gateway import Gateway
@@ -79,6 +80,16 @@ class Channels:
         with sqlite3.connect(self.gateway.paths.gateway_db) as conn:
             conn.row_factory = sqlite3.Row
             return [dict(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY rowid")]
+
+    @property
+    def service(self) -> ChannelService:
+        return next(s for s in self.gateway.services if isinstance(s, ChannelService))
+
+    async def settled(self, timeout: float = 20.0) -> None:
+        """Wait for the channels to be at rest (`ChannelService.idle`): every stored message processed, every
+        reply sent or given up, the processor and the delivery worker parked. Only then can a test say that
+        nothing more happened. Whatever must be stored first (a redelivery) has to be waited for before."""
+        await eventually(lambda: self.service.idle, timeout, "the channels to be idle")
 
 
 Start = Callable[..., Awaitable[Channels]]

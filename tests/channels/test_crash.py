@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.channels.conftest import FAST_OUTBOX, HOOK_SECRET, telegram_config, webhook_config
-from tests.channels.fakes import FakeTelegram, ReplyReceiver, post_signed, private_message
+from tests.channels.fakes import Call, FakeTelegram, ReplyReceiver, post_signed, private_message
 from tests.channels.processes import GatewayProc, claw, rows, wait_until
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
@@ -34,6 +34,18 @@ def start(claw_env: ClawEnv, procs: list[GatewayProc], config: str, fault: str |
     return proc
 
 
+def settled(claw_env: ClawEnv) -> None:
+    """Wait until the running gateway's channels are at rest (`claw channels status` reports `idle`: every stored
+    message processed, every reply sent or given up). Only then can a test count replies as exactly one."""
+
+    def idle() -> bool:
+        status = claw(claw_env.env, "channels", "status", "--json")
+        assert status.returncode == 0, status.stderr
+        return json.loads(status.stdout)["idle"]
+
+    wait_until(idle, what="the channels to be idle")
+
+
 def test_killed_after_the_inbox_commit_before_the_ack_the_retry_is_a_duplicate(
     claw_env: ClawEnv, procs: list[GatewayProc], receiver: ReplyReceiver
 ) -> None:
@@ -45,8 +57,9 @@ def test_killed_after_the_inbox_commit_before_the_ack_the_retry_is_a_duplicate(
     assert [r["status"] for r in rows(claw_env.home, "channel_inbox")] == ["pending"]
     second = start(claw_env, procs, config)
     assert post_signed(f"{second.http_url}/hooks/ci", HOOK_SECRET, EVENT) == (200, {"ok": True, "status": "duplicate"})
-    receiver.wait_unique(1)
-    wait_until(lambda: rows(claw_env.home, "channel_outbox")[0]["status"] == "sent", what="sent")
+    settled(claw_env)
+    assert [r["status"] for r in rows(claw_env.home, "channel_inbox")] == ["done"]
+    assert [r["status"] for r in rows(claw_env.home, "channel_outbox")] == ["sent"]
     assert len(receiver.received) == 1 and len(claw_env.server.chat_requests) == 1
 
 
@@ -60,9 +73,15 @@ def test_killed_between_inbox_write_and_processing_the_message_is_processed_once
     assert claw_env.server.chat_requests == [] and telegram.calls_of("sendMessage") == []
     polls = len(telegram.calls_of("getUpdates"))
     start(claw_env, procs, config)
-    telegram.wait_calls("sendMessage", 1)
-    wait_until(lambda: rows(claw_env.home, "channel_inbox")[0]["status"] == "done", what="done")
-    assert [c.params["offset"] for c in telegram.calls_of("getUpdates")[polls:]][0] == update_id + 1
+
+    def restarted() -> list[Call]:
+        return telegram.calls_of("getUpdates")[polls:]
+
+    telegram.wait_until(lambda: any(c.params["offset"] > update_id for c in restarted()), what="a poll past the update")
+    settled(claw_env)  # anything a poll stored is in the inbox by now: all of it processed, the reply sent
+    assert restarted()[0].params["offset"] == update_id + 1
+    assert [r["status"] for r in rows(claw_env.home, "channel_inbox")] == ["done"]
+    assert [r["status"] for r in rows(claw_env.home, "channel_outbox")] == ["sent"]
     assert len(claw_env.server.chat_requests) == 1 and len(telegram.calls_of("sendMessage")) == 1
 
 

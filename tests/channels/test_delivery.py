@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from tests.channels.conftest import Start, eventually, telegram_config
 from tests.channels.fakes import FakeTelegram, private_message
 from tests.support.fixtures import ClawEnv
@@ -47,13 +45,14 @@ async def test_a_permanent_error_is_a_dead_letter_at_once_and_retry_revives_it(
     ch = await start_channels(telegram_config(telegram.api_base, allowFrom=[42]))
     telegram.push(private_message("hi", user_id=42))
     await eventually(lambda: ch.rows("channel_outbox") and ch.rows("channel_outbox")[0]["status"] == "dead")
-    await asyncio.sleep(0.5)
+    await ch.settled()  # the worker has looked again since, and parked: a dead letter is not resent
     assert len(telegram.calls_of("sendMessage")) == 1
     (dead,) = await ch.call("outbox.list", dead=True)
     assert dead["lastError"] == "HTTP 403: Forbidden: bot was blocked by the user" and dead["attempts"] == 1
     retried = await ch.call("outbox.retry", id=dead["id"])
     assert retried["status"] == "queued" and retried["delivering"] is True
     await eventually(lambda: ch.rows("channel_outbox")[0]["status"] == "sent", what="sent after retry")
+    await ch.settled()
     assert len(telegram.calls_of("sendMessage")) == 2
     assert await ch.call("outbox.list") == []
 
@@ -65,7 +64,7 @@ async def test_transient_errors_end_in_a_dead_letter_after_max_attempts(
     ch = await start_channels(telegram_config(telegram.api_base, allowFrom=[42]))  # maxAttempts = 4
     telegram.push(private_message("hi", user_id=42))
     await eventually(lambda: ch.rows("channel_outbox") and ch.rows("channel_outbox")[0]["status"] == "dead")
-    await asyncio.sleep(0.8)
+    await ch.settled()  # no fifth attempt: the worker has looked again since, and parked
     assert len(telegram.calls_of("sendMessage")) == 4
     (row,) = ch.rows("channel_outbox")
     assert row["attempts"] == 4 and row["last_error"] == "HTTP 502: Bad Gateway"

@@ -19,6 +19,15 @@ def sent(fake: FakeTelegram) -> list[dict]:
     return [c.params for c in fake.calls_of("sendMessage")]
 
 
+async def polled_past(fake: FakeTelegram, update_id: int) -> None:
+    """Wait for a getUpdates asking for updates after `update_id`: the poller has stored the batch that held it
+    (messages and offset commit together) and handed it to the processor, so `settled()` accounts for it."""
+    await eventually(
+        lambda: any(c.params["offset"] > update_id for c in fake.calls_of("getUpdates")),
+        what=f"a poll past update {update_id}",
+    )
+
+
 async def test_a_private_message_from_an_allowed_sender_is_answered(
     start_channels: Start, telegram: FakeTelegram, claw_env: ClawEnv
 ) -> None:
@@ -71,11 +80,11 @@ async def test_a_redelivered_update_runs_once_and_the_bots_own_messages_are_igno
     telegram.push(update)
     await eventually(lambda: sent(telegram), what="the reply")
     telegram.push(update)  # Telegram delivering the same message again, under a new update id
-    telegram.push(private_message("from myself", user_id=BOT_ID, is_bot=True))
-    await eventually(lambda: len(telegram.calls_of("getUpdates")) >= 6, what="more polls")
-    await asyncio.sleep(0.3)
+    last = telegram.push(private_message("from myself", user_id=BOT_ID, is_bot=True))
+    await polled_past(telegram, last)
+    await ch.settled()
     assert len(claw_env.server.chat_requests) == 1 and len(sent(telegram)) == 1
-    assert len(ch.rows("channel_inbox")) == 1
+    assert [r["status"] for r in ch.rows("channel_inbox")] == ["done"]
 
 
 async def test_pairing_end_to_end(start_channels: Start, telegram: FakeTelegram, claw_env: ClawEnv) -> None:
@@ -102,9 +111,10 @@ async def test_at_most_three_codes_are_pending(
 ) -> None:
     ch = await start_channels(telegram_config(telegram.api_base))
     for user in (1, 2, 3, 4):
-        telegram.push(private_message(f"hi from {user}", user_id=user))
-    await eventually(lambda: len([r for r in ch.rows("channel_inbox") if r["status"] == "ignored"]) == 4)
-    await asyncio.sleep(0.3)
+        last = telegram.push(private_message(f"hi from {user}", user_id=user))
+    await polled_past(telegram, last)
+    await ch.settled()
+    assert [r["status"] for r in ch.rows("channel_inbox")] == ["ignored"] * 4
     assert len((await ch.call("pairing.list"))["pending"]) == 3
     assert len(sent(telegram)) == 3 and claw_env.server.chat_requests == []
     assert ch.rows("channel_inbox")[3]["outcome"] == "pairing: too many pending"
@@ -114,10 +124,11 @@ async def test_an_empty_allowlist_denies_everyone(
     start_channels: Start, telegram: FakeTelegram, claw_env: ClawEnv
 ) -> None:
     ch = await start_channels(telegram_config(telegram.api_base, dmPolicy="allowlist"))
-    telegram.push(private_message("hello", user_id=42))
-    await eventually(lambda: ch.rows("channel_inbox") and ch.rows("channel_inbox")[0]["status"] == "ignored")
-    await asyncio.sleep(0.3)
-    assert ch.rows("channel_inbox")[0]["outcome"] == "sender is not on the allowlist"
+    update_id = telegram.push(private_message("hello", user_id=42))
+    await polled_past(telegram, update_id)
+    await ch.settled()
+    (row,) = ch.rows("channel_inbox")
+    assert row["status"] == "ignored" and row["outcome"] == "sender is not on the allowlist"
     assert sent(telegram) == [] and claw_env.server.chat_requests == []
     assert (await ch.call("pairing.list"))["pending"] == []
 
@@ -131,12 +142,15 @@ async def test_groups_need_an_allowlisted_group_and_a_mention(
     telegram.push(group_message("other group", chat_id=-100888, user_id=50, mention=True))
     telegram.push(group_message("/reset", user_id=50))  # a command from a non-allowlisted member, no mention
     telegram.push(group_message("hello bot", user_id=50, mention=True))
-    telegram.push(group_message("reply to you", user_id=51, reply_to_bot=True))
-    await eventually(lambda: len(sent(telegram)) == 2, what="two answers")
-    await asyncio.sleep(0.3)
+    last = telegram.push(group_message("reply to you", user_id=51, reply_to_bot=True))
+    await polled_past(telegram, last)
+    await ch.settled()
+    assert len(sent(telegram)) == 2
     prompts = [r.messages[-1]["content"] for r in claw_env.server.chat_requests]
     assert prompts == ["hello bot", "reply to you"]  # the mention is stripped from the text
-    reasons = [r["outcome"] for r in ch.rows("channel_inbox")][:3]
+    rows = ch.rows("channel_inbox")
+    assert [r["status"] for r in rows] == ["ignored"] * 3 + ["done"] * 2
+    reasons = [r["outcome"] for r in rows][:3]
     assert reasons == ["the bot was not mentioned", "group -100888 is not allowlisted", "the bot was not mentioned"]
 
 

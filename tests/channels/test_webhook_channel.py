@@ -45,6 +45,7 @@ async def test_a_signed_message_is_answered_at_the_reply_url(
     assert got.headers["Idempotency-Key"] == reply["idempotencyKey"]
     stamp = got.headers["X-Claw-Timestamp"]
     assert got.headers["X-Claw-Signature"] == sign(HOOK_SECRET, stamp, got.raw)  # the receiver can verify us
+    await ch.settled()  # the receiver has the POST before the worker has its answer and records the row sent
     (inbox,) = ch.rows("channel_inbox")
     assert inbox["status"] == "done" and inbox["session_key"] == "agent:main:webhook:ci:conv-1:thread:t-7"
     (row,) = ch.rows("channel_outbox")
@@ -78,10 +79,10 @@ async def test_a_redelivered_event_is_acknowledged_and_runs_once(
     second = await send(ch.hook_url(), event(1))  # a provider retrying (signed again, same eventId)
     assert first == (200, {"ok": True, "status": "accepted"})
     assert second == (200, {"ok": True, "status": "duplicate"})
-    await eventually(receiver.unique, what="the reply")
-    await asyncio.sleep(0.5)
-    assert len(ch.rows("channel_inbox")) == 1 and len(claw_env.server.chat_requests) == 1
-    assert len(receiver.received) == 1
+    await ch.settled()  # the redelivery has been answered: anything it stored has woken the processor by now
+    assert [r["status"] for r in ch.rows("channel_inbox")] == ["done"]
+    assert [r["status"] for r in ch.rows("channel_outbox")] == ["sent"]
+    assert len(claw_env.server.chat_requests) == 1 and len(receiver.received) == 1
 
 
 async def test_forged_stale_and_malformed_requests_are_refused_before_anything_is_stored(
