@@ -1,32 +1,26 @@
-"""`claw --help` stays fast: the CLI's start imports neither textual nor openai."""
+"""`claw --help` stays fast: no command's help, however nested, imports textual or openai (or the HTTP stacks)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-PROBE = r"""
-import sys
-from claw.cli.app import app
-try:
-    app(["--help"], standalone_mode=False)
-except SystemExit:
-    pass
-for name in ("init", "sessions", "config", "workspace", "agent", "agents", "chat", "skills", "memory",
-             "automations", "gateway", "hooks", "channels", "pairing", "outbox", "doctor"):
-    try:
-        app([name, "--help"], standalone_mode=False)
-    except SystemExit:
-        pass
-heavy = sorted(m for m in ("textual", "openai", "aiohttp", "httpx") if m in sys.modules)
-sys.stderr.write("HEAVY:" + ",".join(heavy) + "\n")
-"""
+from tests.support.cli_help import help_pages, listed_commands
+
+HEAVY = ("textual", "openai", "aiohttp", "httpx")
 
 
-def test_cli_start_imports_neither_textual_nor_openai() -> None:
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
-    assert "Usage:" in done.stdout
-    assert "HEAVY:\n" in done.stderr
+def test_help_of_every_command_imports_neither_textual_nor_openai() -> None:
+    pages = help_pages(HEAVY)
+    by_path = {page.path: page for page in pages}
+    assert pages[0].path == () and ("gateway", "run") in by_path  # the root, and nested commands too
+    for page in pages:
+        assert page.text.startswith(page.usage), (page.path, page.text[:300])
+        for name in listed_commands(page.text):  # every command a group's help lists was probed ...
+            assert (*page.path, name) in by_path, (page.path, name)
+        if page.path and not page.hidden:  # ... and every probed command is listed in its group's help
+            assert page.path[-1] in listed_commands(by_path[page.path[:-1]].text), page.path
+    assert [(page.path, page.heavy) for page in pages if page.heavy] == []
 
 
 def test_gateway_and_runtime_never_import_textual() -> None:

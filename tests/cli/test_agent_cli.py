@@ -7,11 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text, tool_call
 from tests.support.processes import run_claw
+from tests.support.waiting import read_until
 
 
 def claw(env: dict[str, str], *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
@@ -85,7 +85,8 @@ def test_bad_config_is_one_line_and_exit_2(claw_env: ClawEnv) -> None:
 
 
 def test_ctrl_c_aborts_the_turn(claw_env: ClawEnv) -> None:
-    claw_env.server.script(slow("word " * 200, delay_per_chunk=0.05))
+    reply = "word " * 200
+    claw_env.server.script(slow(reply, delay_per_chunk=0.05))
     proc = subprocess.Popen(
         [sys.executable, "-m", "claw", "agent", "-m", "long story"],
         env=claw_env.env,
@@ -94,13 +95,12 @@ def test_ctrl_c_aborts_the_turn(claw_env: ClawEnv) -> None:
         text=True,
         stdin=subprocess.DEVNULL,
     )
-    claw_env.server.wait_for_requests(1, timeout=15)
-    time.sleep(0.3)
-    sent = time.perf_counter()
+    assert proc.stdout is not None
+    seen = read_until(proc.stdout, lambda out: out.startswith("word"), what="the first streamed words")
     os.kill(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=10)
-    assert time.perf_counter() - sent < 2
+    rest, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
-    assert "(aborted)" in err and out.startswith("word")
+    out = seen + rest
+    assert "(aborted)" in err and out.startswith("word") and out.strip() != reply.strip()  # cut short
     history = json.loads(claw(claw_env.env, "sessions", "show", "--json").stdout)["messages"]
-    assert history[-1]["aborted"] is True
+    assert history[-1]["aborted"] is True and reply.startswith(history[-1]["content"])

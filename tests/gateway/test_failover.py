@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 from tests.gateway.conftest import collect, phases, write_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import error, text
@@ -47,17 +49,27 @@ async def test_every_model_failing_is_one_clear_error(claw_env: ClawEnv, make_cl
     assert "every model failed" in message and "primary-model" in message and "backup-model" in message
 
 
+def closed_port() -> int:
+    """A loopback port nothing listens on: bound by the OS to be free, then closed again."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 async def test_unreachable_endpoint_fails_over(claw_env: ClawEnv, make_client, monkeypatch) -> None:
     monkeypatch.delenv("CLAW_MODEL")
+    dead = f"http://127.0.0.1:{closed_port()}/v1"
     write_config(
         claw_env.home,
-        CHAIN.replace('"openai/primary-model"', '"dead/primary-model"').replace(
-            'fallbacks = ["openai/', 'fallbacks = ["openai/'
-        )
-        + '[providers.dead]\nbaseUrl = "http://127.0.0.1:9/v1"\napiKey = "x"\n',
+        CHAIN.replace('"openai/primary-model"', '"dead/primary-model"')
+        + f'[providers.dead]\nbaseUrl = "{dead}"\napiKey = "x"\n',
     )
     client = make_client()
     claw_env.server.script(text("alive"))
     events = await collect(client, (await client.run("hi")).run_id)
-    assert "failover" in phases(events)
+    failover = [e.data for e in events if e.stream == "lifecycle" and e.data["phase"] == "failover"]
+    assert len(failover) == 1, failover
+    assert failover[0]["from"] == "dead/primary-model" and failover[0]["to"] == "openai/backup-model"
+    assert failover[0]["reason"].startswith("cannot reach the model endpoint")
     assert events[-1].data["text"] == "alive"
+    assert [r.body["model"] for r in claw_env.server.chat_requests] == ["backup-model"]

@@ -18,6 +18,7 @@ import pytest
 from tests.support.fixtures import API_KEY, ClawEnv
 from tests.support.model_server import hang, slow, text
 from tests.support.processes import run_claw
+from tests.support.waiting import read_until
 
 REPO = Path(__file__).resolve().parents[2]
 GATEWAY_TOKEN = "env-gateway-token-7d41c0aa"
@@ -98,14 +99,19 @@ def gateway(claw_env: ClawEnv) -> Iterator[GatewayProc]:
 
 
 def test_non_loopback_bind_without_token_refuses_to_start(claw_env: ClawEnv) -> None:
-    port = free_port()
-    for env in (claw_env.env, {**claw_env.env, "CLAW_GATEWAY_TOKEN": "   "}):
-        done = claw(env, "gateway", "run", "--bind", "0.0.0.0", "--port", str(port), timeout=30)
-        assert done.returncode == 2, done
-        lines = done.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("claw: refusing to bind the gateway to 0.0.0.0 without a token")
-        with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", port), timeout=2):
-            pass
+    # The test holds the port (bound, not listening) throughout: no other process can take it meanwhile, and
+    # a gateway that bound before checking the token would fail on it instead of refusing.
+    with socket.socket() as held:
+        held.bind(("0.0.0.0", 0))
+        port = int(held.getsockname()[1])
+        for env in (claw_env.env, {**claw_env.env, "CLAW_GATEWAY_TOKEN": "   "}):
+            done = claw(env, "gateway", "run", "--bind", "0.0.0.0", "--port", str(port), timeout=30)
+            assert done.returncode == 2, done
+            lines = done.stderr.strip().splitlines()
+            assert len(lines) == 1, lines
+            assert lines[0].startswith("claw: refusing to bind the gateway to 0.0.0.0 without a token"), lines
+            with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", port), timeout=2):
+                pass
     assert not (claw_env.home / "gateway.json").exists()
 
 
@@ -191,15 +197,15 @@ def test_sigterm_aborts_what_does_not_finish_in_the_grace(claw_env: ClawEnv) -> 
     running = start_gateway(env, claw_env.home)
     claw_env.server.script(hang("I will never"))
     client = claw_in_background(env, "agent", "-m", "hang forever", "--json")
-    claw_env.server.wait_for_requests(1, timeout=30, path="/v1/chat/completions")
-    time.sleep(0.3)
-    started = time.monotonic()
+    assert client.stdout is not None
+    # The run is under way in the gateway once its first streamed delta has reached the client.
+    seen = read_until(client.stdout, lambda out: '"stream": "assistant"' in out, what="a streamed delta")
     assert running.stop(signal.SIGTERM) == 0
-    assert time.monotonic() - started < 15
-    out, _err = client.communicate(timeout=30)
-    phases = [json.loads(line)["data"].get("phase") for line in out.splitlines()]
+    rest, _err = client.communicate(timeout=30)
+    phases = [json.loads(line)["data"].get("phase") for line in (seen + rest).splitlines()]
     assert phases[-1] == "aborted" and client.returncode == 130
-    assert "aborting 1 run(s)" in running.stderr
+    log = running.stderr
+    assert "waiting up to 0.5 s for 1 run(s)" in log and "aborting 1 run(s)" in log  # the configured grace, then
     transcript = next((claw_env.home / "agents" / "main" / "sessions").glob("*.jsonl")).read_text()
     assert "hang forever" in transcript
 
@@ -262,12 +268,13 @@ def test_ctrl_c_in_claw_agent_aborts_the_run_in_the_gateway(claw_env: ClawEnv, g
     env = {**claw_env.env, "CLAW_GATEWAY_TOKEN": GATEWAY_TOKEN}
     claw_env.server.script(slow("word " * 200, delay_per_chunk=0.1))
     client = claw_in_background(env, "agent", "-m", "talk a lot")
-    claw_env.server.wait_for_requests(1, timeout=30, path="/v1/chat/completions")
-    time.sleep(0.5)
+    assert client.stdout is not None
+    seen = read_until(client.stdout, lambda out: out.startswith("word"), what="the first streamed words")
     client.send_signal(signal.SIGINT)
-    out, err = client.communicate(timeout=30)
+    rest, err = client.communicate(timeout=30)
     assert client.returncode == 130, err
-    assert out.startswith("word") and "(aborted)" in err
+    out = seen + rest
+    assert out.startswith("word") and out.strip() != ("word " * 200).strip() and "(aborted)" in err
     status = json.loads(claw(env, "gateway", "status", "--json").stdout)
     assert status["activeRuns"] == 0  # the run stopped in the gateway, not just in the client
     transcript = next((claw_env.home / "agents" / "main" / "sessions").glob("*.jsonl")).read_text()

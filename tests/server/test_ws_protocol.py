@@ -13,6 +13,7 @@ from claw.gateway.methods import METHODS
 from tests.server.conftest import TOKEN, MakeServed, Served, Wire, connect_frame, open_wire
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text
+from tests.support.waiting import deadline
 
 
 async def test_handshake_hello_names_version_limits_and_every_method(served: Served) -> None:
@@ -88,8 +89,9 @@ async def test_abort_and_wait(claw_env: ClawEnv, served: Served) -> None:
     wire = await open_wire(served.url)
     await wire.send({"type": "req", "id": "a", "method": "agent", "params": {"message": "long", "idempotencyKey": "l"}})
     run_id = (await wire.res("a"))["payload"]["runId"]
-    while not any(e["payload"]["stream"] == "assistant" for e in wire.events if e["event"] == "agent"):
-        await wire.recv()
+    async with deadline(20, "the first streamed delta"):
+        while not any(e["payload"]["stream"] == "assistant" for e in wire.events if e["event"] == "agent"):
+            await wire.recv()
     timeout = await wire.request("agent.wait", {"runId": run_id, "timeoutMs": 50})
     assert timeout["payload"] == {"status": "timeout"}
     assert (await wire.call("agent.abort", runId=run_id)) == {"aborted": 1}
@@ -203,8 +205,9 @@ async def test_a_client_that_stops_reading_never_stalls_the_run(claw_env: ClawEn
     await stuck.send({"type": "req", "id": "a", "method": "agent", "params": {"message": "big", "idempotencyKey": "b"}})
     # From here on the stuck client reads nothing. The run still ends, promptly, and others see all of it.
     watcher = await open_wire(served.url)
-    while not served.gateway.runs.active():
-        await asyncio.sleep(0.01)
+    async with deadline(20, "the stuck client's run to become active"):
+        while not served.gateway.runs.active():
+            await asyncio.sleep(0.01)
     run_id = served.gateway.runs.active()[0].id
     follow = await watcher.request("agent.follow", {"runId": run_id})
     final = await watcher.res(follow["id"], timeout=30)
@@ -212,11 +215,9 @@ async def test_a_client_that_stops_reading_never_stalls_the_run(claw_env: ClawEn
     deltas = "".join(e["payload"]["data"].get("delta", "") for e in watcher.events if e["event"] == "agent")
     assert len(deltas) == 6_000_000
     # The stuck connection was dropped (the bounded wait for its socket ran out), not waited for.
-    for _ in range(100):
-        if len(served.server.connections) == 1:
-            break
-        await asyncio.sleep(0.1)
-    assert len(served.server.connections) == 1
+    async with deadline(20, "the stuck connection to be dropped"):
+        while len(served.server.connections) != 1:
+            await asyncio.sleep(0.05)
     await watcher.close()
 
 

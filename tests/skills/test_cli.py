@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from claw.paths import bundled_dir
 from tests.skills.conftest import assert_user_error, claw, clean_env, write_skill
-from tests.support.processes import REPO
+from tests.support.cli_help import help_pages, listed_commands
 
 ROW_KEYS = {"name", "description", "source", "eligible", "reason", "path", "status"}
 
@@ -95,13 +93,12 @@ def test_bad_config_is_one_line(tmp_path: Path) -> None:
 
 
 def test_skills_help_stays_import_light() -> None:
-    probe = (
-        "import sys\nfrom claw.cli.app import app\n"
-        "for argv in (['skills', '--help'], ['skills', 'add', '--help'], ['skills', 'ls', '--help']):\n"
-        "    try:\n        app(argv, standalone_mode=False)\n    except SystemExit:\n        pass\n"
-        "heavy = ('yaml', 'openai', 'textual', 'claw.skills', 'claw.gateway.gateway')\n"
-        "print(sorted(m for m in heavy if m in sys.modules))"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO)
-    assert "ls" in done.stdout and "add" in done.stdout
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    heavy = ("yaml", "openai", "textual", "claw.skills", "claw.gateway.gateway")
+    pages = help_pages(heavy, under=("skills",))
+    group, commands = pages[0], pages[1:]
+    assert group.path == ("skills",) and group.text.startswith("Usage: claw skills [OPTIONS] COMMAND")
+    assert listed_commands(group.text) == ["ls", "info", "check", "add", "new", "rm"]  # as the module documents
+    assert [page.path for page in commands if not page.hidden] == [("skills", n) for n in listed_commands(group.text)]
+    for page in commands:
+        assert page.text.startswith(page.usage) and "Options:" in page.text, page.text[:300]
+    assert [(page.path, page.heavy) for page in pages if page.heavy] == []

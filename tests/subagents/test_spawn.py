@@ -8,7 +8,7 @@ from pathlib import Path
 
 from claw.gateway.client import LocalClient
 from tests.gateway.conftest import collect, phases
-from tests.subagents.conftest import Roles, settle, turn_message
+from tests.subagents.conftest import Roles, eventually, settle, turn_message
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import RecordedRequest, Reply, error, hang, slow, text, tool_call
 
@@ -46,7 +46,7 @@ async def test_the_result_is_stored_before_the_parent_hears_of_it(claw_env: Claw
 
     state = await settle(client, handle.run_id)
     # non-blocking: the parent's turn went on while the child was still answering
-    assert roles.seen["parent"][1].received_at < roles.seen["child"][0].finished_at
+    assert roles.seen["parent"][1].received_at < roles.seen["child"][0].wait_finished()
     # stored first: when the announcement reached the model, the child's entry already had its result
     assert stored_when_announced[0]["status"] == "ok"
     assert stored_when_announced[0]["result"] == "The sum is 42."
@@ -141,28 +141,34 @@ async def test_a_child_outliving_the_gateway_is_noted_for_the_parents_next_turn(
     assert "the gateway shut down" in notes[0]
 
 
-async def test_stop_in_the_parent_session_stops_its_subagents(claw_env, make_client) -> None:
+async def test_stop_in_the_parent_session_stops_its_subagents(claw_env: ClawEnv, client: LocalClient) -> None:
     """/stop stops the session's running children too; each is reported to the parent as stopped."""
-    import asyncio
-
-    from tests.support.model_server import hang, text, tool_call
-
-    client = make_client()
-
-    def child_hangs(request):
-        tools = [t["function"]["name"] for t in request.body.get("tools", [])]
-        return text("ok") if "sessions_spawn" in tools else hang()  # children have no spawn tool
-
-    claw_env.server.script(tool_call("sessions_spawn", {"task": "count to a million"}), text("spawned it"))
-    claw_env.server.default = child_hangs
+    claw_env.server.default = roles = Roles(
+        parent=[tool_call("sessions_spawn", {"task": "Count to a million.", "label": "counter"}), text("spawned it")],
+        child=[hang()],
+        announce=[text("Your counter was stopped.")],
+    )
     handle = await client.run("start a helper")
-    async for _event in client.events(handle.run_id):
-        pass
-    async with asyncio.timeout(10):
-        while not client.gateway.runs.active():
-            await asyncio.sleep(0.05)
-    assert "Stopped 1 run" in (await client.run("/stop")).reply
-    async with asyncio.timeout(10):
-        while (children := await client.call("subagents.list")) and children[0]["status"] not in ("stopped", "aborted"):
-            await asyncio.sleep(0.05)
-    assert children[0]["status"] in ("stopped", "aborted")
+    key = spawn_result(await collect(client, handle.run_id))["childSessionKey"]
+    await eventually(lambda: roles.seen["child"], what="the child's model request (it is running)")
+
+    assert (await client.run("/stop")).reply == "Stopped 1 run."
+
+    state = await settle(client, handle.run_id)
+    [child] = state["children"]
+    assert child["status"] == "aborted" and child["error"] == "aborted" and child["announce"] == "delivered"
+    assert phases(await collect(client, child["runId"]))[-1] == "aborted"
+    assert child_entry(claw_env.home, key)["extra"]["subagent"]["status"] == "aborted"
+    # reported to the parent session as stopped: a system event starts a parent turn on it
+    [request] = roles.seen["announce"]
+    lines = turn_message(request).splitlines()
+    assert lines[0] == '[System event] Subagent "counter" was stopped before it finished.'
+    assert lines[1].startswith("Status: aborted · ")
+    assert lines[2] == f"Session: {key} (run {child['runId']})"
+    assert lines[3] == "Error: aborted"
+    assert lines[4:] == ["Tell the user the subagent did not complete, and why; retry only if it makes sense."]
+    report = await collect(client, state["announceRunIds"][0])
+    assert report[-1].data["text"] == "Your counter was stopped."
+    history = (await client.call("chat.history"))["messages"]
+    assert [m["role"] for m in history[-2:]] == ["system", "assistant"]
+    assert history[-2]["content"].startswith('Subagent "counter" was stopped before it finished.')

@@ -11,6 +11,7 @@ from claw.tui.widgets.editor.reload_banner import ReloadBanner
 from tests.gateway.conftest import write_config
 from tests.support.model_server import text
 from tests.tui.conftest import SIZE, type_and_send, wait_for
+from tests.tui.palette import palette_hits
 
 
 async def _open_editor(pilot, app, name: str = "soul") -> EditorScreen:
@@ -30,8 +31,8 @@ async def test_editor_saves_and_the_next_turn_uses_the_edit(claw_env, console, w
         assert "SOUL.md" in editor.status.plain and "/ 20,000 chars" in editor.status.plain
 
         editor.editor.load_text("You are Captain Claw, a pirate.\n")
-        await pilot.pause()
-        assert editor.status.dirty and "modified" in editor.status.plain
+        await wait_for(pilot, lambda: editor.status.dirty, what="the edit noticed")
+        assert "modified" in editor.status.plain
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: not editor.status.dirty and "saved" in editor.status.plain, what="saved")
         assert (workspace / "SOUL.md").read_text() == "You are Captain Claw, a pirate.\n"
@@ -65,8 +66,8 @@ async def test_over_the_cap_warns_about_truncation(claw_env, console, workspace)
         editor = await _open_editor(pilot, app, "agents")
         assert "0 / 100 chars" in editor.status.plain and not editor.status.truncated
         editor.editor.load_text("x" * 150)
-        await pilot.pause()
-        assert editor.status.truncated and "over the cap" in editor.status.plain
+        await wait_for(pilot, lambda: editor.status.truncated, what="the size over the cap noticed")
+        assert "over the cap" in editor.status.plain
         assert "150 / 100 chars" in editor.status.plain
 
 
@@ -75,7 +76,7 @@ async def test_escape_with_unsaved_changes_asks_twice(claw_env, console, workspa
     async with app.run_test(size=SIZE) as pilot:
         editor = await _open_editor(pilot, app)
         editor.editor.load_text("draft\n")
-        await pilot.pause()
+        await wait_for(pilot, lambda: editor.status.dirty, what="the edit noticed")
         await pilot.press("escape")
         assert app.screen is editor
         await pilot.press("escape")
@@ -93,7 +94,8 @@ async def test_f2_picks_a_file_to_edit(claw_env, console, workspace) -> None:
         await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), what="the file picker")
         await pilot.press(*"identity")
-        await pilot.pause(0.3)
+        hits = await wait_for(pilot, lambda: palette_hits(app, "identity"), what="the picker's hits for 'identity'")
+        assert str(hits[0].help) == "name, emoji, vibe"  # IDENTITY.md, highlighted
         await pilot.press("enter")
         editor = await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen) and app.screen, what="editor")
         assert editor.file_name == "IDENTITY.md"

@@ -10,6 +10,7 @@ from claw.tui.widgets.conversation.user_message import UserMessage
 from claw.tui.widgets.sessions.sessions_sidebar import SessionsSidebar
 from tests.support.model_server import text
 from tests.tui.conftest import SIZE, wait_for
+from tests.tui.palette import palette_hits
 
 
 async def _turn(client, session_key: str, message: str) -> None:
@@ -52,7 +53,8 @@ async def test_switching_sessions_shows_the_right_history(claw_env, console) -> 
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), what="the picker")
         await pilot.press(*"bta")  # fuzzy: b…t…a
-        await pilot.pause(0.5)
+        hits = await wait_for(pilot, lambda: palette_hits(app, "bta"), what="the picker's hits for 'bta'")
+        assert [str(hit.help).split(" · ")[0] for hit in hits] == ["agent:main:beta"]
         await pilot.press("enter")
         await wait_for(pilot, lambda: _users(app) == ["beta question"], what="beta's history")
         assert app.chat.session_key == "agent:main:beta"

@@ -20,6 +20,12 @@ def answer() -> int:
 That is all."""
 
 
+def drawn(app, *texts: str) -> bool:
+    """Whether each of `texts` is on the screen now."""
+    shown = screen_text(app)
+    return all(text in shown for text in texts)
+
+
 async def test_streamed_reply_appears_complete(claw_env, console) -> None:
     claw_env.server.script(slow(REPLY, 0.05))
     app = console().app
@@ -37,9 +43,7 @@ async def test_streamed_reply_appears_complete(claw_env, console) -> None:
         assert len(messages) == 1
         assert messages[0].text == REPLY
         assert [m.text for m in app.chat.conversation.query(UserMessage)] == ["make a plan"]
-        await pilot.pause(0.2)
-        shown = screen_text(app)
-        assert "def answer() -> int:" in shown and "That is all." in shown
+        await wait_for(pilot, lambda: drawn(app, "def answer() -> int:", "That is all."), what="the reply drawn")
         assert claw_env.server.last_request().messages[-1] == {"role": "user", "content": "make a plan"}
 
 
@@ -59,8 +63,7 @@ async def test_a_long_reply_is_cut_between_blocks_into_several_markdown_widgets(
         assert [p.has_class("-continuation") for p in pieces] == [False] + [True] * (len(pieces) - 1)
         fences = [p for p in pieces if p.markdown.query("MarkdownFence")]
         assert len(fences) == 1 and fence in fences[0].text  # the code block was never cut
-        await pilot.pause(0.2)
-        assert "Paragraph 11:" in screen_text(app)
+        await wait_for(pilot, lambda: drawn(app, "Paragraph 11:"), what="the end of the reply drawn")
 
     app = built.app.__class__(built.client)  # the same session, loaded from history
     async with app.run_test(size=SIZE) as pilot:
