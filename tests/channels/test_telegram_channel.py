@@ -176,10 +176,10 @@ async def test_long_replies_are_split_at_4096_on_paragraph_boundaries(
 ) -> None:
     paragraphs = [f"Paragraph {i}: " + "lorem ipsum " * 60 for i in range(20)]
     claw_env.server.script(text("\n\n".join(paragraphs)))
-    await start_channels(telegram_config(telegram.api_base, allowFrom=[42]))
+    ch = await start_channels(telegram_config(telegram.api_base, allowFrom=[42]))
     telegram.push(private_message("write a lot", user_id=42))
     await eventually(lambda: len(sent(telegram)) >= 4, what="the parts")
-    await asyncio.sleep(0.3)
+    await ch.settled()  # every part sent: none more is coming
     parts = [r["text"] for r in sent(telegram)]
     assert len(parts) == 4 and all(len(p) <= 4096 for p in parts)
     assert "\n\n".join(parts) == "\n\n".join(paragraphs).strip()  # cut only between paragraphs, in order
@@ -229,6 +229,7 @@ async def test_webhook_mode_checks_the_secret_token_and_processes_a_duplicate_on
     no_id = json.dumps(private_message("x", user_id=42)).encode()
     assert (await asyncio.to_thread(post, request(secret, no_id)))[0] == 400
     await eventually(lambda: sent(telegram), what="the reply")
-    await asyncio.sleep(0.3)
-    assert len(claw_env.server.chat_requests) == 1 and telegram.calls_of("getUpdates") == []
+    await ch.settled()  # the duplicate was stored once: nothing more is coming of it
+    assert len(claw_env.server.chat_requests) == 1 and len(sent(telegram)) == 1
+    assert telegram.calls_of("getUpdates") == []
     assert (await asyncio.to_thread(post, request(secret, to=f"{ch.http_url}/telegram/nope")))[0] == 404

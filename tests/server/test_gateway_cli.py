@@ -41,12 +41,6 @@ def claw_in_background(env: dict[str, str], *args: str) -> subprocess.Popen[str]
     )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @dataclass
 class GatewayProc:
     proc: subprocess.Popen[str]
@@ -241,9 +235,12 @@ def test_stale_runtime_file_is_ignored(claw_env: ClawEnv) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     assert claw(claw_env.env, "init").returncode == 0
+    # Bound but never listening, for the whole test: connections are refused and no one else can take it.
+    nothing_listens = socket.socket()
+    nothing_listens.bind(("127.0.0.1", 0))
     stale = {
         "pid": dead.pid,
-        "url": f"ws://127.0.0.1:{free_port()}/",
+        "url": f"ws://127.0.0.1:{nothing_listens.getsockname()[1]}/",
         "bind": "127.0.0.1",
         "port": 1,
         "startedAt": time.time(),
@@ -261,6 +258,7 @@ def test_stale_runtime_file_is_ignored(claw_env: ClawEnv) -> None:
     claw_env.server.script(text("still fine"))
     assert claw(claw_env.env, "agent", "-m", "hi").stdout.strip() == "still fine"
     explicit = claw(claw_env.env, "agent", "-m", "hi", "--url", str(stale["url"]))
+    nothing_listens.close()
     assert explicit.returncode == 1 and "cannot connect to the gateway" in explicit.stderr
 
 

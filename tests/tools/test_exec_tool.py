@@ -82,8 +82,8 @@ async def test_timeout_kills_the_whole_group_including_a_stubborn_grandchild(
     assert "never" not in result.text
     pid = int((workspace / "grandchild.pid").read_text())
     assert str(pid) in result.text
-    assert wait_until(lambda: process_gone(pid), timeout=2.0), f"grandchild {pid} survived the timeout"
-    assert elapsed < 5
+    assert wait_until(lambda: process_gone(pid), timeout=10.0), f"grandchild {pid} survived the timeout"
+    assert elapsed < 30  # the grandchild would sleep 60 s: the call did not wait for it
 
 
 async def test_timeout_is_capped_by_the_configured_maximum(call: CallTool, make_ctx: MakeCtx, workspace: Path) -> None:
@@ -132,9 +132,9 @@ async def test_a_flood_of_output_is_cut_with_bounded_memory(make_ctx: MakeCtx, c
 
 async def test_a_background_child_does_not_hold_the_call(call: CallTool, full: ToolContext) -> None:
     started = time.monotonic()
-    result = await call("exec", command="echo started; sleep 5 &", context=full)
+    result = await call("exec", command="echo started; sleep 60 &", context=full)
     assert result.text == "started\n\nexit code: 0"
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 30  # the call did not wait for the 60 s sleeper
 
 
 async def test_secrets_are_not_in_the_child_environment(
