@@ -114,8 +114,8 @@ class ModelServerProcess:
 
 
 async def stream_once(tokens: int, rate: float) -> dict[str, float]:
+    from claw.client.local import LocalClient
     from claw.config import load_config
-    from claw.gateway.client import LocalClient
     from claw.gateway.gateway import Gateway
     from claw.paths import Paths
     from claw.tui.app import make_app

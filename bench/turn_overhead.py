@@ -50,8 +50,8 @@ from bench import assembly
 from bench.corpus import write_bootstrap, write_transcript
 from bench.model_process import ModelProcess
 from bench.report import Target, finish, fsync_latency, machine_line, ms, percentile, spread
+from claw.client.local import LocalClient
 from claw.config import load_config
-from claw.gateway.client import LocalClient
 from claw.gateway.gateway import Gateway
 from claw.paths import Paths
 from claw.providers.base import ChatRequest, ModelDelta, ModelProvider

@@ -18,7 +18,7 @@ from aiohttp import web
 from claw.channels.adapter import ChannelAdapter, VerifyError
 from claw.channels.faults import fault
 from claw.errors import ClawError
-from claw.gateway.strict_json import JsonError, loads_strict
+from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:
     from claw.channels.manager import ChannelManager

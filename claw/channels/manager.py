@@ -61,7 +61,7 @@ class ChannelManager:
     def adapters(self) -> dict[tuple[str, str], ChannelAdapter]:
         """(channel, account) → adapter, built from config on first use (nothing connects until `start`)."""
         if self._adapters is None:
-            from claw.gateway.auth import resolve_token
+            from claw.server.auth import resolve_token
 
             self._adapters = build_adapters(self.config, resolve_token(self.paths)[0])
         return self._adapters

@@ -10,7 +10,7 @@ import typer
 from claw.cli.common import AgentOption
 
 if TYPE_CHECKING:
-    from claw.gateway.client_protocol import GatewayClient
+    from claw.client.protocol import GatewayClient
     from claw.paths import Paths
     from claw.tui.app import Connect
     from claw.tui.approvals import ApprovalSource
@@ -32,9 +32,9 @@ def chat(
     """Open the console: streaming conversation, tool cards, sessions, workspace editor, approvals."""
     import asyncio
 
-    from claw.gateway.runtime_file import read_runtime
     from claw.gateway.session_keys import normalize_session_key
     from claw.paths import Paths, check_agent_id
+    from claw.server.runtime_file import read_runtime
     from claw.tui.logging_setup import log_to_file
 
     check_agent_id(agent_id)
@@ -52,9 +52,9 @@ def chat(
 
 async def _run_remote(paths: Paths, url: str, *, explicit: bool, **options: str | None) -> bool:
     """Run the console on the gateway at `url`; False when a discovered gateway is not listening."""
+    from claw.client.remote import GatewayNotListening, RemoteClient
     from claw.errors import ConfigError
-    from claw.gateway.auth import TOKEN_ENV, resolve_token
-    from claw.gateway.remote_client import GatewayNotListening, RemoteClient
+    from claw.server.auth import TOKEN_ENV, resolve_token
     from claw.tui.approvals import RemoteApprovals
 
     token, _source = resolve_token(paths)
@@ -81,7 +81,7 @@ async def _run_local(**options: str | None) -> None:
 
     async def connect() -> tuple[GatewayClient, ApprovalSource]:
         from claw.cli.common import load
-        from claw.gateway.client import LocalClient
+        from claw.client.local import LocalClient
         from claw.gateway.extensions import default_services
         from claw.gateway.gateway import Gateway
         from claw.tui.approvals import BrokerApprovals

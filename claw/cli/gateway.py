@@ -24,8 +24,8 @@ def run(
 
     from claw.channels.settings import channel_secrets
     from claw.cli.common import load
-    from claw.gateway.log_setup import known_secrets, setup_logging
-    from claw.gateway.serve import GatewayProcess
+    from claw.server.log_setup import known_secrets, setup_logging
+    from claw.server.serve import GatewayProcess
 
     if port is not None and not 0 <= port <= 65535:
         raise typer.BadParameter("the port must be between 0 and 65535", param_hint="--port")
@@ -43,10 +43,10 @@ def status(json_out: bool = JsonOption) -> None:
     import time
 
     from claw.cli.common import print_json
-    from claw.gateway.auth import resolve_token
-    from claw.gateway.runtime_file import read_runtime
-    from claw.gateway.status_probe import probe_status
+    from claw.client.status_probe import probe_status
     from claw.paths import Paths
+    from claw.server.auth import resolve_token
+    from claw.server.runtime_file import read_runtime
 
     paths = Paths.from_env()
     info = read_runtime(paths)
@@ -81,8 +81,8 @@ def _duration(seconds: float) -> str:
 def token() -> None:
     """Print the gateway token (CLAW_GATEWAY_TOKEN when set, else the file `claw init` wrote)."""
     from claw.errors import ConfigError
-    from claw.gateway.auth import TOKEN_ENV, resolve_token
     from claw.paths import Paths
+    from claw.server.auth import TOKEN_ENV, resolve_token
 
     value, _ = resolve_token(Paths.from_env())
     if value is None:

@@ -1,6 +1,6 @@
 """How one-off CLI commands reach a gateway: the running one if there is one, else one in this process.
 
-With a gateway running on the same state (`gateway.json`, see `claw.gateway.runtime_file`), commands
+With a gateway running on the same state (`gateway.json`, see `claw.server.runtime_file`), commands
 such as `claw sessions reset` or `claw automations run` go through it over WebSocket, so that one
 process owns the state and nothing is written by two at once. Without one, the method runs in an
 in-process gateway with no services, which is just as safe: nobody else holds the state.
@@ -15,8 +15,8 @@ DEFAULT_CALL_TIMEOUT = 30.0
 
 
 def running_gateway_url() -> str | None:
-    from claw.gateway.runtime_file import read_runtime
     from claw.paths import Paths
+    from claw.server.runtime_file import read_runtime
 
     info = read_runtime(Paths.from_env())
     return None if info is None else info.url
@@ -32,7 +32,7 @@ def call_gateway(method: str, *, timeout: float = DEFAULT_CALL_TIMEOUT, **params
 
 async def _call_local(method: str, params: dict[str, Any]) -> Any:
     from claw.cli.common import load
-    from claw.gateway.client import LocalClient
+    from claw.client.local import LocalClient
     from claw.gateway.gateway import Gateway
 
     paths, config = load()
@@ -44,10 +44,10 @@ async def _call_local(method: str, params: dict[str, Any]) -> Any:
 
 
 async def _call_remote(url: str, method: str, params: dict[str, Any], timeout: float) -> Any:
+    from claw.client.remote import RemoteClient
     from claw.errors import ConfigError
-    from claw.gateway.auth import TOKEN_ENV, resolve_token
-    from claw.gateway.remote_client import RemoteClient
     from claw.paths import Paths
+    from claw.server.auth import TOKEN_ENV, resolve_token
 
     token, _source = resolve_token(Paths.from_env())
     if token is None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from claw.cli.run_render import ask_on_terminal, drive_turn, wants_terminal_approvals
+from claw.client.remote import GatewayNotListening, RemoteClient
 from claw.errors import ConfigError
-from claw.gateway.auth import TOKEN_ENV, resolve_token
-from claw.gateway.remote_client import GatewayNotListening, RemoteClient
 from claw.gateway.session_keys import main_session_key, normalize_session_key
+from claw.server.auth import TOKEN_ENV, resolve_token
 from claw.tools.base import ApprovalRequest, Decision
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def gateway_url(paths: Paths, url: str | None) -> str | None:
     """The explicit URL, else the running local gateway's, else None (run in-process)."""
     if url:
         return url
-    from claw.gateway.runtime_file import read_runtime
+    from claw.server.runtime_file import read_runtime
 
     info = read_runtime(paths)
     return info.url if info is not None else None

@@ -12,8 +12,8 @@ from claw.gateway.run_event import RunEvent
 from claw.tools.base import ApprovalRequest, Decision
 
 if TYPE_CHECKING:  # heavy; a turn through a running gateway (RemoteClient) never loads them
+    from claw.client.protocol import GatewayClient
     from claw.config import Config
-    from claw.gateway.client_protocol import GatewayClient
     from claw.paths import Paths
 
 EXIT_CODES = {"end": 0, "error": 1, "config-error": 2, "aborted": 130}
@@ -102,7 +102,7 @@ async def run_one_turn(
     json_out: bool,
 ) -> int:
     """Run `message` as one turn in an in-process gateway; return the process exit code."""
-    from claw.gateway.client import LocalClient
+    from claw.client.local import LocalClient
     from claw.gateway.gateway import Gateway
 
     gateway = Gateway(paths, config)

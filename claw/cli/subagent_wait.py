@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from claw.errors import ClawError, GatewayUnavailable
 
 if TYPE_CHECKING:
-    from claw.gateway.client_protocol import GatewayClient
+    from claw.client.protocol import GatewayClient
 
 WAIT_SLICE_MS = 15_000  # well under a remote client's call timeout
 

@@ -90,9 +90,9 @@ def check_gateway(paths: Paths) -> Finding:
     """Running or not (both fine); a runtime file whose process lives but does not answer is a warning."""
     import asyncio
 
-    from claw.gateway.auth import resolve_token
-    from claw.gateway.runtime_file import read_runtime
-    from claw.gateway.status_probe import probe_status  # the same probe as `claw gateway status`
+    from claw.client.status_probe import probe_status  # the same probe as `claw gateway status`
+    from claw.server.auth import resolve_token
+    from claw.server.runtime_file import read_runtime
 
     name, file = "gateway", paths.gateway_runtime_file
     info = read_runtime(paths)

@@ -17,8 +17,8 @@ from pathlib import Path
 from claw.config import Config, load_config
 from claw.doctor.finding import Finding, fail, listed, ok, warn
 from claw.errors import ConfigError
-from claw.gateway.auth import TOKEN_ENV
 from claw.paths import Paths
+from claw.server.auth import TOKEN_ENV
 from claw.store.atomic import STALE_TEMP_SECONDS, temp_target
 
 FIX_COMMAND = "claw doctor --fix"

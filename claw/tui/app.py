@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 
+from claw.client.protocol import GatewayClient
 from claw.errors import ClawError
-from claw.gateway.client_protocol import GatewayClient
 from claw.gateway.session_keys import normalize_session_key
 from claw.tui.approvals import ApprovalSource, NoApprovals
 from claw.tui.screens.approval_screen import ApprovalScreen

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
 
-from claw.gateway.client_protocol import GatewayClient
+from claw.client.protocol import GatewayClient
 from claw.tui.format import ago, short_key
 
 

@@ -18,12 +18,12 @@ from claw.channels.extension import services as channel_services
 from claw.channels.manager import ChannelManager
 from claw.channels.service import ChannelService
 from claw.config import load_config
-from claw.gateway.auth import AuthLimiter
 from claw.gateway.gateway import Gateway
 from claw.gateway.methods import call_method
-from claw.gateway.server import GatewayServer
-from claw.gateway.server_settings import ServerSettings
 from claw.paths import Paths
+from claw.server.auth import AuthLimiter
+from claw.server.server import GatewayServer
+from claw.server.settings import ServerSettings
 from tests.channels.fakes import BOT_TOKEN, FakeTelegram, ReplyReceiver
 from tests.support.fixtures import ClawEnv
 

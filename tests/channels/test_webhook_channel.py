@@ -139,7 +139,7 @@ async def test_bodies_are_checked_after_the_signature(
 
 
 def _json_error(raw: bytes) -> str:
-    from claw.gateway.strict_json import JsonError, loads_strict
+    from claw.strict_json import JsonError, loads_strict
 
     try:
         loads_strict(raw.decode())

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from claw.paths import Paths
 from claw.store.sessions import SessionStore
 from tests.support.fixtures import ClawEnv

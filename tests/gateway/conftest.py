@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from claw.gateway.run_event import RunEvent
 from tests.support.fixtures import ClawEnv
 

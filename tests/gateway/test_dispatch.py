@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from claw.gateway.msg_context import MsgContext
 from tests.gateway.conftest import collect, phases
 from tests.support.fixtures import ClawEnv

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from tests.gateway.conftest import collect, phases, text_of
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text, tool_call, tool_calls

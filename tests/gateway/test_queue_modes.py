@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from tests.gateway.conftest import collect, phases, write_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text, tool_call

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from claw.tools.truncate import result_limit
 from tests.gateway.conftest import collect, phases, write_config
 from tests.support.fixtures import ClawEnv

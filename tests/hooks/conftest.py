@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from claw.client.local import LocalClient
 from claw.config import load_config
-from claw.gateway.client import LocalClient
 from claw.gateway.gateway import Gateway
 from claw.paths import Paths
 from tests.support.fixtures import ClawEnv

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from claw.client.local import LocalClient
 from claw.config import Config, ConfigFile
-from claw.gateway.client import LocalClient
 from claw.memory.manager import MemoryManager
 from claw.paths import Paths
 from tests.memory.corpus import write_corpus

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from claw.agent.tokens import estimate_text
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from claw.memory.recall import RECALL_HEADING
 from tests.gateway.conftest import collect
 from tests.memory.conftest import section, write_config

@@ -19,15 +19,15 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
+from claw.client.local import LocalClient
+from claw.client.protocol import GatewayClient
+from claw.client.remote import RemoteClient
 from claw.config import load_config
-from claw.gateway.auth import AuthLimiter
-from claw.gateway.client import LocalClient
-from claw.gateway.client_protocol import GatewayClient
 from claw.gateway.gateway import Gateway
-from claw.gateway.remote_client import RemoteClient
-from claw.gateway.server import GatewayServer
-from claw.gateway.server_settings import ServerSettings
 from claw.paths import Paths
+from claw.server.auth import AuthLimiter
+from claw.server.server import GatewayServer
+from claw.server.settings import ServerSettings
 from tests.support.fixtures import ClawEnv
 
 TOKEN = "tok-3f9b1c7e2d8a4b6c"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from claw.client.local import LocalClient
+from claw.client.protocol import GatewayClient
+from claw.client.remote import GatewayNotListening, RemoteClient
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
-from claw.gateway.client import LocalClient
-from claw.gateway.client_protocol import GatewayClient
-from claw.gateway.remote_client import GatewayNotListening, RemoteClient
 from claw.gateway.run_event import RunEvent
 from claw.tools.base import ApprovalRequest, Decision
 from tests.server.conftest import TOKEN, Served

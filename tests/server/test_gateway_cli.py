@@ -140,7 +140,7 @@ def test_status_token_and_agent_through_the_running_gateway(claw_env: ClawEnv, g
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "Answered by the gateway."
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "websockets" in imported and "claw.gateway.remote_client" in imported
+    assert "websockets" in imported and "claw.client.remote" in imported
     assert not {m for m in imported if m.split(".")[0] in ("openai", "textual", "aiohttp")}
     assert not {"claw.config", "claw.gateway.gateway", "claw.agent.runner"} & imported  # no in-process gateway
 
@@ -207,8 +207,8 @@ def test_sigterm_aborts_what_does_not_finish_in_the_grace(claw_env: ClawEnv) -> 
 def test_no_secret_in_logs(claw_env: ClawEnv, gateway: GatewayProc) -> None:
     import asyncio
 
+    from claw.client.remote import RemoteClient
     from claw.errors import GatewayUnavailable
-    from claw.gateway.remote_client import RemoteClient
 
     url = str(gateway.info["url"])
 
@@ -290,7 +290,7 @@ def test_session_commands_go_through_the_running_gateway(claw_env: ClawEnv, gate
         )
         assert done.returncode == 0, done.stderr[-2000:]
         imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-        assert "claw.gateway.remote_client" in imported and "claw.gateway.gateway" not in imported, args
+        assert "claw.client.remote" in imported and "claw.gateway.gateway" not in imported, args
     rows = json.loads(claw(env, "sessions", "ls", "--json").stdout)
     assert rows[0]["messages"] == 0  # the gateway's own store saw the reset
 
@@ -307,6 +307,6 @@ def test_no_model_through_the_gateway_is_exit_2(claw_env: ClawEnv) -> None:
         assert done.returncode == 2, done.stderr[-2000:]
         assert "claw: error: no model configured" in done.stderr
         imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-        assert "claw.gateway.remote_client" in imported and "claw.gateway.gateway" not in imported  # through it
+        assert "claw.client.remote" in imported and "claw.gateway.gateway" not in imported  # through it
     finally:
         running.stop()

@@ -81,7 +81,7 @@ async def test_failed_auth_is_rate_limited_even_on_loopback(served: Served) -> N
 
 
 async def test_rate_limit_answered_in_band_when_it_starts_after_the_upgrade(make_served: MakeServed) -> None:
-    from claw.gateway.auth import AuthLimiter
+    from claw.server.auth import AuthLimiter
 
     served = await make_served(limiter=AuthLimiter(max_failures=1))
     early = await open_wire(served.url, handshake=False)  # upgraded before the lockout

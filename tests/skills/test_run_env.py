@@ -12,7 +12,7 @@ import pytest
 
 from claw.agent.run_scope import RunScope
 from claw.agent.sections import SectionRequest
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from claw.gateway.gateway import Gateway
 from claw.skills.run_env import configured_env
 from claw.skills.settings import SkillsSettings

@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from tests.gateway.conftest import client, make_client, workspace  # noqa: F401 - fixtures
 from tests.support.model_server import RecordedRequest, Reply, text
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from claw.gateway.event_bus import Subscription
 from claw.gateway.run_event import RunEvent
 from tests.gateway.conftest import collect, write_config

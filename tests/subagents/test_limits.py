@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from tests.gateway.conftest import collect, write_config
 from tests.subagents.conftest import Roles, settle
 from tests.support.fixtures import ClawEnv

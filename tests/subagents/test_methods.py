@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from claw.client.local import LocalClient
 from claw.errors import NotFoundError
-from claw.gateway.client import LocalClient
 from tests.gateway.conftest import collect, write_config
 from tests.subagents.conftest import Roles, eventually, settle, turn_message
 from tests.support.fixtures import ClawEnv

@@ -94,5 +94,5 @@ def test_one_shot_waits_for_its_subagents_through_a_running_gateway(claw_env: Cl
     done = claw(env, "agent", "-m", "what is the answer?", "--json", flags=("-X", "importtime"))
     check_waited(done, roles)
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "claw.gateway.remote_client" in imported and "claw.gateway.gateway" not in imported  # not in-process
+    assert "claw.client.remote" in imported and "claw.gateway.gateway" not in imported  # not in-process
     assert gateway.proc.poll() is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from tests.gateway.conftest import collect, write_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import RecordedRequest, Reply, text, tool_call

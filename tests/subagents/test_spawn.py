@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from claw.gateway.client import LocalClient
+from claw.client.local import LocalClient
 from tests.gateway.conftest import collect, phases
 from tests.subagents.conftest import Roles, eventually, settle, turn_message
 from tests.support.fixtures import ClawEnv

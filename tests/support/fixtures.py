@@ -68,8 +68,8 @@ def claw_env(model_server: ScriptedModelServer, tmp_path: Path, monkeypatch: pyt
 async def local_clients(claw_env: ClawEnv) -> AsyncIterator[Callable[[], Any]]:
     """Build `LocalClient`s over fresh in-process gateways on `claw_env` (call it after the test wrote
     any config it wants); every client made is closed after the test."""
+    from claw.client.local import LocalClient
     from claw.config import load_config
-    from claw.gateway.client import LocalClient
     from claw.gateway.gateway import Gateway
     from claw.paths import Paths
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from claw.client.local import LocalClient
 from claw.config import load_config
-from claw.gateway.client import LocalClient
 from claw.gateway.extensions import default_services
 from claw.gateway.gateway import Gateway
 from claw.paths import Paths
@@ -95,9 +95,9 @@ TOKEN = "tui-test-token-5d1e"
 async def remote_console(claw_env: ClawEnv, workspace: Path) -> AsyncIterator[Callable[..., Any]]:
     """`await remote_console()`: a gateway serving WebSocket on 127.0.0.1:<ephemeral>, and the console on a
     `RemoteClient` connected to it (with remote approvals), as `claw chat --url` builds it."""
-    from claw.gateway.remote_client import RemoteClient
-    from claw.gateway.server import GatewayServer
-    from claw.gateway.server_settings import ServerSettings
+    from claw.client.remote import RemoteClient
+    from claw.server.server import GatewayServer
+    from claw.server.settings import ServerSettings
     from claw.tui.approvals import RemoteApprovals
 
     gateways: list[Gateway] = []

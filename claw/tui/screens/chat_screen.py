@@ -23,8 +23,8 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
+from claw.client.protocol import GatewayClient
 from claw.errors import ClawError, GatewayUnavailable
-from claw.gateway.client_protocol import GatewayClient
 from claw.gateway.command_syntax import parse_command
 from claw.tui.console_commands import ConsoleCommands
 from claw.tui.run_follower import RunFollower

@@ -17,8 +17,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 from textual.worker import Worker, WorkerState
 
+from claw.client.protocol import GatewayClient
 from claw.errors import ClawError
-from claw.gateway.client_protocol import GatewayClient
 from claw.tui.widgets.editor.file_status import FileStatus
 from claw.tui.widgets.editor.reload_banner import ReloadBanner
 

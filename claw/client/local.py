@@ -1,7 +1,7 @@
 """One client API, two transports: `LocalClient` wraps an in-process `Gateway`;
 a remote client speaks the same method names over WebSocket.
 
-`GatewayClient` and `RunHandle` live in `claw.gateway.client_protocol` (light to import) and are re-exported here.
+`GatewayClient` and `RunHandle` live in `claw.client.protocol` (light to import) and are re-exported here.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from claw.gateway.client_protocol import GatewayClient, RunHandle
+from claw.client.protocol import GatewayClient, RunHandle
 from claw.gateway.gateway import DispatchResult, Gateway
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.run_event import RunEvent

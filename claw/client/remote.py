@@ -44,10 +44,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from claw import __version__
+from claw.client.protocol import RunHandle
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
-from claw.gateway.client_protocol import RunHandle
 from claw.gateway.run_event import RunEvent
-from claw.gateway.wire_errors import error_for
+from claw.server.wire_errors import error_for
 from claw.tools.base import ApprovalRequest, Decision
 
 log = logging.getLogger(__name__)
@@ -310,7 +310,7 @@ class RemoteClient:
 
 
 def _check_url(url: str, allow_insecure: bool) -> None:
-    from claw.gateway.auth import is_loopback
+    from claw.server.auth import is_loopback
 
     parts = urlsplit(url)
     if parts.scheme not in ("ws", "wss") or not parts.hostname:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from claw.tools.base import ApprovalRequest, Decision
 
 if TYPE_CHECKING:
-    from claw.gateway.ws_connection import WsConnection
+    from claw.server.ws_connection import WsConnection
 
 
 def request_payload(request: ApprovalRequest, expires_at: float) -> dict[str, Any]:

@@ -20,9 +20,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from claw import __version__
-from claw.gateway.auth import create_token_file, is_loopback, resolve_token
-from claw.gateway.runtime_file import RuntimeInfo, StateLock, remove_runtime, write_runtime
-from claw.gateway.server_settings import ServerSettings
+from claw.server.auth import create_token_file, is_loopback, resolve_token
+from claw.server.runtime_file import RuntimeInfo, StateLock, remove_runtime, write_runtime
+from claw.server.settings import ServerSettings
 
 if TYPE_CHECKING:
     from claw.config import Config
@@ -49,7 +49,7 @@ class GatewayProcess:
     async def run(self) -> None:
         from claw.gateway.extensions import default_services
         from claw.gateway.gateway import Gateway
-        from claw.gateway.server import GatewayServer
+        from claw.server.server import GatewayServer
 
         lock = StateLock(self.paths)
         lock.acquire()

@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from claw.gateway import wire_errors
-from claw.gateway.strict_json import JsonError, loads_strict
+from claw.server import wire_errors
+from claw.strict_json import JsonError, loads_strict
 
 PROTOCOL_VERSION = 1
 

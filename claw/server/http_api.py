@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from aiohttp import web
 
+from claw.client.local import LocalClient
 from claw.errors import ClawError
-from claw.gateway.client import LocalClient
 from claw.gateway.event_bus import SubscriberOverflow
 from claw.gateway.methods import call_method
-from claw.gateway.openai_wire import (
+from claw.gateway.run_event import RunEvent
+from claw.gateway.session_keys import agent_of, normalize_session_key
+from claw.server.openai_wire import (
     AGENT_MODEL_PREFIX,
     DONE,
     ChatRequest,
@@ -38,9 +40,7 @@ from claw.gateway.openai_wire import (
     sse,
     usage_chunk,
 )
-from claw.gateway.run_event import RunEvent
-from claw.gateway.session_keys import agent_of, normalize_session_key
-from claw.gateway.strict_json import JsonError, loads_strict
+from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway

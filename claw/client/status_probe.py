@@ -7,8 +7,8 @@ from typing import Any
 
 async def probe_status(url: str, token: str) -> dict[str, Any]:
     """The gateway's `status` (without its uptime), or `{"error": why}` when it does not answer."""
+    from claw.client.remote import RemoteClient
     from claw.errors import ClawError
-    from claw.gateway.remote_client import RemoteClient
 
     try:
         client = await RemoteClient.connect(url, token, open_timeout=3.0, call_timeout=5.0)

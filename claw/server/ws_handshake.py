@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from claw import __version__
-from claw.gateway import wire_errors
-from claw.gateway.auth import tokens_match
 from claw.gateway.event_bus import DEFAULT_QUEUE_SIZE
-from claw.gateway.server_settings import PRE_AUTH_MAX_BYTES, ServerSettings
-from claw.gateway.ws_protocol import PROTOCOL_VERSION, FrameError, error, ok, parse_connect, parse_request
+from claw.server import wire_errors
+from claw.server.auth import tokens_match
+from claw.server.settings import PRE_AUTH_MAX_BYTES, ServerSettings
+from claw.server.ws_protocol import PROTOCOL_VERSION, FrameError, error, ok, parse_connect, parse_request
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from claw.errors import ConfigError
-from claw.gateway.auth import TOKEN_ENV, AuthLimiter, check_bind
+from claw.server.auth import TOKEN_ENV, AuthLimiter, check_bind
 
 if TYPE_CHECKING:
     from claw.config import GatewaySettings

@@ -28,16 +28,16 @@ from aiohttp import WSCloseCode, web
 from aiohttp.abc import AbstractAccessLogger
 
 from claw.errors import ClawError
-from claw.gateway.auth import origin_allowed, tokens_match
 from claw.gateway.extensions import http_routes
-from claw.gateway.http_api import HttpApi, error_response
 from claw.gateway.methods import METHODS
-from claw.gateway.openai_wire import WireError
-from claw.gateway.runtime_file import local_url
-from claw.gateway.server_settings import PRE_AUTH_MAX_BYTES, ServerSettings
-from claw.gateway.ws_approvals import ApprovalRelay
-from claw.gateway.ws_connection import WsConnection
-from claw.gateway.ws_handshake import handshake
+from claw.server.auth import origin_allowed, tokens_match
+from claw.server.http_api import HttpApi, error_response
+from claw.server.openai_wire import WireError
+from claw.server.runtime_file import local_url
+from claw.server.settings import PRE_AUTH_MAX_BYTES, ServerSettings
+from claw.server.ws_approvals import ApprovalRelay
+from claw.server.ws_connection import WsConnection
+from claw.server.ws_handshake import handshake
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway

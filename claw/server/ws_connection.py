@@ -23,19 +23,19 @@ from typing import TYPE_CHECKING, Any, cast
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from claw.client.local import LocalClient
 from claw.errors import ClawError
-from claw.gateway import wire_errors
-from claw.gateway.client import LocalClient
 from claw.gateway.event_bus import SubscriberOverflow
 from claw.gateway.methods import METHODS, call_method
 from claw.gateway.run_event import RunEvent
 from claw.gateway.runs import RunOutcome
-from claw.gateway.ws_handshake import ConnectInfo
-from claw.gateway.ws_protocol import FrameError, RequestFrame, error, event, ok, parse_request
+from claw.server import wire_errors
+from claw.server.ws_handshake import ConnectInfo
+from claw.server.ws_protocol import FrameError, RequestFrame, error, event, ok, parse_request
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
-    from claw.gateway.server_settings import ServerSettings
+    from claw.server.settings import ServerSettings
 
 log = logging.getLogger(__name__)
 
