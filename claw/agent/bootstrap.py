@@ -10,14 +10,12 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from claw.agent.runner import AgentEnv
-    from claw.gateway.runs import Run
+from claw.agent.env import AgentEnv
+from claw.agent.run_request import RunRequest
 
 log = logging.getLogger(__name__)
 
@@ -89,29 +87,23 @@ class BootstrapLoader:
         return text
 
 
-RUN_BOOTSTRAP: ContextVar[list[BootstrapFile] | None] = ContextVar("claw_run_bootstrap", default=None)
-"""The running turn's bootstrap files as its filters left them; None means "load them from the workspace".
-Set once at the start of every run, in the run's own task, so each prompt of that run (compaction and the
-memory flush included) injects the same files and no other run sees them."""
-
-
 class BootstrapFilter(Protocol):
     """Changes one run's bootstrap files before they are injected (the hooks' `agent:bootstrap`)."""
 
-    async def __call__(self, run: Run, env: AgentEnv, files: list[BootstrapFile]) -> list[BootstrapFile]: ...
+    async def __call__(self, run: RunRequest, env: AgentEnv, files: list[BootstrapFile]) -> list[BootstrapFile]: ...
 
 
 async def filter_for_run(
-    filters: list[BootstrapFilter], run: Run, env: AgentEnv, load: Callable[[], list[BootstrapFile]]
-) -> None:
-    """Run `filters` over the files `load` reads (a failing filter changes nothing) and make the result this
-    run's files; with no filters the files stay whatever each prompt build loads."""
-    files: list[BootstrapFile] | None = None
-    if filters:
-        files = load()
-        for bootstrap_filter in filters:
-            try:
-                files = await bootstrap_filter(run, env, list(files))
-            except Exception:  # an extension's bug must not break the turn
-                log.exception("bootstrap filter %r failed; keeping the files as they were", bootstrap_filter)
-    RUN_BOOTSTRAP.set(files)
+    filters: list[BootstrapFilter], run: RunRequest, env: AgentEnv, load: Callable[[], list[BootstrapFile]]
+) -> list[BootstrapFile] | None:
+    """The run's files: what `filters` make of the files `load` reads (a failing filter changes nothing),
+    to be injected into every prompt of the run; None with no filters, so each prompt build reads them."""
+    if not filters:
+        return None
+    files = load()
+    for bootstrap_filter in filters:
+        try:
+            files = await bootstrap_filter(run, env, list(files))
+        except Exception:  # an extension's bug must not break the turn
+            log.exception("bootstrap filter %r failed; keeping the files as they were", bootstrap_filter)
+    return files

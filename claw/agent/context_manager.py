@@ -3,7 +3,7 @@
 Before every model call (`prepare`): the history is read, old tool results are pruned in
 the prompt, and the prompt's full size is compared with `window − reserve`. A few thousand
 tokens before that limit the memory flush runs (once per compaction cycle); past it, the
-older history is compacted and the prompt built again. `compact(…, "overflow")` is the same
+older history is compacted and the prompt built again. `compact(turn, "overflow")` is the same
 compaction, with a smaller verbatim tail, for a model that answered with a context-overflow
 error (the runner then retries the call once); `/compact` uses it with reason "manual".
 Counters live in the session entry's `extra`: `compactionCount`, `memoryFlushCompactionCount`.
@@ -18,18 +18,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claw.agent.bootstrap import RUN_BOOTSTRAP, BootstrapFile, BootstrapLoader
+from claw.agent.bootstrap import BootstrapFile, BootstrapLoader
 from claw.agent.compaction import CompactionResult, compact, plan
 from claw.agent.context import AssembledContext, assemble, system_parts
 from claw.agent.history import HistoryView
 from claw.agent.memory_flush import flush_memory
-from claw.agent.model_turn import Emit
 from claw.agent.pruning import prune_units
-from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES
+from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
+from claw.agent.turn import Turn
 from claw.agent.windows import context_window
 from claw.config import AgentSettings, ModelSettings
 from claw.errors import ClawError
-from claw.gateway.session_keys import is_subagent_key
+from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
+from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
 from claw.store.transcript import Transcript, utc_now_iso
@@ -37,17 +38,12 @@ from claw.tools.base import ToolContext
 from claw.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from claw.agent.runner import AgentEnv
     from claw.store.sessions import SessionEntry, SessionStore
 
 log = logging.getLogger(__name__)
 
 MAX_HISTORY_VIEWS = 256
 KEEP_SHARE = {"threshold": 0.5, "manual": 0.5, "overflow": 0.25}
-
-
-def _no_events(stream: str, data: dict[str, Any]) -> None:
-    pass
 
 
 class ContextManager:
@@ -78,32 +74,26 @@ class ContextManager:
 
     # -- building the prompt --------------------------------------------------------------------
 
-    async def build(
-        self,
-        settings: AgentSettings,
-        ids: tuple[str, str],
-        workspace: Path,
-        transcript: Transcript,
-        tools: list[dict[str, Any]],
-        extra: list[tuple[str, str]],
-        chain: list[str],
-    ) -> AssembledContext:
-        """The prompt for the next model call. `ids` is (agent id, session key)."""
-        entries = transcript.read_cached()
+    async def build(self, turn: Turn) -> AssembledContext:
+        """The prompt for the turn's next model call."""
+        settings, workspace = turn.env.settings, turn.env.workspace
+        entries = turn.transcript.read_cached()
         if entries is None:  # changed behind our back (or first read): parse off the loop
-            entries = await asyncio.to_thread(transcript.read)
-        view = self.view(transcript)
+            entries = await asyncio.to_thread(turn.transcript.read)
+        view = self.view(turn.transcript)
         view.update(entries)
-        files = RUN_BOOTSTRAP.get()  # this run's files once its agent:bootstrap hooks changed them
+        files = turn.bootstrap  # the run's files once its agent:bootstrap hooks changed them
         if files is None:
-            files = self.load_bootstrap(settings, workspace, ids[1])
-        parts = system_parts(workspace=workspace, agent_id=ids[0], session_key=ids[1], bootstrap=files, extra=extra)
-        window = self.window(settings, chain)
+            files = self.load_bootstrap(settings, workspace, turn.session_key)
+        parts = system_parts(
+            workspace=workspace, agent_id=turn.agent_id, session_key=turn.session_key, bootstrap=files, extra=turn.extra
+        )
+        window = self.window(settings, turn.chain)
         units = prune_units(view.units, window, settings.context_pruning)
         return assemble(
             system_parts=parts,
             units=units,
-            tools=tools,
+            tools=turn.tools,
             window_tokens=window,
             reserve_tokens=self.reserve(settings, window),
         )
@@ -113,78 +103,56 @@ class ContextManager:
         loader = self._subagent_bootstrap if is_subagent_key(session_key) else self._bootstrap  # openclaw-spec §4.2
         return loader.load(workspace, settings.bootstrap_max_chars, settings.bootstrap_total_max_chars)
 
-    async def prepare(
-        self,
-        env: AgentEnv,
-        session_key: str,
-        transcript: Transcript,
-        tools: list[dict[str, Any]],
-        extra: list[tuple[str, str]],
-        chain: list[str],
-        emit: Emit,
-        tool_ctx: ToolContext,
-    ) -> AssembledContext:
-        """`build`, with the memory flush and compaction run first when the prompt is near or over the limit."""
-        ids = (env.agent_id, session_key)
-        prompt = await self.build(env.settings, ids, env.workspace, transcript, tools, extra, chain)
-        c = env.settings.compaction
+    async def prepare(self, turn: Turn, tool_ctx: ToolContext) -> AssembledContext:
+        """`build`, with the memory flush and compaction run first when the prompt is near or over the limit;
+        `tool_ctx` is what the flush's tool calls run with."""
+        prompt = await self.build(turn)
+        settings = turn.env.settings
+        c = settings.compaction
         if not c.enabled:
             return prompt
-        limit = prompt.window - self.reserve(env.settings, prompt.window)
+        limit = prompt.window - self.reserve(settings, prompt.window)
         flush = c.memory_flush
         near = prompt.full_tokens > limit - flush.soft_threshold_tokens
-        if flush.enabled and near and _flush_due(env.sessions.get(session_key)):
-            await self._flush(env, session_key, chain, prompt, emit, tool_ctx)
+        if flush.enabled and near and _flush_due(turn.env.sessions.get(turn.session_key)):
+            await self._flush(turn, prompt, tool_ctx)
         if prompt.full_tokens > limit:
             try:
-                done = await self.compact(env, session_key, transcript, tools, extra, chain, "threshold", None, emit)
+                done = await self.compact(turn, "threshold")
             except (ModelError, ClawError) as exc:
-                log.warning("compaction of %s failed: %s; dropping the oldest history instead", session_key, exc)
+                log.warning("compaction of %s failed: %s; dropping the oldest history instead", turn.session_key, exc)
                 return prompt
             if done is not None:
-                prompt = await self.build(env.settings, ids, env.workspace, transcript, tools, extra, chain)
+                prompt = await self.build(turn)
         return prompt
 
     # -- compaction -----------------------------------------------------------------------------
 
-    async def compact(
-        self,
-        env: AgentEnv,
-        session_key: str,
-        transcript: Transcript,
-        tools: list[dict[str, Any]],
-        extra: list[tuple[str, str]],
-        chain: list[str],
-        reason: str,
-        focus: str | None,
-        emit: Emit | None = None,
-    ) -> CompactionResult | None:
-        """Summarise the older history of the session (None when there is nothing old enough to summarise)."""
-        emit = emit or _no_events
-        ids = (env.agent_id, session_key)
-        prompt = await self.build(env.settings, ids, env.workspace, transcript, tools, extra, chain)
-        view = self.view(transcript)
-        pruned = prune_units(view.units, prompt.window, env.settings.context_pruning)
+    async def compact(self, turn: Turn, reason: str, focus: str | None = None) -> CompactionResult | None:
+        """Summarise the older history of the turn's session (None when there is nothing old enough to
+        summarise). `reason`: threshold | overflow | manual; `focus`: what the summary should keep (`/compact`)."""
+        settings, emit = turn.env.settings, turn.emit
+        prompt = await self.build(turn)
+        view = self.view(turn.transcript)
+        pruned = prune_units(view.units, prompt.window, settings.context_pruning)
         fixed = prompt.full_tokens - sum(u.tokens for u in pruned)
-        room = prompt.window - self.reserve(env.settings, prompt.window)
-        keep = min(env.settings.compaction.keep_recent_tokens, int(max(0, room - fixed) * KEEP_SHARE[reason]))
+        room = prompt.window - self.reserve(settings, prompt.window)
+        keep = min(settings.compaction.keep_recent_tokens, int(max(0, room - fixed) * KEEP_SHARE[reason]))
         found = plan(pruned, keep)
         if found is None:
             return None
-        emit(
-            "lifecycle", {"phase": "compaction", "state": "start", "reason": reason, "tokensBefore": prompt.full_tokens}
-        )
-        summarizer = env.settings.compaction.model
-        chain_for_summary = list(dict.fromkeys([summarizer, *chain])) if summarizer else chain
+        emit(Stream.LIFECYCLE, run_event.compaction_started(reason, prompt.full_tokens))
+        summarizer = settings.compaction.model
+        chain_for_summary = list(dict.fromkeys([summarizer, *turn.chain])) if summarizer else turn.chain
 
         async def on_failover(from_ref: str, to_ref: str, error: ModelError) -> None:
-            emit("lifecycle", {"phase": "failover", "from": from_ref, "to": to_ref, "reason": error.message})
+            emit(Stream.LIFECYCLE, run_event.failover(from_ref, to_ref, error.message))
 
         try:
             result = await compact(
                 router=self._router,
                 chain=chain_for_summary,
-                transcript=transcript,
+                transcript=turn.transcript,
                 plan_=found,
                 units=list(view.units),
                 tokens_before=prompt.full_tokens,
@@ -195,33 +163,32 @@ class ContextManager:
                 on_failover=on_failover,
             )
         except (ModelError, ClawError) as exc:
-            emit("lifecycle", {"phase": "compaction", "state": "error", "reason": reason, "message": str(exc)})
+            emit(Stream.LIFECYCLE, run_event.compaction_failed(reason, str(exc)))
             raise
-        await asyncio.to_thread(_bump_extra, env.sessions, session_key, compactionCount=1)
-        emit("lifecycle", {"phase": "compaction", "state": "end", **result.to_json()})
+        await asyncio.to_thread(_bump_extra, turn.env.sessions, turn.session_key, compactionCount=1)
+        emit(Stream.LIFECYCLE, run_event.compaction_ended(result.to_json()))
         return result
 
     # -- memory flush ---------------------------------------------------------------------------
 
-    async def _flush(
-        self, env: AgentEnv, key: str, chain: list[str], prompt: AssembledContext, emit: Emit, tool_ctx: ToolContext
-    ) -> None:
-        emit("lifecycle", {"phase": "memory_flush", "state": "start", "tokens": prompt.full_tokens})
+    async def _flush(self, turn: Turn, prompt: AssembledContext, tool_ctx: ToolContext) -> None:
+        key, sessions = turn.session_key, turn.env.sessions
+        turn.emit(Stream.LIFECYCLE, run_event.memory_flush_started(prompt.full_tokens))
         wrote: str | None = None
         error: str | None = None
         try:
             result = await flush_memory(
-                router=self._router, chain=chain, messages=prompt.messages, tools=self._tools, tool_ctx=tool_ctx
+                router=self._router, chain=turn.chain, messages=prompt.messages, tools=self._tools, tool_ctx=tool_ctx
             )
             wrote = result.path
         except (ModelError, ClawError, OSError) as exc:  # the flush helps; it must never fail the turn
             error = str(exc)
             log.warning("memory flush for %s failed: %s", key, exc)
-        entry = env.sessions.get(key)
+        entry = sessions.get(key)
         count = _int(entry.extra.get("compactionCount")) if entry else 0
         marks: dict[str, Any] = {"memoryFlushCompactionCount": count, "memoryFlushAt": utc_now_iso()}
-        await asyncio.to_thread(_set_extra, env.sessions, key, marks)
-        emit("lifecycle", {"phase": "memory_flush", "state": "end", "wrote": wrote, "error": error})
+        await asyncio.to_thread(_set_extra, sessions, key, marks)
+        turn.emit(Stream.LIFECYCLE, run_event.memory_flush_ended(wrote, error))
 
     def view(self, transcript: Transcript) -> HistoryView:
         key = str(transcript.path)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from claw.agent.model_turn import ModelTurn
+from claw.agent.turn import no_events
 from claw.paths import ensure_private_dir
 from claw.providers.failover import ModelRouter
 from claw.store.atomic import atomic_write_text
@@ -67,7 +68,7 @@ async def flush_memory(
     while rounds < MAX_ROUNDS:
         rounds += 1
         turn = ModelTurn()
-        await turn.stream(router, chain, convo, schemas, _silent)
+        await turn.stream(router, chain, convo, schemas, no_events)  # the user never sees the flush turn
         calls = turn.tool_calls()
         text = turn.text
         if not calls:
@@ -108,7 +109,3 @@ def _append(path: Path, notes: str, now: datetime, session_key: str) -> None:
             existing = f"# {now.strftime('%Y-%m-%d')}\n"
         block = f"## {now.strftime('%H:%M')} — notes kept before compaction ({session_key})\n\n{notes}\n"
         atomic_write_text(path, existing.rstrip("\n") + "\n\n" + block, mode=None)
-
-
-def _silent(stream: str, data: dict[str, Any]) -> None:
-    """Events of the flush turn go nowhere: the user never sees it."""

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from claw.agent.turn import Emit
+from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
+from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError, TextDelta, ToolCallDelta, Usage
 from claw.providers.failover import ModelRouter
-
-Emit = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +54,13 @@ class ModelTurn:
         emit: Emit,
     ) -> None:
         async def on_failover(from_ref: str, to_ref: str, error: ModelError) -> None:
-            emit("lifecycle", {"phase": "failover", "from": from_ref, "to": to_ref, "reason": error.message})
+            emit(Stream.LIFECYCLE, run_event.failover(from_ref, to_ref, error.message))
 
         async for ref, delta in router.stream(chain, messages, tools, on_failover):
             self.model = ref
             if isinstance(delta, TextDelta):
                 self.parts.append(delta.text)
-                emit("assistant", {"delta": delta.text})
+                emit(Stream.ASSISTANT, run_event.delta(delta.text))
             elif isinstance(delta, ToolCallDelta):
                 call = self.calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
                 call["id"] = call["id"] or (delta.id or "")

@@ -4,6 +4,7 @@ The transcript is written as the run goes (the user message first, then each
 assistant message and tool result), so a crash or an abort loses at most the
 line being written. The runner emits `start`, assistant and tool events; the
 gateway emits the one terminal lifecycle event from what `execute` returns or raises.
+Everything a run's prompts are built from is put together once, as its `Turn`.
 """
 
 from __future__ import annotations
@@ -12,21 +13,23 @@ import asyncio
 import json
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from claw.agent.bootstrap import BootstrapFilter, filter_for_run
 from claw.agent.context_manager import ContextManager
-from claw.agent.model_turn import Emit, ModelTurn, ToolCall
+from claw.agent.env import AgentEnv
+from claw.agent.model_turn import ModelTurn, ToolCall
+from claw.agent.run_request import RunRequest
+from claw.agent.run_result import RunFailed, RunResult
 from claw.agent.run_scope import RunScope, scope_of
 from claw.agent.sections import PromptSectionSource, RunEnvSource, SectionRequest
-from claw.config import AgentSettings, ModelSettings
+from claw.agent.turn import Emit, Turn
+from claw.config import ModelSettings
 from claw.errors import ClawError, NoModelError
-from claw.gateway.runs import Run, RunOutcome
+from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
+from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
-from claw.store.sessions import SessionStore
 from claw.store.transcript import Transcript
 from claw.tools.base import Approvals, ToolContext
 from claw.tools.registry import ToolRegistry
@@ -34,28 +37,6 @@ from claw.tools.registry import ToolRegistry
 log = logging.getLogger(__name__)
 
 ABORTED_RESULT = "[aborted: the run was stopped while this tool was running]"
-
-
-class RunFailed(Exception):
-    """The run could not produce a reply; `message` says why, for the user."""
-
-    def __init__(self, message: str, usage: dict[str, int] | None = None, *, code: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.usage = usage or {}
-        self.code = code
-        """A machine-readable reason for clients (`no_model`: the user must configure a model)."""
-
-
-@dataclass(frozen=True, slots=True)
-class AgentEnv:
-    """What the runner needs to know about one agent."""
-
-    agent_id: str
-    settings: AgentSettings
-    workspace: Path
-    sessions: SessionStore
-    read_roots: tuple[Path, ...] = ()
 
 
 class AgentRunner:
@@ -87,16 +68,14 @@ class AgentRunner:
             chain = list(dict.fromkeys([override, *chain]))
         return chain
 
-    async def execute(self, run: Run, env: AgentEnv, emit: Emit) -> RunOutcome:
+    async def execute(self, run: RunRequest, env: AgentEnv, emit: Emit) -> RunResult:
+        """Run the turn for `run`'s message, its events going to `emit`; raises RunFailed when it cannot reply."""
         entry = env.sessions.get_or_create(run.session_key, chat_type=run.ctx.chat_type, channel=run.ctx.channel)
         chain = self.model_chain(env, run.model_override or entry.model_override)
         if not chain:
-            raise RunFailed(NoModelError().message, code="no_model")
+            raise RunFailed(NoModelError().message, code=run_event.NO_MODEL)
         transcript = env.sessions.transcript(entry)
-        emit(
-            "lifecycle",
-            {"phase": "start", "model": chain[0], "sessionId": entry.session_id, "agentId": env.agent_id},
-        )
+        emit(Stream.LIFECYCLE, run_event.started(chain[0], entry.session_id, env.agent_id))
         for note in run.notes:
             transcript.append({"role": "system", "content": note, "runId": run.id})
         role = "system" if run.ctx.system_event else "user"
@@ -107,22 +86,60 @@ class AgentRunner:
         usage = {"input": 0, "output": 0}
         try:
             async with asyncio.timeout(env.settings.timeout_seconds):
-                text = await self._loop(run, env, transcript, chain, usage, emit)
+                turn, tool_ctx = await self._turn(run, env, transcript, chain, emit)
+                text = await self._loop(run, turn, tool_ctx, usage)
         except TimeoutError:
             raise RunFailed(f"run timed out after {env.settings.timeout_seconds:g} s", usage) from None
         except ModelError as exc:
             raise RunFailed(f"model error: {exc.message}", usage) from None
-        return RunOutcome(status="ok", text=text, usage=usage)
+        return RunResult(text, usage)
 
-    async def _loop(
-        self,
-        run: Run,
-        env: AgentEnv,
-        transcript: Transcript,
-        chain: list[str],
-        usage: dict[str, int],
-        emit: Emit,
-    ) -> str:
+    async def _loop(self, run: RunRequest, turn: Turn, tool_ctx: ToolContext, usage: dict[str, int]) -> str:
+        """Model calls and tool rounds until a reply without tool calls; adds each call's tokens to `usage`."""
+        transcript, emit, rounds = turn.transcript, turn.emit, turn.env.settings.max_tool_rounds
+        may_recover = True  # a context overflow is compacted and retried once per model call
+        for _round in range(rounds):
+            for steered in run.take_steered():  # steer mode: messages that arrived during this run
+                transcript.append({"role": "user", "content": steered.ctx.body_for_agent, "runId": run.id})
+                emit(Stream.LIFECYCLE, run_event.steered(steered.id, steered.ctx.body))
+            prompt = await self.context.prepare(turn, tool_ctx)
+            model_turn = ModelTurn()
+            try:
+                await model_turn.stream(self._router, turn.chain, prompt.messages, turn.tools, emit)
+            except BaseException as exc:
+                if model_turn.text:
+                    transcript.append(
+                        {"role": "assistant", "content": model_turn.text, "runId": run.id, "aborted": True}
+                    )
+                elif may_recover and _is_overflow(exc) and not model_turn.calls:
+                    may_recover = False
+                    if await self._recover(turn):
+                        continue
+                raise
+            may_recover = True
+            usage["input"] += model_turn.usage.input_tokens
+            usage["output"] += model_turn.usage.output_tokens
+            calls = model_turn.tool_calls()
+            entry: dict[str, Any] = {
+                "role": "assistant",
+                "content": model_turn.text,
+                "runId": run.id,
+                "model": model_turn.model,
+            }
+            if calls:
+                entry["toolCalls"] = [c.to_entry() for c in calls]
+            transcript.append(entry)
+            if not calls:
+                return model_turn.text
+            for call in calls:
+                await self._call_tool(call, tool_ctx, transcript, run.id, emit)
+        raise RunFailed(f"stopped after {rounds} tool rounds without a final reply", usage)
+
+    async def _turn(
+        self, run: RunRequest, env: AgentEnv, transcript: Transcript, chain: list[str], emit: Emit
+    ) -> tuple[Turn, ToolContext]:
+        """The run's `Turn` and the context its tools run in: the session's scope, the prompt sections and
+        run variables the capabilities give, and the bootstrap files as the run's filters leave them."""
         session = env.sessions.get(run.session_key)
         scope = scope_of(session.extra if session else None)  # a subagent session's limits (claw/agent/run_scope.py)
         tools = self._tools.schemas(exclude=scope.denied_tools)
@@ -143,44 +160,11 @@ class AgentRunner:
             skill_env=skill_env,
         )
         load = lambda: self.context.load_bootstrap(env.settings, env.workspace, run.session_key)  # noqa: E731
-        await filter_for_run(self.bootstrap_filters, run, env, load)
-        may_recover = True  # a context overflow is compacted and retried once per model call
-        for _round in range(env.settings.max_tool_rounds):
-            for steered in run.take_steered():  # steer mode: messages that arrived during this run
-                transcript.append({"role": "user", "content": steered.ctx.body_for_agent, "runId": run.id})
-                emit("lifecycle", {"phase": "steered", "runId": steered.id, "text": steered.ctx.body})
-            messages = await self._messages(run, env, transcript, tools, extra, chain, emit, tool_ctx)
-            turn = ModelTurn()
-            try:
-                await turn.stream(self._router, chain, messages, tools, emit)
-            except BaseException as exc:
-                if turn.text:
-                    transcript.append({"role": "assistant", "content": turn.text, "runId": run.id, "aborted": True})
-                elif may_recover and _is_overflow(exc) and not turn.calls:
-                    may_recover = False
-                    if await self._recover(run, env, transcript, tools, extra, chain, emit):
-                        continue
-                raise
-            may_recover = True
-            usage["input"] += turn.usage.input_tokens
-            usage["output"] += turn.usage.output_tokens
-            calls = turn.tool_calls()
-            entry: dict[str, Any] = {
-                "role": "assistant",
-                "content": turn.text,
-                "runId": run.id,
-                "model": turn.model,
-            }
-            if calls:
-                entry["toolCalls"] = [c.to_entry() for c in calls]
-            transcript.append(entry)
-            if not calls:
-                return turn.text
-            for call in calls:
-                await self._call_tool(call, tool_ctx, transcript, run, emit)
-        raise RunFailed(f"stopped after {env.settings.max_tool_rounds} tool rounds without a final reply", usage)
+        bootstrap = await filter_for_run(self.bootstrap_filters, run, env, load)
+        turn = Turn(env, run.session_key, transcript, tools, extra, chain, emit, bootstrap)
+        return turn, tool_ctx
 
-    def _section_request(self, run: Run, env: AgentEnv, scope: RunScope) -> SectionRequest:
+    def _section_request(self, run: RunRequest, env: AgentEnv, scope: RunScope) -> SectionRequest:
         return SectionRequest(
             agent_id=env.agent_id,
             session_key=run.session_key,
@@ -220,52 +204,21 @@ class AgentRunner:
                 merged.setdefault(name, value)
         return merged
 
-    async def _messages(
-        self,
-        run: Run,
-        env: AgentEnv,
-        transcript: Transcript,
-        tools: list[dict],
-        extra: list[tuple[str, str]],
-        chain: list[str],
-        emit: Emit,
-        tool_ctx: ToolContext,
-    ) -> list[dict]:
-        prompt = await self.context.prepare(env, run.session_key, transcript, tools, extra, chain, emit, tool_ctx)
-        return prompt.messages
-
-    async def _recover(
-        self,
-        run: Run,
-        env: AgentEnv,
-        transcript: Transcript,
-        tools: list[dict],
-        extra: list[tuple[str, str]],
-        chain: list[str],
-        emit: Emit,
-    ) -> bool:
+    async def _recover(self, turn: Turn) -> bool:
         """Compact after a context-overflow error; True when there was something to compact."""
-        if not env.settings.compaction.enabled:
+        if not turn.env.settings.compaction.enabled:
             return False
         try:
-            done = await self.context.compact(
-                env, run.session_key, transcript, tools, extra, chain, "overflow", None, emit
-            )
+            done = await self.context.compact(turn, "overflow")
         except (ModelError, ClawError) as exc:
-            log.warning("compaction after a context overflow failed for %s: %s", run.session_key, exc)
+            log.warning("compaction after a context overflow failed for %s: %s", turn.session_key, exc)
             return False
         return done is not None
 
-    async def _call_tool(self, call: ToolCall, ctx: ToolContext, transcript: Transcript, run: Run, emit: Emit) -> None:
-        emit(
-            "tool",
-            {
-                "phase": "start",
-                "toolCallId": call.id,
-                "name": call.name,
-                "args": _args_for_display(call.arguments),
-            },
-        )
+    async def _call_tool(
+        self, call: ToolCall, ctx: ToolContext, transcript: Transcript, run_id: str, emit: Emit
+    ) -> None:
+        emit(Stream.TOOL, run_event.tool_started(call.id, call.name, _args_for_display(call.arguments)))
         try:
             result = await self._tools.call(call.name, call.arguments, ctx)
         except asyncio.CancelledError:
@@ -278,16 +231,7 @@ class AgentRunner:
                     "isError": True,
                 }
             )
-            emit(
-                "tool",
-                {
-                    "phase": "result",
-                    "toolCallId": call.id,
-                    "name": call.name,
-                    "isError": True,
-                    "result": ABORTED_RESULT,
-                },
-            )
+            emit(Stream.TOOL, run_event.tool_result(call.id, call.name, True, ABORTED_RESULT))
             raise
         transcript.append(
             {
@@ -296,19 +240,10 @@ class AgentRunner:
                 "name": call.name,
                 "content": result.text,
                 "isError": result.is_error,
-                "runId": run.id,
+                "runId": run_id,
             }
         )
-        emit(
-            "tool",
-            {
-                "phase": "result",
-                "toolCallId": call.id,
-                "name": call.name,
-                "isError": result.is_error,
-                "result": result.text,
-            },
-        )
+        emit(Stream.TOOL, run_event.tool_result(call.id, call.name, result.is_error, result.text))
 
 
 def _is_overflow(exc: BaseException) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from claw.channels.adapter import ChannelAdapter, SendError
+from claw.gateway.run_event import Stream
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -80,8 +81,8 @@ class EditStreamer:
                 if event.is_terminal:
                     return
 
-    def _take(self, seq: int, stream: str, data: dict[str, Any], last: int) -> int:
-        if stream == "assistant" and data.get("delta"):
+    def _take(self, seq: int, stream: Stream, data: dict[str, Any], last: int) -> int:
+        if stream == Stream.ASSISTANT and data.get("delta"):
             self._text += data["delta"]
             self._dirty.set()
         return seq

@@ -1,14 +1,67 @@
-"""`RunEvent`: what every client receives while a run goes, and what `--json` prints."""
+"""`RunEvent` and its vocabulary: what every client receives while a run goes, and what `--json` prints.
+
+Every stream, phase and state a run can emit is declared here, once, with one constructor per event's
+`data`; emitters call the constructors and consumers compare against the enums. The enums are
+`StrEnum`s, so an event built here serialises to exactly the strings a client has always seen, and an
+event read back from the wire (plain strings) compares equal to them. README.md's `--json` paragraph
+lists the same phases (tests/gateway/test_run_event_vocabulary.py keeps the two in step).
+
+This module imports nothing of claw: the runtime (claw/agent) emits through it without depending on the core.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Any
 
-Stream = Literal["lifecycle", "assistant", "tool"]
 
-TERMINAL_PHASES = frozenset({"end", "error", "aborted"})
+class Stream(StrEnum):
+    LIFECYCLE = "lifecycle"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class Phase(StrEnum):
+    """`data["phase"]` of a lifecycle event: `accepted` first (then `spawned` for a subagent's run),
+    `start` once the run has its lanes, any of the middle ones while it goes, and one terminal phase last."""
+
+    ACCEPTED = "accepted"
+    SPAWNED = "spawned"
+    START = "start"
+    STEERED = "steered"
+    FAILOVER = "failover"
+    MEMORY_FLUSH = "memory_flush"
+    COMPACTION = "compaction"
+    SUBAGENT = "subagent"
+    END = "end"
+    ERROR = "error"
+    ABORTED = "aborted"
+
+
+class ToolPhase(StrEnum):
+    """`data["phase"]` of a tool event: every call starts, then has a result."""
+
+    START = "start"
+    RESULT = "result"
+
+
+class State(StrEnum):
+    """`data["state"]` of a `compaction` or `memory_flush` event (start, then end or error) or a `subagent` one."""
+
+    START = "start"
+    END = "end"
+    ERROR = "error"
+    SPAWNED = "spawned"
+
+
+TERMINAL_PHASES = frozenset({Phase.END, Phase.ERROR, Phase.ABORTED})
+"""Exactly one of these ends every run."""
+
+NO_MODEL = "no_model"
+"""The `code` of an `error` event when no model is configured: the user, not the run, must act."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,11 +74,11 @@ class RunEvent:
 
     @property
     def phase(self) -> str | None:
-        return self.data.get("phase") if self.stream in ("lifecycle", "tool") else None
+        return self.data.get("phase") if self.stream in (Stream.LIFECYCLE, Stream.TOOL) else None
 
     @property
     def is_terminal(self) -> bool:
-        return self.stream == "lifecycle" and self.data.get("phase") in TERMINAL_PHASES
+        return self.stream == Stream.LIFECYCLE and self.data.get("phase") in TERMINAL_PHASES
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -42,3 +95,104 @@ class RunEvent:
     @classmethod
     def from_wire(cls, raw: dict[str, Any]) -> RunEvent:
         return cls(raw["runId"], int(raw["seq"]), raw["sessionKey"], raw["stream"], dict(raw["data"]))
+
+
+# -- lifecycle data, in phase order -------------------------------------------------------------------
+
+
+def accepted(agent_id: str) -> dict[str, Any]:
+    """The gateway took the message; the run waits for its lanes."""
+    return {"phase": Phase.ACCEPTED, "agentId": agent_id}
+
+
+def spawned(parent_run_id: str, parent_session_key: str, depth: int, label: str | None, task: str) -> dict[str, Any]:
+    """A subagent's own run: who started it and with what task (the console draws the tree from it)."""
+    return {
+        "phase": Phase.SPAWNED,
+        "parentRunId": parent_run_id,
+        "parentSessionKey": parent_session_key,
+        "depth": depth,
+        "label": label,
+        "task": task,
+    }
+
+
+def started(model: str, session_id: str, agent_id: str) -> dict[str, Any]:
+    """The run has its lanes and begins its first model call, on `model`."""
+    return {"phase": Phase.START, "model": model, "sessionId": session_id, "agentId": agent_id}
+
+
+def steered(run_id: str, text: str) -> dict[str, Any]:
+    """The queued message of run `run_id` joined this turn (steer mode)."""
+    return {"phase": Phase.STEERED, "runId": run_id, "text": text}
+
+
+def failover(from_ref: str, to_ref: str, reason: str) -> dict[str, Any]:
+    """Model `from_ref` failed with `reason`; the call goes on with `to_ref`."""
+    return {"phase": Phase.FAILOVER, "from": from_ref, "to": to_ref, "reason": reason}
+
+
+def memory_flush_started(tokens: int) -> dict[str, Any]:
+    """The prompt (`tokens` long) nears the limit: the model may write durable notes first."""
+    return {"phase": Phase.MEMORY_FLUSH, "state": State.START, "tokens": tokens}
+
+
+def memory_flush_ended(wrote: str | None, error: str | None) -> dict[str, Any]:
+    """`wrote`: the file the notes went to, if any; `error`: why the flush failed (the turn goes on)."""
+    return {"phase": Phase.MEMORY_FLUSH, "state": State.END, "wrote": wrote, "error": error}
+
+
+def compaction_started(reason: str, tokens_before: int) -> dict[str, Any]:
+    """The older history is being summarised (`reason`: threshold | overflow | manual)."""
+    return {"phase": Phase.COMPACTION, "state": State.START, "reason": reason, "tokensBefore": tokens_before}
+
+
+def compaction_ended(result: Mapping[str, Any]) -> dict[str, Any]:
+    """`result`: the compaction's wire form (`CompactionResult.to_json()`: tokensBefore, tokensAfter, …)."""
+    return {"phase": Phase.COMPACTION, "state": State.END, **result}
+
+
+def compaction_failed(reason: str, message: str) -> dict[str, Any]:
+    return {"phase": Phase.COMPACTION, "state": State.ERROR, "reason": reason, "message": message}
+
+
+def subagent_spawned(child_run_id: str, child_session_key: str) -> dict[str, Any]:
+    """In the parent's run: it started a child."""
+    return {
+        "phase": Phase.SUBAGENT,
+        "state": State.SPAWNED,
+        "childRunId": child_run_id,
+        "childSessionKey": child_session_key,
+    }
+
+
+def end(text: str, usage: Mapping[str, int], **detail: Any) -> dict[str, Any]:
+    """The reply; `detail` e.g. `steeredInto` (the run the message joined instead)."""
+    return {"phase": Phase.END, "text": text, "usage": usage, **detail}
+
+
+def error(message: str | None, **detail: Any) -> dict[str, Any]:
+    """Why the run failed, for the user; `detail` e.g. `code=NO_MODEL`."""
+    return {"phase": Phase.ERROR, "message": message, **detail}
+
+
+def aborted(**detail: Any) -> dict[str, Any]:
+    """Stopped (or dropped from the queue: `detail` has the `reason`)."""
+    return {"phase": Phase.ABORTED, **detail}
+
+
+# -- assistant and tool data ----------------------------------------------------------------------------
+
+
+def delta(text: str) -> dict[str, Any]:
+    """A piece of the reply as it streams."""
+    return {"delta": text}
+
+
+def tool_started(call_id: str, name: str, args: Any) -> dict[str, Any]:
+    """`args`: the call's arguments, parsed from JSON when they parse."""
+    return {"phase": ToolPhase.START, "toolCallId": call_id, "name": name, "args": args}
+
+
+def tool_result(call_id: str, name: str, is_error: bool, result: str) -> dict[str, Any]:
+    return {"phase": ToolPhase.RESULT, "toolCallId": call_id, "name": name, "isError": is_error, "result": result}

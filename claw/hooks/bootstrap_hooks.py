@@ -14,9 +14,9 @@ from claw.agent.bootstrap import MIN_REMAINING_CHARS, BootstrapFile, trim_bootst
 from claw.hooks.events import AgentBootstrap
 
 if TYPE_CHECKING:
-    from claw.agent.runner import AgentEnv
+    from claw.agent.env import AgentEnv
+    from claw.agent.run_request import RunRequest
     from claw.gateway.gateway import Gateway
-    from claw.gateway.runs import Run
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ class BootstrapHooks:
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
 
-    async def __call__(self, run: Run, env: AgentEnv, files: list[BootstrapFile]) -> list[BootstrapFile]:
+    async def __call__(self, run: RunRequest, env: AgentEnv, files: list[BootstrapFile]) -> list[BootstrapFile]:
         event = AgentBootstrap(
             state_dir=self._gateway.paths.data_dir,
             session_key=run.session_key,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
+from claw.agent.run_scope import is_subagent_key
 from claw.agent.sections import SectionRequest
-from claw.gateway.session_keys import is_subagent_key
 from claw.subagents.policy import DEPTH_KEY, PARENT_KEY
 
 if TYPE_CHECKING:

@@ -8,11 +8,12 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from claw.agent.run_scope import SCOPE_KEY
+from claw.agent.run_scope import SCOPE_KEY, subagent_session_key
 from claw.errors import ClawError
+from claw.gateway import run_event
 from claw.gateway.msg_context import MsgContext
+from claw.gateway.run_event import Stream
 from claw.gateway.runs import Run
-from claw.gateway.session_keys import subagent_session_key
 from claw.subagents.policy import (
     DEPTH_KEY,
     PARENT_KEY,
@@ -116,16 +117,14 @@ async def spawn(gw: Gateway, registry: SubagentRegistry, ctx: ToolContext, req: 
     record = replace(record, run_id=result.run_id)
     registry.add(record)
     child = gw.runs.get(result.run_id)
-    wire = {"parentRunId": ctx.run_id, "parentSessionKey": ctx.session_key, "depth": record.depth}
     if child is not None:  # the console draws the tree from these (and from `subagents.list`)
-        _emit(gw, child, {"phase": "spawned", **wire, "label": record.label, "task": record.task})
+        _emit(gw, child, run_event.spawned(ctx.run_id, ctx.session_key, record.depth, record.label, record.task))
     if parent is not None:
-        spawned = {"phase": "subagent", "state": "spawned", "childRunId": record.run_id, "childSessionKey": key}
-        _emit(gw, parent, spawned)
+        _emit(gw, parent, run_event.subagent_spawned(record.run_id, key))
     gw.track(asyncio.create_task(supervise(gw, registry, record), name=f"subagent:{record.run_id}"))
     return record
 
 
 def _emit(gw: Gateway, run: Run, data: dict[str, Any]) -> None:
     if not run.finished and not run.finishing:
-        gw.bus.publish(run.next_event("lifecycle", data))
+        gw.bus.publish(run.next_event(Stream.LIFECYCLE, data))

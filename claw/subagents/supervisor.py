@@ -9,6 +9,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from claw.gateway.run_event import Phase, Stream
 from claw.gateway.runs import Run, RunOutcome
 from claw.gateway.session_keys import agent_of
 from claw.subagents.announce import announce, announcement, note
@@ -86,12 +87,12 @@ async def _started(gw: Gateway, run: Run) -> bool:
     replay, sub = gw.subscribe_run(run.id)
     async with sub:
         for event in replay:
-            if event.stream == "lifecycle" and event.phase == "start":
+            if event.stream == Stream.LIFECYCLE and event.phase == Phase.START:
                 return True
             if event.is_terminal:
                 return False
         async for event in sub:
-            if event.stream == "lifecycle" and event.phase == "start":
+            if event.stream == Stream.LIFECYCLE and event.phase == Phase.START:
                 return True
             if event.is_terminal:
                 return False

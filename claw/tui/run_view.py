@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from claw.gateway.run_event import RunEvent
+from claw.gateway.run_event import Phase, RunEvent, Stream, ToolPhase
 from claw.tui.markdown_chunks import CHUNK_CHARS, last_block_start
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
 from claw.tui.widgets.conversation.conversation import Conversation
@@ -44,7 +44,8 @@ class RunView:
         self.system = system
         """Not the user's turn: `message` is shown as a notice when it starts, and never listed as queued."""
         self.started = False
-        self.outcome: str | None = None
+        self.outcome: Phase | None = None
+        """The run's terminal phase, once it has ended."""
         self.usage: dict[str, int] = {}
         self.model_calls = 0
         self.assistant: AssistantMessage | None = None
@@ -61,38 +62,39 @@ class RunView:
 
     async def apply(self, event: RunEvent) -> None:
         self.panes.events.record(event)
-        if event.stream == "assistant":
+        if event.stream == Stream.ASSISTANT:
             await self._delta(str(event.data.get("delta", "")))
-        elif event.stream == "tool":
+        elif event.stream == Stream.TOOL:
             await self._tool(event.data)
         else:
-            await self._lifecycle(str(event.data.get("phase")), event.data)
+            await self._lifecycle(str(event.phase), event.data)
 
     async def _lifecycle(self, phase: str, data: dict[str, Any]) -> None:
         status = self.panes.status
-        if phase == "start":
-            await self._start()
-            status.model = data.get("model") or status.model
-            status.state = "thinking"
-            self.model_calls = 1
-        elif phase == "failover":
-            status.model = data.get("to") or status.model
-            await self.panes.conversation.add_notice(
-                f"⚠ {data.get('from')} failed ({data.get('reason')}); trying {data.get('to')}", "warning"
-            )
-        elif phase == "end":
-            self.usage = dict(data.get("usage") or {})
-            if not self.streamed and data.get("text"):  # the deltas were missed (joined late): show the reply
-                await self._delta(str(data["text"]))
-            await self._close_text()
-            await self._finish("end", "idle")
-        elif phase == "error":
-            self.usage = dict(data.get("usage") or {})
-            await self._close_text("✗ error")
-            await self.panes.conversation.add_notice(f"✗ {data.get('message')}", "error")
-            await self._finish("error", "error")
-        elif phase == "aborted":
-            await self._aborted()
+        match phase:
+            case Phase.START:
+                await self._start()
+                status.model = data.get("model") or status.model
+                status.state = "thinking"
+                self.model_calls = 1
+            case Phase.FAILOVER:
+                status.model = data.get("to") or status.model
+                await self.panes.conversation.add_notice(
+                    f"⚠ {data.get('from')} failed ({data.get('reason')}); trying {data.get('to')}", "warning"
+                )
+            case Phase.END:
+                self.usage = dict(data.get("usage") or {})
+                if not self.streamed and data.get("text"):  # the deltas were missed (joined late): show the reply
+                    await self._delta(str(data["text"]))
+                await self._close_text()
+                await self._finish(Phase.END, "idle")
+            case Phase.ERROR:
+                self.usage = dict(data.get("usage") or {})
+                await self._close_text("✗ error")
+                await self.panes.conversation.add_notice(f"✗ {data.get('message')}", "error")
+                await self._finish(Phase.ERROR, "error")
+            case Phase.ABORTED:
+                await self._aborted()
 
     async def _start(self) -> None:
         if self.started:
@@ -131,7 +133,7 @@ class RunView:
 
     async def _tool(self, data: dict[str, Any]) -> None:
         call_id = str(data.get("toolCallId", ""))
-        if data.get("phase") == "start":
+        if data.get("phase") == ToolPhase.START:
             await self._close_text()
             card = ToolCard(call_id, str(data.get("name", "?")), data.get("args"), started=time.monotonic())
             self.cards[call_id] = card
@@ -166,9 +168,9 @@ class RunView:
             await self._close_text("⏹ aborted")
         else:
             await self.panes.conversation.add_notice("⏹ aborted", "warning")
-        await self._finish("aborted", "idle")
+        await self._finish(Phase.ABORTED, "idle")
 
-    async def _finish(self, outcome: str, state: str) -> None:
+    async def _finish(self, outcome: Phase, state: str) -> None:
         self.outcome = outcome
         for card in self.cards.values():
             if card.status == "running":

@@ -12,12 +12,11 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from claw.gateway.run_event import RunEvent
+from claw.gateway.run_event import Phase, RunEvent, Stream
 
 FINISHED = frozenset({"ok", "error", "timeout", "aborted"})
 SETTLED_ANNOUNCE = frozenset({"delivered", "noted", "failed"})
 _RANK = {"queued": 0, "running": 1}
-_TERMINAL = {"end": "ok", "error": "error", "aborted": "aborted"}
 NAME_CHARS = 48
 
 
@@ -65,18 +64,21 @@ class ChildInfo:
     def with_event(self, event: RunEvent) -> ChildInfo:
         """This child after one of its own run's events."""
         data = event.data
-        if event.stream != "lifecycle":
+        if event.stream != Stream.LIFECYCLE:
             return self
-        phase = data.get("phase")
-        if phase == "accepted":
-            return replace(self, agent_id=str(data.get("agentId") or self.agent_id))
-        if phase == "spawned":
-            return replace(self, label=data.get("label") or self.label, task=str(data.get("task") or self.task))
-        if phase == "start" and not self.finished:
-            return replace(self, status="running", started_at=self.started_at or time.time())
-        if phase in _TERMINAL and not self.confirmed:
-            error = data.get("message") if phase == "error" else data.get("reason") if phase == "aborted" else None
-            return replace(self, status=_TERMINAL[phase], ended_at=time.time(), error=error)
+        match event.phase:
+            case Phase.ACCEPTED:
+                return replace(self, agent_id=str(data.get("agentId") or self.agent_id))
+            case Phase.SPAWNED:
+                return replace(self, label=data.get("label") or self.label, task=str(data.get("task") or self.task))
+            case Phase.START if not self.finished:
+                return replace(self, status="running", started_at=self.started_at or time.time())
+            case Phase.END if not self.confirmed:
+                return replace(self, status="ok", ended_at=time.time(), error=None)
+            case Phase.ERROR if not self.confirmed:
+                return replace(self, status="error", ended_at=time.time(), error=data.get("message"))
+            case Phase.ABORTED if not self.confirmed:
+                return replace(self, status="aborted", ended_at=time.time(), error=data.get("reason"))
         return self
 
     def with_row(self, row: dict[str, Any]) -> ChildInfo:

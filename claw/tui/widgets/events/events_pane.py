@@ -8,11 +8,17 @@ from datetime import datetime
 from rich.text import Text
 from textual.widgets import RichLog
 
-from claw.gateway.run_event import RunEvent
+from claw.gateway.run_event import Phase, RunEvent, Stream, ToolPhase
 from claw.tui.format import duration, short_args
 
 MAX_LINES = 5000
-_COLOURS = {"error": "red", "failover": "yellow", "aborted": "yellow", "end": "green", "subagent": "cyan"}
+_COLOURS: dict[str, str] = {
+    Phase.ERROR: "red",
+    Phase.FAILOVER: "yellow",
+    Phase.ABORTED: "yellow",
+    Phase.END: "green",
+    Phase.SUBAGENT: "cyan",
+}
 
 
 class EventsPane(RichLog):
@@ -37,38 +43,39 @@ class EventsPane(RichLog):
     def record(self, event: RunEvent) -> None:
         now = time.monotonic()
         run = event.run_id
-        if event.stream == "assistant":
+        if event.stream == Stream.ASSISTANT:
             if self._deltas.get(run, 0) == 0:
                 self._line(run, now, "assistant", "first token", "cyan")
             self._deltas[run] = self._deltas.get(run, 0) + 1
             return
         data = event.data
         phase = str(data.get("phase", ""))
-        if event.stream == "tool":
-            detail = f"{data.get('name')} {short_args(data.get('args'), 48)}" if phase == "start" else data.get("name")
-            if phase == "result":
+        if event.stream == Stream.TOOL:
+            name = str(data.get("name"))
+            detail = f"{name} {short_args(data.get('args'), 48)}" if phase == ToolPhase.START else name
+            if phase == ToolPhase.RESULT:
                 detail = f"{'✗' if data.get('isError') else '✓'} {detail}"
-            self._line(run, now, f"tool {phase}", str(detail), "magenta")
+            self._line(run, now, f"tool {phase}", detail, "magenta")
             return
-        if phase == "accepted":
-            self._accepted[run] = now
-            self._deltas[run] = 0
-            detail = f"run {run[:8]}"
-        elif phase == "start":
-            detail = f"model {data.get('model')}"
-        elif phase == "failover":
-            detail = f"{data.get('from')} → {data.get('to')}: {data.get('reason')}"
-        elif phase == "end":
-            usage = data.get("usage") or {}
-            detail = (
-                f"{self._deltas.get(run, 0)} deltas, tokens in {usage.get('input', 0)} / out {usage.get('output', 0)}"
-            )
-        elif phase == "error":
-            detail = str(data.get("message"))
-        elif phase == "subagent":
-            detail = f"{data.get('state')} run {str(data.get('childRunId', ''))[:8]}"
-        else:
-            detail = ""
+        match phase:
+            case Phase.ACCEPTED:
+                self._accepted[run] = now
+                self._deltas[run] = 0
+                detail = f"run {run[:8]}"
+            case Phase.START:
+                detail = f"model {data.get('model')}"
+            case Phase.FAILOVER:
+                detail = f"{data.get('from')} → {data.get('to')}: {data.get('reason')}"
+            case Phase.END:
+                usage = data.get("usage") or {}
+                tokens = f"tokens in {usage.get('input', 0)} / out {usage.get('output', 0)}"
+                detail = f"{self._deltas.get(run, 0)} deltas, {tokens}"
+            case Phase.ERROR:
+                detail = str(data.get("message"))
+            case Phase.SUBAGENT:
+                detail = f"{data.get('state')} run {str(data.get('childRunId', ''))[:8]}"
+            case _:
+                detail = ""
         self._line(run, now, phase, detail, _COLOURS.get(phase, "blue"))
         if event.is_terminal:
             self._accepted.pop(run, None)

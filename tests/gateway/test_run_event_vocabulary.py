@@ -1,0 +1,121 @@
+"""The run-event vocabulary is declared once (claw/gateway/run_event.py), README.md documents exactly it,
+and what goes on the wire is what clients have always read."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from claw.gateway import run_event
+from claw.gateway.run_event import Phase, RunEvent, State, Stream, ToolPhase
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Every constructor, with the data it must put on the wire (keys in this order).
+SAMPLES: list[tuple[dict[str, Any], dict[str, Any]]] = [
+    (run_event.accepted("main"), {"phase": "accepted", "agentId": "main"}),
+    (
+        run_event.spawned("p1", "agent:main:main", 1, None, "look"),
+        {
+            "phase": "spawned",
+            "parentRunId": "p1",
+            "parentSessionKey": "agent:main:main",
+            "depth": 1,
+            "label": None,
+            "task": "look",
+        },
+    ),
+    (run_event.started("m/x", "s1", "main"), {"phase": "start", "model": "m/x", "sessionId": "s1", "agentId": "main"}),
+    (run_event.steered("r2", "and this"), {"phase": "steered", "runId": "r2", "text": "and this"}),
+    (run_event.failover("a/x", "b/y", "429"), {"phase": "failover", "from": "a/x", "to": "b/y", "reason": "429"}),
+    (run_event.memory_flush_started(9), {"phase": "memory_flush", "state": "start", "tokens": 9}),
+    (run_event.memory_flush_ended(None, "x"), {"phase": "memory_flush", "state": "end", "wrote": None, "error": "x"}),
+    (
+        run_event.compaction_started("overflow", 90),
+        {"phase": "compaction", "state": "start", "reason": "overflow", "tokensBefore": 90},
+    ),
+    (
+        run_event.compaction_ended({"tokensBefore": 90, "tokensAfter": 30}),
+        {"phase": "compaction", "state": "end", "tokensBefore": 90, "tokensAfter": 30},
+    ),
+    (
+        run_event.compaction_failed("manual", "no"),
+        {"phase": "compaction", "state": "error", "reason": "manual", "message": "no"},
+    ),
+    (
+        run_event.subagent_spawned("c1", "agent:main:subagent:u"),
+        {"phase": "subagent", "state": "spawned", "childRunId": "c1", "childSessionKey": "agent:main:subagent:u"},
+    ),
+    (run_event.end("hi", {"input": 1}), {"phase": "end", "text": "hi", "usage": {"input": 1}}),
+    (run_event.end("", {}, steeredInto="r1"), {"phase": "end", "text": "", "usage": {}, "steeredInto": "r1"}),
+    (run_event.error("boom", code="no_model"), {"phase": "error", "message": "boom", "code": "no_model"}),
+    (run_event.aborted(reason="queue full"), {"phase": "aborted", "reason": "queue full"}),
+    (run_event.delta("he"), {"delta": "he"}),
+    (
+        run_event.tool_started("c", "read", {"path": "x"}),
+        {"phase": "start", "toolCallId": "c", "name": "read", "args": {"path": "x"}},
+    ),
+    (
+        run_event.tool_result("c", "read", False, "ok"),
+        {"phase": "result", "toolCallId": "c", "name": "read", "isError": False, "result": "ok"},
+    ),
+]
+
+
+def _json_paragraph() -> str:
+    """README.md from its `--json` paragraph to the next heading."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("`--json` prints one object per line")
+    return readme[start : readme.index("\n#", start)]
+
+
+def test_readme_lists_every_lifecycle_phase_in_order() -> None:
+    listed = re.findall(r"^- `(\w+)`", _json_paragraph(), flags=re.MULTILINE)
+    assert listed == [phase.value for phase in Phase]
+
+
+def test_readme_names_the_tool_phases_and_the_streams() -> None:
+    paragraph = _json_paragraph()
+    assert re.findall(r'\{"phase": "(\w+)"', paragraph) == [phase.value for phase in ToolPhase]
+    assert re.findall(r'"stream": ("\w+"(?:\|"\w+")*)', paragraph) == ["|".join(f'"{s}"' for s in Stream)]
+
+
+def test_no_phase_is_spelled_outside_the_vocabulary() -> None:
+    """Event data is built by run_event's constructors only: a `"phase": …` literal elsewhere in claw/ would be
+    a phase no one declared."""
+    literal = re.compile(r"""["']phase["']\s*:""")
+    found = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in sorted((REPO / "claw").rglob("*.py"))
+        if path != REPO / "claw" / "gateway" / "run_event.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if literal.search(line)
+    ]
+    assert found == []
+
+
+def test_constructors_put_the_same_strings_on_the_wire() -> None:
+    for data, wire in SAMPLES:
+        assert json.loads(json.dumps(data)) == wire
+        assert list(data) == list(wire)
+    emitted = {(data.get("phase"), data.get("state")) for data, _wire in SAMPLES}
+    assert {phase for phase, _state in emitted} == {*Phase, *ToolPhase, None}  # None: an assistant delta
+    assert {state for _phase, state in emitted} == {*State, None}
+
+
+def test_an_event_serialises_and_reads_back_as_before() -> None:
+    event = RunEvent("r1", 3, "agent:main:main", Stream.LIFECYCLE, run_event.end("hi", {"input": 2, "output": 1}))
+    line = event.to_json()
+    assert line == (
+        '{"runId": "r1", "seq": 3, "sessionKey": "agent:main:main", "stream": "lifecycle", '
+        '"data": {"phase": "end", "text": "hi", "usage": {"input": 2, "output": 1}}}'
+    )
+    back = RunEvent.from_wire(json.loads(line))  # plain strings, as a remote client reads them
+    assert back == event and back.is_terminal and back.phase == Phase.END
+    match back.phase:
+        case Phase.END:
+            pass
+        case _:
+            raise AssertionError(back.phase)
