@@ -34,12 +34,13 @@ from pathlib import Path
 
 from bench.report import Target, finish, machine_line, percentile, spread
 from claw.automations import ledger, store
-from claw.automations.extension import manager_for
+from claw.automations.capability import AutomationsCapability
 from claw.automations.job import Job
 from claw.automations.schedule import Schedule
 from claw.automations.scheduler import Scheduler
+from claw.automations.schema import MIGRATIONS
+from claw.compose import build_gateway
 from claw.config import load_config
-from claw.gateway.gateway import Gateway
 from claw.paths import Paths
 from claw.store.db import Database
 from tests.support.model_server import ScriptedModelServer
@@ -86,16 +87,18 @@ async def bench(args: argparse.Namespace, home: Path) -> int:
     rng = random.Random(7)
     paths = Paths.from_env()
     now = time.time()
-    writer = Database(paths.gateway_db)
+    writer = Database(paths.gateway_db, MIGRATIONS)
     started = time.perf_counter()
     jobs = background_jobs(args.jobs, now, rng)
     computed = time.perf_counter() - started
     writer.write(lambda c: [store.insert_job(c, job) for job in jobs])
     print(f"{args.jobs} jobs: next runs computed in {computed * 1000:.0f} ms, stored in one transaction")
 
-    gateway = Gateway(paths, load_config(paths), services=lambda gw: [Scheduler(manager_for(gw))])
+    gateway = build_gateway(
+        paths, load_config(paths), services=lambda gw: [Scheduler(gw.capability(AutomationsCapability).manager)]
+    )
     await gateway.start()
-    manager = manager_for(gateway)
+    manager = gateway.capability(AutomationsCapability).manager
     try:
         await asyncio.sleep(2)  # let start-up settle
         cpu0, wall0 = time.process_time(), time.perf_counter()

@@ -115,8 +115,8 @@ class ModelServerProcess:
 
 async def stream_once(tokens: int, rate: float) -> dict[str, float]:
     from claw.client.local import LocalClient
+    from claw.compose import build_gateway
     from claw.config import load_config
-    from claw.gateway.gateway import Gateway
     from claw.paths import Paths
     from claw.tui.app import make_app
     from claw.tui.run_view import RunView
@@ -129,7 +129,7 @@ async def stream_once(tokens: int, rate: float) -> dict[str, float]:
         server = ModelServerProcess(reply, rate, Path(home))
         os.environ.update(CLAW_HOME=home, OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", CLAW_MODEL=MODEL)
         paths = Paths.from_env()
-        client = LocalClient(Gateway(paths, load_config(paths)), channel="tui")
+        client = LocalClient(build_gateway(paths, load_config(paths)), channel="tui")
         app = make_app(client)
 
         display = app._display  # noqa: SLF001 — the one place every frame passes through

@@ -51,8 +51,8 @@ from bench.corpus import write_bootstrap, write_transcript
 from bench.model_process import ModelProcess
 from bench.report import Target, finish, fsync_latency, machine_line, ms, percentile, spread
 from claw.client.local import LocalClient
+from claw.compose import build_gateway
 from claw.config import load_config
-from claw.gateway.gateway import Gateway
 from claw.paths import Paths
 from claw.providers.base import ChatRequest, ModelDelta, ModelProvider
 from claw.providers.failover import ModelRouter
@@ -219,7 +219,7 @@ async def run(args: argparse.Namespace, home: Path) -> int:
         router = ModelRouter(
             config, provider_factory=lambda name, settings: TimedProvider(OpenAICompatProvider(name, settings), marks)
         )
-        gateway = Gateway(paths, config, router=router)
+        gateway = build_gateway(paths, config, router=router)
         time_index_writes(gateway.sessions("main"), marks)
         client = LocalClient(gateway)
         await gateway.start()

@@ -21,6 +21,7 @@ from claw.gateway.msg_context import MsgContext
 from claw.store.db import Database
 
 if TYPE_CHECKING:
+    from claw.automations.manager import Deliver
     from claw.gateway.gateway import Gateway
 
 log = logging.getLogger(__name__)
@@ -31,10 +32,13 @@ CRON_CHANNEL = "cron"
 class Executor:
     """Turns a `Claim` into an agent run and records what came of it."""
 
-    def __init__(self, gateway: Callable[[], Gateway], db: Database, now: Callable[[], float]) -> None:
+    def __init__(
+        self, gateway: Callable[[], Gateway], db: Database, now: Callable[[], float], deliver: Deliver | None = None
+    ) -> None:
         self._db = db
         self._now = now
         self._gw = gateway
+        self._to_channel = deliver
         self.agent_runs: dict[str, str] = {}
         """Ledger run id → agent run id, for the runs in flight (so a stopping scheduler can abort them)."""
 
@@ -120,10 +124,10 @@ class Executor:
     async def _announce(self, run: JobRun, channel: str, target: str, text: str) -> JobRun:
         """Queue the reply in the channels' outbox (`queued`); without an account for `channel` it stays
         `stored` with the run. The outbox delivers and retries it (`claw outbox ls`)."""
-        from claw.channels.announce import queue_announcement
-
+        if self._to_channel is None:  # a gateway built without channels
+            return run
         try:
-            queued = await queue_announcement(self._gw(), channel, target, text, run_id=run.id)
+            queued = await self._to_channel(channel, target, text, run.id)
         except ClawError as exc:
             status, error = "failed", exc.message
         else:

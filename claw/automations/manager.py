@@ -13,7 +13,7 @@ import os
 import sqlite3
 import uuid
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ from claw.automations import ledger, store
 from claw.automations.clock import Clock, SystemClock
 from claw.automations.executor import Executor
 from claw.automations.job import Job, JobRun
+from claw.automations.schema import MIGRATIONS
 from claw.automations.spec import JobParams, changed_job, new_job
 from claw.errors import NotFoundError
 from claw.store.db import Database
@@ -32,9 +33,15 @@ _LIVE_OWNERS: set[str] = set()
 """Owner tokens of the managers alive in this process (a run row names the process and manager that runs it)."""
 
 
+Deliver = Callable[[str, str, str, str], Awaitable["int | None"]]
+"""Send a job's reply to `<channel>:<target>`: `(channel, target, text, run_id)` → the outbox id, or None when
+no account of that channel is configured (the channels capability's `announce`)."""
+
+
 class AutomationManager:
-    def __init__(self, gateway: Gateway, clock: Clock | None = None) -> None:
-        self._gateway = weakref.ref(gateway)  # the gateway's registries hold this manager: no cycle back
+    def __init__(self, gateway: Gateway, deliver: Deliver | None = None, clock: Clock | None = None) -> None:
+        self._gateway = weakref.ref(gateway)  # the gateway holds this manager (through its capability): no cycle
+        self.deliver = deliver
         self.paths = gateway.paths
         self.clock: Clock = clock or SystemClock()
         self.owner = f"{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -55,7 +62,7 @@ class AutomationManager:
     @property
     def db(self) -> Database:
         if self._db is None:
-            self._db = Database(self.paths.gateway_db)
+            self._db = Database(self.paths.gateway_db, MIGRATIONS)
             self._executor = None
             _LIVE_OWNERS.add(self.owner)
         return self._db
@@ -63,7 +70,7 @@ class AutomationManager:
     @property
     def executor(self) -> Executor:
         if self._executor is None:
-            self._executor = Executor(lambda: self.gateway, self.db, lambda: self.clock.now())
+            self._executor = Executor(lambda: self.gateway, self.db, lambda: self.clock.now(), self.deliver)
         return self._executor
 
     def close(self) -> None:

@@ -7,18 +7,16 @@ import time
 from typing import TYPE_CHECKING
 
 from claw.channels import outbox
-from claw.channels.extension import manager_for
 from claw.channels.render import render_parts
 from claw.errors import UsageError
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.channels.manager import ChannelManager
 
 
-async def queue_announcement(gateway: Gateway, channel: str, target: str, text: str, *, run_id: str) -> int | None:
+async def queue_announcement(m: ChannelManager, channel: str, target: str, text: str, *, run_id: str) -> int | None:
     """Queue `text` for `<channel>:<target>`; the outbox id, or None when no account of `channel` is configured.
     A target the channel cannot parse is a `UsageError`."""
-    m = manager_for(gateway)
     accounts = [a for (ch, _acct), a in m.adapters.items() if ch == channel]
     if not accounts:
         return None

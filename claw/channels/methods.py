@@ -12,15 +12,16 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from claw.channels import inbox, outbox, pairing
-from claw.channels.extension import manager_for
 from claw.errors import UsageError
-from claw.gateway.methods import method
 
 if TYPE_CHECKING:
     from claw.channels.adapter import ChannelAdapter
+    from claw.channels.manager import ChannelManager
+    from claw.gateway.capability import Method
     from claw.gateway.gateway import Gateway
 
 
@@ -28,14 +29,12 @@ def _describe(adapter: ChannelAdapter) -> dict[str, Any]:
     return {"channel": adapter.channel, "accountId": adapter.account_id, **adapter.describe()}
 
 
-@method("channels.list")
-async def channels_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
-    return [_describe(a) for a in manager_for(gw).adapters.values()]
+async def channels_list(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+    return [_describe(a) for a in manager.adapters.values()]
 
 
-@method("channels.status")
-async def channels_status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    m = manager_for(gw)
+async def channels_status(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    m = manager
     inbound = await m.db.aread(inbox.counts)
     outbound = await m.db.aread(outbox.counts)
     accounts = []
@@ -59,42 +58,38 @@ async def channels_status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]
     return {"running": m.running, "idle": service is not None and service.idle, "accounts": accounts}
 
 
-@method("pairing.list")
-async def pairing_list(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+async def pairing_list(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     channel = _opt(params, "channel")
-    m = manager_for(gw)
+    m = manager
     pending = await m.db.aread(lambda c: pairing.pending(c, time.time(), channel))
     approved = await m.db.aread(lambda c: pairing.approved(c, channel))
     return {"pending": [p.to_wire() for p in pending], "approved": approved}
 
 
-@method("pairing.approve")
-async def pairing_approve(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+async def pairing_approve(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     channel, code = _opt(params, "channel"), _opt(params, "code")
     if not channel or not code:
         raise UsageError("pairing.approve needs a channel and a code, e.g. `claw pairing approve telegram ABCD2345`")
-    request = await manager_for(gw).db.awrite(lambda c: pairing.approve(c, channel.lower(), code, time.time()))
+    request = await manager.db.awrite(lambda c: pairing.approve(c, channel.lower(), code, time.time()))
     return request.to_wire()
 
 
-@method("outbox.list")
-async def outbox_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+async def outbox_list(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
     dead = bool(params.get("dead", False))
     limit = params.get("limit", 100)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise UsageError("invalid parameter 'limit': a positive integer")
-    rows = await manager_for(gw).db.aread(lambda c: outbox.listing(c, dead=dead, limit=limit))
+    rows = await manager.db.aread(lambda c: outbox.listing(c, dead=dead, limit=limit))
     return [r.to_wire() for r in rows]
 
 
-@method("outbox.retry")
-async def outbox_retry(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+async def outbox_retry(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     row_id = params.get("id")
     if isinstance(row_id, str) and row_id.isdigit():
         row_id = int(row_id)
     if isinstance(row_id, bool) or not isinstance(row_id, int):
         raise UsageError("outbox.retry needs an entry id (a number, as `claw outbox ls` shows it)")
-    m = manager_for(gw)
+    m = manager
     row = await m.db.awrite(lambda c: outbox.retry(c, row_id, time.time()))
     m.outbox_wake.set()
     return {**row.to_wire(), "delivering": m.running}
@@ -105,3 +100,15 @@ def _opt(params: dict[str, Any], key: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise UsageError(f"invalid parameter {key!r}: expected a string")
     return value or None
+
+
+def channel_methods(manager: ChannelManager) -> dict[str, Method]:
+    """These methods by wire name, bound to `manager`."""
+    return {
+        "channels.list": partial(channels_list, manager),
+        "channels.status": partial(channels_status, manager),
+        "pairing.list": partial(pairing_list, manager),
+        "pairing.approve": partial(pairing_approve, manager),
+        "outbox.list": partial(outbox_list, manager),
+        "outbox.retry": partial(outbox_retry, manager),
+    }

@@ -82,12 +82,11 @@ async def _run_local(**options: str | None) -> None:
     async def connect() -> tuple[GatewayClient, ApprovalSource]:
         from claw.cli.common import load
         from claw.client.local import LocalClient
-        from claw.gateway.extensions import default_services
-        from claw.gateway.gateway import Gateway
+        from claw.compose import build_gateway, capability_services
         from claw.tui.approvals import BrokerApprovals
 
         paths, config = load(options["agent_id"])
-        gateway = Gateway(paths, config, services=default_services)
+        gateway = build_gateway(paths, config, services=capability_services)
         await gateway.start()
         return LocalClient(gateway, channel="tui"), BrokerApprovals(gateway.approvals)
 

@@ -33,10 +33,10 @@ def call_gateway(method: str, *, timeout: float = DEFAULT_CALL_TIMEOUT, **params
 async def _call_local(method: str, params: dict[str, Any]) -> Any:
     from claw.cli.common import load
     from claw.client.local import LocalClient
-    from claw.gateway.gateway import Gateway
+    from claw.compose import build_gateway
 
     paths, config = load()
-    client = LocalClient(Gateway(paths, config))
+    client = LocalClient(build_gateway(paths, config))
     try:
         return await client.call(method, **params)
     finally:

@@ -26,9 +26,7 @@ class LocalClient:
         self._owns = owns_gateway
 
     async def call(self, method: str, **params: Any) -> Any:
-        from claw.gateway.methods import call_method
-
-        return await call_method(self.gateway, method, params, channel=self._channel)
+        return await self.gateway.call_method(method, params, channel=self._channel)
 
     async def run(
         self,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from claw.errors import ClawError
+from claw.gateway.capability import Command
 from claw.hooks import points as hook_points
 
 if TYPE_CHECKING:
@@ -38,8 +39,10 @@ class RunInstead:
 
 Handler = Callable[["Gateway", CommandCall], Awaitable["str | RunInstead"]]
 Fallback = Callable[["Gateway", CommandCall], Awaitable["str | RunInstead | None"]]
-FALLBACKS: list[Fallback] = []
 """Asked in order about a `/name` that is not a command (e.g. `/<skill>`); None means "not mine"."""
+StopListener = Callable[["Gateway", str], int]
+"""Called by /stop with the session key; each stops what it owns there (e.g. the session's subagents)
+and returns how many runs it stopped."""
 
 
 ABORT_SETTLE_SECONDS = 5.0
@@ -58,14 +61,9 @@ async def _new(gw: Gateway, call: CommandCall) -> str:
     return "\n".join([f"New session started for {call.session_key} (id {entry.session_id[:8]}){note}.", *said])
 
 
-StopListener = Callable[["Gateway", str], int]
-STOP_LISTENERS: list[StopListener] = []
-"""Called by /stop with the session key; each stops what it owns there (e.g. the session's subagents)
-and returns how many runs it stopped."""
-
-
 async def _stop(gw: Gateway, call: CommandCall) -> str:
-    stopped = gw.abort_session(call.session_key) + sum(stop(gw, call.session_key) for stop in STOP_LISTENERS)
+    listeners = gw.commands.stop_listeners
+    stopped = gw.abort_session(call.session_key) + sum(stop(gw, call.session_key) for stop in listeners)
     said = await hook_points.command(gw, call, current=gw.sessions(call.agent_id).get(call.session_key))
     reply = f"Stopped {stopped} run{'s' if stopped != 1 else ''}." if stopped else "Nothing is running."
     return "\n".join([reply, *said])
@@ -102,35 +100,51 @@ async def _queue(gw: Gateway, call: CommandCall) -> str:
 
 async def _help(gw: Gateway, call: CommandCall) -> str:
     lines = ["Commands:"]
-    lines += [f"  /{name:<8} {desc}" for name, (desc, _) in sorted(COMMANDS.items())]
+    lines += [f"  /{c.name:<8} {c.description}" for c in gw.commands.listing()]
     return "\n".join(lines)
 
 
-COMMANDS: dict[str, tuple[str, Handler]] = {
-    "new": ("start a new session (the old transcript is archived)", _new),
-    "reset": ("same as /new", _new),
-    "stop": ("abort the running turn and anything queued for this session", _stop),
-    "status": ("session, model, message and token counts, run state", _status),
-    "queue": ("show or set what messages do while busy: /queue steer|followup|collect|interrupt", _queue),
-    "help": ("this list", _help),
-}
+CORE_COMMANDS: tuple[Command, ...] = (
+    Command("new", "start a new session (the old transcript is archived)", _new),
+    Command("reset", "same as /new", _new),
+    Command("stop", "abort the running turn and anything queued for this session", _stop),
+    Command("status", "session, model, message and token counts, run state", _status),
+    Command("queue", "show or set what messages do while busy: /queue steer|followup|collect|interrupt", _queue),
+    Command("help", "this list", _help),
+)
 
 
-def register(name: str, description: str, handler: Handler) -> None:
-    """Add a command (later capabilities add theirs: /compact, /context, /queue, /skill …)."""
-    COMMANDS[name] = (description, handler)
+class CommandTable:
+    """One gateway's slash commands: the core's, then each capability's (`Gateway.use` adds them)."""
 
+    def __init__(self, commands: tuple[Command, ...] = CORE_COMMANDS) -> None:
+        self._commands: dict[str, Command] = {}
+        self.fallbacks: list[Fallback] = []
+        self.stop_listeners: list[StopListener] = []
+        self.add(*commands)
 
-async def run_command(gw: Gateway, call: CommandCall) -> str | RunInstead | None:
-    """The command's reply, a `RunInstead`, or None if `call.name` is not a command (the text goes to the model)."""
-    found = COMMANDS.get(call.name)
-    if found is None:
-        for fallback in FALLBACKS:
-            answer = await fallback(gw, call)
-            if answer is not None:
-                return answer
-        return None
-    try:
-        return await found[1](gw, call)
-    except ClawError as exc:  # a command used wrongly answers with the reason, like any other reply
-        return exc.message
+    def add(self, *commands: Command) -> None:
+        for command in commands:
+            self._commands[command.name] = command
+
+    def get(self, name: str) -> Command | None:
+        return self._commands.get(name)
+
+    def listing(self) -> list[Command]:
+        """Every command, by name."""
+        return sorted(self._commands.values(), key=lambda c: c.name)
+
+    async def run(self, gw: Gateway, call: CommandCall) -> str | RunInstead | None:
+        """The command's reply, a `RunInstead`, or None if `call.name` is not a command (the text goes to
+        the model)."""
+        found = self._commands.get(call.name)
+        if found is None:
+            for fallback in self.fallbacks:
+                answer = await fallback(gw, call)
+                if answer is not None:
+                    return answer
+            return None
+        try:
+            return await found.handler(gw, call)
+        except ClawError as exc:  # a command used wrongly answers with the reason, like any other reply
+            return exc.message

@@ -1,7 +1,8 @@
-"""`Gateway`: the composition root. It owns sessions, runs, lanes, the event bus and the runtime.
+"""`Gateway`: the core. It owns sessions, runs, lanes, the event bus and the runtime.
 
-Every client — the CLI, the console, a WebSocket peer — goes through `dispatch`
-(messages) and `call` (the RPC methods of `claw.gateway.methods`).
+Every client — the CLI, the console, a WebSocket peer — goes through `dispatch` (messages) and
+`call_method` (the core's RPC methods and those of the capabilities it was given with `use`).
+`claw.compose.build_gateway` builds one with every capability, in one place.
 """
 
 from __future__ import annotations
@@ -12,17 +13,20 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from claw.agent.runner import AgentEnv, AgentRunner, RunFailed
+from claw.agent.env import AgentEnv
+from claw.agent.run_result import RunFailed
+from claw.agent.runner import AgentRunner
 from claw.config import Config
-from claw.errors import ClawError, GatewayUnavailable, NotFoundError
-from claw.gateway import commands
+from claw.errors import ClawError, GatewayUnavailable, NotFoundError, UsageError
+from claw.gateway import commands, run_event
+from claw.gateway.capability import Capability, HttpRoute, Method
 from claw.gateway.command_syntax import parse_command
 from claw.gateway.dedupe import InboundDedupe
 from claw.gateway.event_bus import EventBus
-from claw.gateway.extensions import install_all
 from claw.gateway.lanes import LaneScheduler
+from claw.gateway.methods import CORE_METHODS
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.queueing import QueueController, QueuePolicy, configured_policy
 from claw.gateway.routing import route
@@ -42,6 +46,7 @@ from claw.workspace import workspace_dir
 
 log = logging.getLogger(__name__)
 
+C = TypeVar("C", bound=Capability)
 IDEMPOTENCY_TTL_SECONDS = 20 * 60
 
 
@@ -109,8 +114,14 @@ class Gateway:
         self._stores: dict[str, SessionStore] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._background: set[asyncio.Task[Any]] = set()
-        install_all(self)
-        self.services: list[GatewayService] = list(services(self) if callable(services) else services)
+        self.capabilities: list[Capability] = []
+        """What `use` added, in order (the prompt's sections come in this order)."""
+        self.methods: dict[str, Method] = dict(CORE_METHODS)
+        """Every RPC method this gateway serves, by wire name."""
+        self.commands = commands.CommandTable()
+        self._services = services
+        self.services: list[GatewayService] = []
+        """The services `start` starts: those given, or what the callable given returned at `start`."""
         self._started: list[GatewayService] = []
         self.closing = False
 
@@ -121,8 +132,57 @@ class Gateway:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def use(self, *capabilities: Capability) -> None:
+        """Add what each capability offers: tools, prompt sections (in this order), bootstrap filters,
+        variables for `exec`, read roots, slash commands, RPC methods. A tool name already taken keeps
+        its first owner; a method or command name already taken is a programming error."""
+        for capability in capabilities:
+            offered_commands, offered_methods = capability.commands(), capability.methods()
+            for command in offered_commands:  # checked before anything is added: never half a capability
+                if self.commands.get(command.name) is not None:
+                    raise ValueError(f"{capability.name}: the command /{command.name} is taken")
+            for name in offered_methods:
+                if name in self.methods:
+                    raise ValueError(f"{capability.name}: the method {name!r} is taken")
+            for tool in capability.tools():
+                if self.tools.get(tool.name) is None:
+                    self.tools.register(tool)
+            self.runner.sections.extend(capability.sections())
+            self.runner.env_sources.extend(capability.env_sources())
+            self.runner.bootstrap_filters.extend(capability.bootstrap_filters())
+            self.extra_read_roots.extend(r for r in capability.read_roots() if r not in self.extra_read_roots)
+            self.commands.add(*offered_commands)
+            self.commands.fallbacks.extend(capability.command_fallbacks())
+            self.commands.stop_listeners.extend(capability.stop_listeners())
+            self.methods.update(offered_methods)
+            self.capabilities.append(capability)
+
+    def capability(self, kind: type[C]) -> C:
+        """The capability of type `kind` this gateway uses (for the interface layer and tests);
+        NotFoundError when it was built without one."""
+        for capability in self.capabilities:
+            if isinstance(capability, kind):
+                return capability
+        raise NotFoundError(f"this gateway has no {kind.__name__}")
+
+    def capability_services(self) -> list[GatewayService]:
+        """The long-lived services the capabilities offer (what `claw chat` and `claw gateway run` start)."""
+        return [service for capability in self.capabilities for service in capability.services()]
+
+    def http_routes(self) -> list[HttpRoute]:
+        """The HTTP routes the capabilities add to the gateway server's port."""
+        return [route for capability in self.capabilities for route in capability.routes()]
+
+    async def call_method(self, name: str, params: dict[str, Any], *, channel: str = "cli") -> Any:
+        """Call the RPC method `name`; `params` get `_channel`, the caller's channel."""
+        method = self.methods.get(name)
+        if method is None:
+            raise UsageError(f"unknown method {name!r}")
+        return await method(self, {**params, "_channel": channel})
+
     async def start(self) -> None:
         """Start the services, in order; if one fails, those already started are stopped again."""
+        self.services = list(self._services(self) if callable(self._services) else self._services)
         for service in self.services:
             try:
                 await service.start(self)
@@ -146,6 +206,11 @@ class Gateway:
         await self.hooks.drain()  # run:end and the other background hooks of the runs that just ended
         await self._stop_services()
         await self.router.aclose()
+        for capability in reversed(self.capabilities):  # on the loop: closing a database is quick
+            try:
+                capability.close()
+            except Exception:
+                log.exception("capability %s did not close cleanly", capability.name)
         for store in self._stores.values():
             await asyncio.to_thread(store.close)
         self._stores.clear()
@@ -233,7 +298,7 @@ class Gateway:
         parsed = parse_command(ctx.body) if ctx.command_authorized else None
         if parsed is not None:
             call = commands.CommandCall(parsed[0], parsed[1], agent_id, session_key, ctx.channel, ctx.sender_id)
-            reply = await commands.run_command(self, call)
+            reply = await self.commands.run(self, call)
             if isinstance(reply, commands.RunInstead):  # e.g. `/skill name args`: a normal run, reworded
                 ctx = replace(ctx, body_for_agent=reply.message)
             elif reply is not None:
@@ -245,7 +310,7 @@ class Gateway:
                 result = DispatchResult(admission.kind, agent_id, session_key, admission.run_id, admission.reason)
                 return self._remember(idempotency_key, result)
         self.runs.add(run)
-        self._emit(run, "lifecycle", {"phase": "accepted", "agentId": agent_id})
+        self._emit(run, Stream.LIFECYCLE, run_event.accepted(agent_id))
         task = asyncio.create_task(self._execute(run), name=f"run:{run.id}")
         run.task = task
         self._tasks.add(task)
@@ -257,7 +322,7 @@ class Gateway:
         """A task cancelled before its first step never runs `_execute`: give its run a terminal event here."""
         if not run.finished:
             outcome = _cancelled_outcome(run)
-            self._emit(run, "lifecycle", _terminal_data(outcome))
+            self._emit(run, Stream.LIFECYCLE, _terminal_data(outcome))
             run.finish(outcome)
             hook_points.run_ended(self, run, outcome)
 
@@ -321,7 +386,7 @@ class Gateway:
             if outcome is None:
                 outcome = RunOutcome("error", error="run ended without a result", ended_at=time.time())
             recorded = env is not None and run.started_at is not None and self._record(run, env, outcome)
-            self._emit(run, "lifecycle", _terminal_data(outcome))
+            self._emit(run, Stream.LIFECYCLE, _terminal_data(outcome))
             run.finish(outcome)
             hook_points.run_ended(self, run, outcome)
             if recorded and env is not None:
@@ -368,10 +433,10 @@ def _cancelled_outcome(run: Run) -> RunOutcome:
 
 def _terminal_data(outcome: RunOutcome) -> dict[str, Any]:
     if outcome.status == "ok":
-        return {"phase": "end", "text": outcome.text, "usage": outcome.usage, **outcome.detail}
+        return run_event.end(outcome.text, outcome.usage, **outcome.detail)
     if outcome.status == "aborted":
-        return {"phase": "aborted", **outcome.detail}
-    return {"phase": "error", "message": outcome.error, **outcome.detail}
+        return run_event.aborted(**outcome.detail)
+    return run_event.error(outcome.error, **outcome.detail)
 
 
 def _dropped_note(summaries: list[str]) -> str:

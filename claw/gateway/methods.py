@@ -1,39 +1,25 @@
-"""The gateway's RPC methods, by wire name. `LocalClient` and the WebSocket server both call these."""
+"""The core's RPC methods, by wire name (`CORE_METHODS`). `Gateway.call_method` serves them and every
+capability's; `LocalClient` and the WebSocket server both go through it."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Mapping
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claw import __version__
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.gateway import Gateway
+from claw.gateway.capability import Method
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.session_keys import agent_of, normalize_session_key
 from claw.store.sessions import SessionEntry
+from claw.tools.exec_approvals import DECISIONS
 from claw.workspace import resolve_name
 
-Method = Callable[[Gateway, dict[str, Any]], Awaitable[Any]]
-METHODS: dict[str, Method] = {}
-
-
-def method(name: str) -> Callable[[Method], Method]:
-    def register(fn: Method) -> Method:
-        METHODS[name] = fn
-        return fn
-
-    return register
-
-
-async def call_method(gw: Gateway, name: str, params: dict[str, Any], *, channel: str = "cli") -> Any:
-    fn = METHODS.get(name)
-    if fn is None:
-        raise UsageError(f"unknown method {name!r}")
-    params = {**params, "_channel": channel}
-    return await fn(gw, params)
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
 
 
 def _str(params: dict[str, Any], key: str, default: str | None = None) -> str:
@@ -86,12 +72,10 @@ def session_row(entry: SessionEntry) -> dict[str, Any]:
     }
 
 
-@method("health")
 async def health(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return {"ok": True}
 
 
-@method("status")
 async def status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return {
         "version": __version__,
@@ -102,7 +86,6 @@ async def status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@method("agent")
 async def agent(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     message = _str(params, "message")
     agent_id = _agent_id(params)
@@ -118,7 +101,6 @@ async def agent(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return result.to_wire()
 
 
-@method("agent.wait")
 async def agent_wait(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     run = gw.runs.get(_str(params, "runId"))
     if run is None:
@@ -127,7 +109,6 @@ async def agent_wait(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return {"status": "timeout"} if outcome is None else outcome.to_wire()
 
 
-@method("agent.abort")
 async def agent_abort(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     if params.get("runId"):
         return {"aborted": int(gw.abort(params["runId"]))}
@@ -135,7 +116,6 @@ async def agent_abort(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return {"aborted": gw.abort_session(key)}
 
 
-@method("chat.history")
 async def chat_history(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     agent_id, key = _session_key(params)
     limit = int(_number(params, "limit", 200))
@@ -151,13 +131,11 @@ async def chat_history(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@method("sessions.list")
 async def sessions_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
     agent_id = _agent_id(params)
     return [session_row(e) for e in gw.sessions(agent_id).list()]
 
 
-@method("sessions.get")
 async def sessions_get(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     agent_id, key = _session_key(params)
     entry = gw.sessions(agent_id).get(key)
@@ -166,7 +144,6 @@ async def sessions_get(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return {**session_row(entry), "entry": asdict(entry)}
 
 
-@method("sessions.reset")
 async def sessions_reset(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     agent_id, key = _session_key(params)
     if gw.sessions(agent_id).get(key) is None:
@@ -175,7 +152,6 @@ async def sessions_reset(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return session_row(await gw.reset_session(key))
 
 
-@method("sessions.delete")
 async def sessions_delete(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     agent_id, key = _session_key(params)
     gw.abort_session(key)
@@ -184,7 +160,6 @@ async def sessions_delete(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]
     return {"deleted": key}
 
 
-@method("workspace.read")
 async def workspace_read(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     agent_id = _agent_id(params)
     name = resolve_name(_str(params, "name"))
@@ -198,7 +173,6 @@ async def workspace_read(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@method("workspace.write")
 async def workspace_write(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     from claw.store.atomic import atomic_write_text
 
@@ -212,7 +186,6 @@ async def workspace_write(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]
     return {"name": name, "path": str(path), "chars": len(content)}
 
 
-@method("sessions.patch")
 async def sessions_patch(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     """Change a session's settings (now: `model`, a model ref, or null for the agent's own); creates the
     session if it has no turns yet."""
@@ -232,7 +205,6 @@ async def sessions_patch(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return session_row(await asyncio.to_thread(patch))
 
 
-@method("agents.get")
 async def agents_get(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     """What a client needs to know about an agent: its model chain and context window."""
     agent_id = _agent_id(params)
@@ -246,9 +218,59 @@ async def agents_get(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@method("commands.list")
 async def commands_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, str]]:
     """The slash commands the gateway handles, for completion in clients."""
-    from claw.gateway.commands import COMMANDS
+    return [{"name": c.name, "description": c.description} for c in gw.commands.listing()]
 
-    return [{"name": name, "description": description} for name, (description, _) in sorted(COMMANDS.items())]
+
+async def agent_follow(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    """Attach to an existing run. In-process this only checks the run exists; over WebSocket the
+    server then streams the run's events (replayed from the first) and a final `res`, as after `agent`."""
+    run_id = _str(params, "runId")
+    run = gw.runs.get(run_id)
+    if run is None:
+        raise NotFoundError(f"unknown run {run_id}")
+    status = "finished" if run.finished else "accepted"
+    return {"status": status, "runId": run.id, "agentId": run.agent_id, "sessionKey": run.session_key}
+
+
+async def approval_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The exec questions waiting for an answer."""
+    return [
+        {"id": r.id, "agentId": r.agent_id, "sessionKey": r.session_key, "command": r.command, "cwd": r.cwd}
+        for r in gw.approvals.pending()
+    ]
+
+
+async def approval_resolve(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    """Answer one exec question: `{id, decision}` with `allow-once`, `allow-always` or `deny`."""
+    request_id = _str(params, "id")
+    decision = _str(params, "decision")
+    if decision not in DECISIONS:
+        raise UsageError(f"invalid decision {decision!r}: use one of {', '.join(sorted(DECISIONS))}")
+    if not gw.approvals.resolve(request_id, decision):  # type: ignore[arg-type]
+        raise NotFoundError(f"no pending approval {request_id} (already answered or expired)")
+    return {"id": request_id, "decision": decision}
+
+
+CORE_METHODS: Mapping[str, Method] = {
+    "health": health,
+    "status": status,
+    "agent": agent,
+    "agent.wait": agent_wait,
+    "agent.abort": agent_abort,
+    "agent.follow": agent_follow,
+    "chat.history": chat_history,
+    "sessions.list": sessions_list,
+    "sessions.get": sessions_get,
+    "sessions.reset": sessions_reset,
+    "sessions.delete": sessions_delete,
+    "sessions.patch": sessions_patch,
+    "workspace.read": workspace_read,
+    "workspace.write": workspace_write,
+    "agents.get": agents_get,
+    "commands.list": commands_list,
+    "exec.approval.list": approval_list,
+    "exec.approval.resolve": approval_resolve,
+}
+"""The core's RPC methods; `Gateway.use` adds each capability's after these."""

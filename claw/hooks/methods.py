@@ -7,13 +7,16 @@ file validated first) and take effect at once in the gateway that did it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from claw.config_edit import editing, set_value
 from claw.errors import NotFoundError, UsageError
 from claw.gateway.gateway import Gateway
-from claw.gateway.methods import method
-from claw.hooks.extension import registry_of
+
+if TYPE_CHECKING:
+    from claw.gateway.capability import Method
+    from claw.hooks.registry import HookRegistry
 
 
 def _agent_id(params: dict[str, Any]) -> str:
@@ -30,28 +33,24 @@ def _name(params: dict[str, Any]) -> str:
     return name
 
 
-@method("hooks.list")
-async def hooks_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+async def hooks_list(registry: HookRegistry, gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
     """Rows `name, description, events, source, enabled, status, reason, path`: every hook found for the agent."""
     agent_id = _agent_id(params)
     gw.config.agent(agent_id)
-    return await asyncio.to_thread(registry_of(gw).rows, agent_id)
+    return await asyncio.to_thread(registry.rows, agent_id)
 
 
-@method("hooks.enable")
-async def hooks_enable(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    return await _toggle(gw, params, True)
+async def hooks_enable(registry: HookRegistry, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    return await _toggle(registry, gw, params, True)
 
 
-@method("hooks.disable")
-async def hooks_disable(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    return await _toggle(gw, params, False)
+async def hooks_disable(registry: HookRegistry, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    return await _toggle(registry, gw, params, False)
 
 
-async def _toggle(gw: Gateway, params: dict[str, Any], enabled: bool) -> dict[str, Any]:
+async def _toggle(registry: HookRegistry, gw: Gateway, params: dict[str, Any], enabled: bool) -> dict[str, Any]:
     agent_id, name = _agent_id(params), _name(params)
     gw.config.agent(agent_id)
-    registry = registry_of(gw)
     found = await asyncio.to_thread(registry.discover, agent_id)
     hook = found.get(name)
     if hook is None:
@@ -70,3 +69,12 @@ def _write_entry(gw: Gateway, name: str, entry: dict[str, Any]) -> None:
     path = gw.paths.config_file
     with editing(path) as doc:
         set_value(doc, ("hooks", "entries", name), entry)
+
+
+def hook_methods(registry: HookRegistry) -> dict[str, Method]:
+    """These methods by wire name, bound to `registry`."""
+    return {
+        "hooks.list": partial(hooks_list, registry),
+        "hooks.enable": partial(hooks_enable, registry),
+        "hooks.disable": partial(hooks_disable, registry),
+    }

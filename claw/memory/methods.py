@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from claw.errors import UsageError
 from claw.gateway.gateway import Gateway
-from claw.gateway.methods import method
-from claw.memory.extension import manager_for
 from claw.memory.files import is_memory_path, normalise
 from claw.memory.get_tool import read_memory
 from claw.paths import check_agent_id
+
+if TYPE_CHECKING:
+    from claw.gateway.capability import Method
+    from claw.memory.manager import MemoryManager
 
 
 def _agent(gw: Gateway, params: dict[str, Any]) -> str:
@@ -29,13 +32,11 @@ def _optional_number(params: dict[str, Any], key: str, kind: type) -> Any:
     return kind(value)
 
 
-@method("memory.search")
-async def memory_search(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+async def memory_search(manager: MemoryManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     """`{results, mode, model, note?, weights}`; with `explain`, each result carries its score parts."""
     query = params.get("query")
     if not isinstance(query, str) or not query.strip():
         raise UsageError("missing or invalid parameter 'query' (a non-empty string)")
-    manager = manager_for(gw)
     search_params = manager.params(
         query, _optional_number(params, "maxResults", int), _optional_number(params, "minScore", float)
     )
@@ -51,23 +52,19 @@ async def memory_search(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@method("memory.status")
-async def memory_status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+async def memory_status(manager: MemoryManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     """Files and chunks indexed, when, and whether embeddings are on (the index is synced first)."""
-    return await manager_for(gw).status(_agent(gw, params))
+    return await manager.status(_agent(gw, params))
 
 
-@method("memory.index")
-async def memory_index(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+async def memory_index(manager: MemoryManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     """Sync the index with the files now (`force`: rebuild it from scratch)."""
     agent_id = _agent(gw, params)
-    manager = manager_for(gw)
     report = await manager.sync(agent_id, force=bool(params.get("force")))
     return {**report.to_json(), "status": await manager.status(agent_id)}
 
 
-@method("memory.get")
-async def memory_get(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+async def memory_get(manager: MemoryManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     """Lines of MEMORY.md or a memory/ note: `{path, from, text}`."""
     agent_id = _agent(gw, params)
     rel = normalise(str(params.get("path") or ""))
@@ -77,3 +74,13 @@ async def memory_get(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     lines = _optional_number(params, "lines", int)
     text = await asyncio.to_thread(read_memory, gw.workspace(agent_id), rel, start, lines)
     return {"path": rel, "from": start, "text": text}
+
+
+def memory_methods(manager: MemoryManager) -> dict[str, Method]:
+    """These methods by wire name, bound to `manager`."""
+    return {
+        "memory.search": partial(memory_search, manager),
+        "memory.status": partial(memory_status, manager),
+        "memory.index": partial(memory_index, manager),
+        "memory.get": partial(memory_get, manager),
+    }

@@ -24,8 +24,7 @@ from aiohttp import web
 from claw.client.local import LocalClient
 from claw.errors import ClawError
 from claw.gateway.event_bus import SubscriberOverflow
-from claw.gateway.methods import call_method
-from claw.gateway.run_event import RunEvent
+from claw.gateway.run_event import RunEvent, Stream
 from claw.gateway.session_keys import agent_of, normalize_session_key
 from claw.server.openai_wire import (
     AGENT_MODEL_PREFIX,
@@ -102,7 +101,7 @@ class HttpApi:
             }
             if key := request.headers.get("Idempotency-Key"):
                 params["idempotencyKey"] = f"http:{key}"
-            result = await call_method(self._gw, "agent", params, channel="http")
+            result = await self._gw.call_method("agent", params, channel="http")
         except WireError as exc:
             return error_response(exc)
         except ClawError as exc:
@@ -189,7 +188,7 @@ class HttpApi:
             events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))
             async with contextlib.aclosing(events):
                 async for event in events:
-                    if event.stream == "assistant" and event.data.get("delta"):
+                    if event.stream == Stream.ASSISTANT and event.data.get("delta"):
                         await response.write(chunk(ident, created, chat.model, {"content": event.data["delta"]}))
             outcome = await self._outcome(run_id)
             if outcome.status == "ok":

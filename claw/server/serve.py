@@ -47,14 +47,13 @@ class GatewayProcess:
         self.grace_s = config.gateway.shutdown_grace_seconds
 
     async def run(self) -> None:
-        from claw.gateway.extensions import default_services
-        from claw.gateway.gateway import Gateway
+        from claw.compose import build_gateway
         from claw.server.server import GatewayServer
 
         lock = StateLock(self.paths)
         lock.acquire()
         server = GatewayServer(self.settings)
-        gateway = Gateway(self.paths, self.config, services=lambda gw: [*default_services(gw), server])
+        gateway = build_gateway(self.paths, self.config, services=lambda gw: [*gw.capability_services(), server])
         stop, force = asyncio.Event(), asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):

@@ -3,7 +3,7 @@
 It is a `GatewayService`, started inside the gateway's event loop:
 
     server = GatewayServer(ServerSettings(token=token, port=0))
-    async with Gateway(paths, config, services=[server]) as gw:
+    async with build_gateway(paths, config, services=[server]) as gw:   # claw.compose
         print(server.url)            # ws://127.0.0.1:<port>/
 
 Fail closed: `ServerSettings` refuses a non-loopback bind without a token; browser
@@ -28,8 +28,6 @@ from aiohttp import WSCloseCode, web
 from aiohttp.abc import AbstractAccessLogger
 
 from claw.errors import ClawError
-from claw.gateway.extensions import http_routes
-from claw.gateway.methods import METHODS
 from claw.server.auth import origin_allowed, tokens_match
 from claw.server.http_api import HttpApi, error_response
 from claw.server.openai_wire import WireError
@@ -82,7 +80,7 @@ class GatewayServer:
         app = web.Application(client_max_size=self.settings.max_body_bytes, middlewares=[self._guard])
         app.router.add_get("/", self._websocket)
         HttpApi(gateway, self.settings.max_body_bytes).add_routes(app.router)
-        for route in http_routes(gateway):  # extensions' routes, e.g. channels' POST /hooks/<name>
+        for route in gateway.http_routes():  # capabilities' routes, e.g. channels' POST /hooks/<name>
             app.router.add_route(route.method, route.path, route.handler)
         runner = web.AppRunner(
             app,
@@ -166,7 +164,7 @@ class GatewayServer:
         conn_id = uuid.uuid4().hex[:12]
         self._pending_handshakes += anonymous
         try:
-            info = await handshake(ws, source, conn_id, self.settings, sorted(METHODS), limit)
+            info = await handshake(ws, source, conn_id, self.settings, sorted(self._gateway.methods), limit)
         finally:
             self._pending_handshakes -= anonymous
         if info is None:

@@ -1,7 +1,7 @@
 """One authenticated WebSocket connection: requests in, responses and events out.
 
 Every request runs in its own task (at most `max_inflight_requests` at once), through
-`claw.gateway.methods.call_method`, so a method added there is served here too.
+`Gateway.call_method`, so every method the gateway serves in-process is served here too.
 A request whose result names a run (`agent`, `agent.follow`) is answered twice on
 its id: first the result (`{"status": "accepted", "runId"}`), then, after the run's
 events went out as `agent` event frames, a final `res` with the outcome.
@@ -26,7 +26,6 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from claw.client.local import LocalClient
 from claw.errors import ClawError
 from claw.gateway.event_bus import SubscriberOverflow
-from claw.gateway.methods import METHODS, call_method
 from claw.gateway.run_event import RunEvent
 from claw.gateway.runs import RunOutcome
 from claw.server import wire_errors
@@ -161,14 +160,14 @@ class WsConnection:
         if name == "connect":
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, "already connected"))
             return
-        if name not in METHODS:
+        if name not in self._gw.methods:
             await self._send(error(frame.id, wire_errors.UNKNOWN_METHOD, f"unknown method {name!r}"))
             return
         if name in RUN_STARTING_METHODS and self._draining():
             await self._send(error(frame.id, wire_errors.UNAVAILABLE, "the gateway is shutting down"))
             return
         try:
-            payload = await call_method(self._gw, name, frame.params, channel=self.info.channel)
+            payload = await self._gw.call_method(name, frame.params, channel=self.info.channel)
         except ClawError as exc:
             await self._send(error(frame.id, wire_errors.code_for(exc), exc.message))
             return

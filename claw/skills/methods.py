@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from claw.errors import NotFoundError, UsageError
 from claw.gateway.gateway import Gateway
-from claw.gateway.methods import method
 from claw.skills.audit import scripts_in
 from claw.skills.catalog import SkillReport, build_report
 from claw.skills.skill import Skill
+
+if TYPE_CHECKING:
+    from claw.gateway.capability import Method
 
 MAX_LISTED_FILES = 50
 
@@ -25,14 +28,12 @@ async def _report(gw: Gateway, params: dict[str, Any]) -> SkillReport:
     )
 
 
-@method("skills.list")
 async def skills_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
     """Rows `name, description, source, eligible, reason, path, status`: eligible skills, or with `all` every one."""
     report = await _report(gw, params)
     return report.rows(include_all=bool(params.get("all")))
 
 
-@method("skills.check")
 async def skills_check(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     """Every skill with its status, and counts per status."""
     rows = (await _report(gw, params)).rows(include_all=True)
@@ -42,7 +43,6 @@ async def skills_check(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return {"counts": counts, "skills": rows}
 
 
-@method("skills.info")
 async def skills_info(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     """One skill in detail: its row, requirements, flags, files, and the copies it shadows."""
     name = params.get("name")
@@ -79,3 +79,10 @@ def _details(skill: Skill) -> dict[str, Any]:
         "files": files[:MAX_LISTED_FILES],
         "scripts": scripts_in(skill.directory),
     }
+
+
+SKILL_METHODS: Mapping[str, Method] = {
+    "skills.list": skills_list,
+    "skills.check": skills_check,
+    "skills.info": skills_info,
+}

@@ -6,16 +6,15 @@ writes can fail with SQLITE_BUSY without waiting). `synchronous=FULL` makes a
 commit durable across power loss, not only across a crash of the process.
 
 Schema changes are numbered migrations, recorded in `schema_migrations` by
-(area, number): each area (automations, channels …) owns its own sequence, lists it
-in a module named in `MIGRATION_SOURCES`, and never edits a migration once shipped.
-Every connection applies whatever is missing, each migration in its own transaction
+(area, number): each area (automations, channels …) owns its own sequence, passes it
+to `Database` when it opens the file, and never edits a migration once shipped. Every
+connection applies whatever of its migrations is missing, each in its own transaction
 with its record row, so two processes opening a fresh file at once apply it once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import os
 import sqlite3
@@ -34,8 +33,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
-MIGRATION_SOURCES: tuple[str, ...] = ("claw.automations.schema", "claw.channels.schema")
-"""Modules with a `MIGRATIONS` sequence; add yours here (e.g. `claw.channels.schema`)."""
 
 
 class DatabaseError(ClawError):
@@ -55,7 +52,7 @@ class Migration:
 class Database:
     """One connection to gateway.db, shared by threads under a lock (use `read`/`write` or their async forms)."""
 
-    def __init__(self, path: Path, migrations: Iterable[Migration] | None = None) -> None:
+    def __init__(self, path: Path, migrations: Iterable[Migration] = ()) -> None:
         self.path = Path(path)
         ensure_private_dir(self.path.parent)
         self._lock = threading.Lock()
@@ -70,7 +67,7 @@ class Database:
             self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute("PRAGMA synchronous = FULL")
             self._conn.execute("PRAGMA foreign_keys = ON")
-            apply_migrations(self, all_migrations() if migrations is None else migrations)
+            apply_migrations(self, migrations)
         except sqlite3.Error as exc:
             raise DatabaseError(f"cannot open {self.path}: {exc}") from None
 
@@ -112,13 +109,6 @@ class Database:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-
-
-def all_migrations() -> list[Migration]:
-    found: list[Migration] = []
-    for source in MIGRATION_SOURCES:
-        found.extend(importlib.import_module(source).MIGRATIONS)
-    return found
 
 
 def apply_migrations(db: Database, migrations: Iterable[Migration]) -> list[str]:

@@ -6,18 +6,17 @@ import time
 from typing import TYPE_CHECKING
 
 from claw.errors import UsageError
-from claw.subagents.extension import registry_for
 from claw.subagents.record import SubagentRecord
 
 if TYPE_CHECKING:
     from claw.gateway.commands import CommandCall
     from claw.gateway.gateway import Gateway
+    from claw.subagents.registry import SubagentRegistry
 
 SHOWN = 20
 
 
-async def subagents_command(gw: Gateway, call: CommandCall) -> str:
-    registry = registry_for(gw)
+async def subagents_command(registry: SubagentRegistry, gw: Gateway, call: CommandCall) -> str:
     mine = [r for r in registry.all() if r.parent_session_key == call.session_key]
     words = call.args.split()
     if not words or words[0] in ("list", "ls"):

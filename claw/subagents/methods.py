@@ -11,14 +11,15 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.methods import method
-from claw.subagents.extension import registry_for
 
 if TYPE_CHECKING:
+    from claw.gateway.capability import Method
     from claw.gateway.gateway import Gateway
+    from claw.subagents.registry import SubagentRegistry
 
 MAX_WAIT_MS = 10 * 60 * 1000
 
@@ -32,9 +33,7 @@ def _text(params: dict[str, Any], key: str, *, required: bool = True) -> str | N
     return value
 
 
-@method("subagents.list")
-async def subagents_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
-    registry = registry_for(gw)
+async def subagents_list(registry: SubagentRegistry, gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
     parent_run = _text(params, "parentRunId", required=False)
     session = _text(params, "sessionKey", required=False)
     records = registry.tree(parent_run) if parent_run else registry.all()
@@ -45,17 +44,15 @@ async def subagents_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, 
     return [r.to_wire() for r in records]
 
 
-@method("subagents.abort")
-async def subagents_abort(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+async def subagents_abort(registry: SubagentRegistry, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     run_id = _text(params, "runId")
-    record = registry_for(gw).get(run_id or "")
+    record = registry.get(run_id or "")
     if record is None:
         raise NotFoundError(f"no subagent run {run_id} (see subagents.list)")
     return {"runId": record.run_id, "aborted": int(gw.abort(record.run_id))}
 
 
-@method("subagents.wait")
-async def subagents_wait(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+async def subagents_wait(registry: SubagentRegistry, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     run_id = _text(params, "parentRunId") or ""
     timeout_ms = params.get("timeoutMs", 30_000)
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int | float) or timeout_ms < 0:
@@ -63,4 +60,13 @@ async def subagents_wait(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     known = params.get("known") or []
     if not isinstance(known, list) or not all(isinstance(k, str) for k in known):
         raise UsageError("invalid parameter 'known' (a list of run ids)")
-    return await registry_for(gw).wait(run_id, known, min(float(timeout_ms), MAX_WAIT_MS) / 1000)
+    return await registry.wait(run_id, known, min(float(timeout_ms), MAX_WAIT_MS) / 1000)
+
+
+def subagent_methods(registry: SubagentRegistry) -> dict[str, Method]:
+    """These methods by wire name, bound to `registry`."""
+    return {
+        "subagents.list": partial(subagents_list, registry),
+        "subagents.abort": partial(subagents_abort, registry),
+        "subagents.wait": partial(subagents_wait, registry),
+    }

@@ -14,11 +14,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from claw.automations import ledger
+from claw.automations.capability import AutomationsCapability
 from claw.automations.clock import ManualClock
-from claw.automations.extension import manager_for
 from claw.automations.job import JobRun
 from claw.automations.manager import AutomationManager
 from claw.automations.scheduler import Scheduler
+from claw.compose import build_gateway
 from claw.config import load_config
 from claw.gateway.gateway import Gateway
 from claw.paths import Paths
@@ -91,15 +92,15 @@ async def start_gateway(home: Path) -> AsyncIterator[Start]:
         schedulers: list[Scheduler] = []
 
         def services(gw: Gateway) -> list[Scheduler]:
-            manager = manager_for(gw)
+            manager = gw.capability(AutomationsCapability).manager
             manager.clock = clock
             schedulers.append(Scheduler(manager))
             return schedulers
 
-        gateway = Gateway(paths, load_config(paths), services=services)
+        gateway = build_gateway(paths, load_config(paths), services=services)
         await gateway.start()
         started.append(gateway)
-        return Running(gateway, schedulers[0], manager_for(gateway), clock)
+        return Running(gateway, schedulers[0], gateway.capability(AutomationsCapability).manager, clock)
 
     yield start
     for gateway in started:

@@ -11,6 +11,7 @@ from claw.automations import ledger, store
 from claw.automations.job import Job
 from claw.automations.policy import INTERRUPTED
 from claw.automations.schedule import Schedule
+from claw.automations.schema import MIGRATIONS
 from claw.store.db import Database
 
 T0 = 1_800_000_000.0  # a fixed "now"
@@ -19,7 +20,7 @@ OWNER = "1:test"
 
 @pytest.fixture
 def db(tmp_path: Path) -> Database:
-    database = Database(tmp_path / "gateway.db")
+    database = Database(tmp_path / "gateway.db", MIGRATIONS)
     yield database
     database.close()
 

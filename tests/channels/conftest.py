@@ -13,13 +13,12 @@ from typing import Any
 
 import pytest
 
-from claw.channels.extension import manager_for
-from claw.channels.extension import services as channel_services
+from claw.channels.capability import ChannelsCapability
 from claw.channels.manager import ChannelManager
 from claw.channels.service import ChannelService
+from claw.compose import build_gateway
 from claw.config import load_config
 from claw.gateway.gateway import Gateway
-from claw.gateway.methods import call_method
 from claw.paths import Paths
 from claw.server.auth import AuthLimiter
 from claw.server.server import GatewayServer
@@ -74,7 +73,7 @@ class Channels:
         return f"{self.http_url}/hooks/{name}"
 
     async def call(self, method: str, **params: Any) -> Any:
-        return await call_method(self.gateway, method, params)
+        return await self.gateway.call_method(method, params)
 
     def rows(self, table: str) -> list[dict[str, Any]]:
         with sqlite3.connect(self.gateway.paths.gateway_db) as conn:
@@ -128,10 +127,12 @@ async def start_channels(home: Path) -> AsyncIterator[Start]:
         (home / "config.toml").write_text(FAST_OUTBOX + config, encoding="utf-8")
         paths = Paths.from_env()
         server = GatewayServer(ServerSettings(token=TOKEN, port=0, limiter=AuthLimiter(max_failures=50)))
-        gateway = Gateway(paths, load_config(paths), services=lambda gw: [*channel_services(gw), server])
+        gateway = build_gateway(
+            paths, load_config(paths), services=lambda gw: [*gw.capability(ChannelsCapability).services(), server]
+        )
         await gateway.start()
         started.append(gateway)
-        return Channels(gateway, server, manager_for(gateway))
+        return Channels(gateway, server, gateway.capability(ChannelsCapability).manager)
 
     yield start
     for gateway in started:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from claw.client.local import LocalClient
+from claw.compose import build_gateway
 from claw.config import load_config
 from claw.gateway.gateway import Gateway
 from claw.paths import Paths
@@ -73,7 +74,7 @@ async def make_gateway(claw_env: ClawEnv, workspace: Path) -> AsyncIterator[Call
 
     def factory() -> Gateway:
         paths = Paths.from_env()
-        gateway = Gateway(paths, load_config(paths))
+        gateway = build_gateway(paths, load_config(paths))
         made.append(gateway)
         return gateway
 

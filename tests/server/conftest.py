@@ -1,6 +1,6 @@
 """A real gateway with its network server on 127.0.0.1:<ephemeral>, and raw WebSocket helpers.
 
-`served` starts `Gateway(paths, config, services=[GatewayServer(...)])` on a temporary
+`served` starts `build_gateway(paths, config, services=[GatewayServer(...)])` on a temporary
 CLAW_HOME, against the scripted model server; `wire()` opens a raw `websockets`
 connection that speaks frames (for protocol tests); `any_client` is the same client API
 over both transports (LocalClient and RemoteClient) for client-level tests.
@@ -22,6 +22,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from claw.client.local import LocalClient
 from claw.client.protocol import GatewayClient
 from claw.client.remote import RemoteClient
+from claw.compose import build_gateway
 from claw.config import load_config
 from claw.gateway.gateway import Gateway
 from claw.paths import Paths
@@ -73,7 +74,7 @@ async def make_served(home: Path) -> AsyncIterator[MakeServed]:
         paths = Paths.from_env()
         options: dict[str, Any] = {"token": TOKEN, "port": 0, "limiter": AuthLimiter(max_failures=5), **overrides}
         server = GatewayServer(ServerSettings(**options))
-        gateway = Gateway(paths, load_config(paths), services=[server])
+        gateway = build_gateway(paths, load_config(paths), services=[server])
         await gateway.start()
         started.append(gateway)
         return Served(gateway, server)

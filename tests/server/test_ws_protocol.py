@@ -9,7 +9,6 @@ import pytest
 from websockets.asyncio.client import connect
 
 from claw import __version__
-from claw.gateway.methods import METHODS
 from tests.server.conftest import TOKEN, MakeServed, Served, Wire, connect_frame, open_wire
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text
@@ -24,7 +23,7 @@ async def test_handshake_hello_names_version_limits_and_every_method(served: Ser
     payload = hello["payload"]
     assert payload["type"] == "hello-ok" and payload["protocol"] == 1
     assert payload["server"]["version"] == __version__ and payload["server"]["connId"]
-    assert payload["features"]["methods"] == sorted(METHODS)
+    assert payload["features"]["methods"] == sorted(served.gateway.methods)
     assert {"agent", "agent.wait", "agent.abort", "chat.history", "sessions.list", "workspace.write"} <= set(
         payload["features"]["methods"]
     )

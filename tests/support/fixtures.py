@@ -69,15 +69,15 @@ async def local_clients(claw_env: ClawEnv) -> AsyncIterator[Callable[[], Any]]:
     """Build `LocalClient`s over fresh in-process gateways on `claw_env` (call it after the test wrote
     any config it wants); every client made is closed after the test."""
     from claw.client.local import LocalClient
+    from claw.compose import build_gateway
     from claw.config import load_config
-    from claw.gateway.gateway import Gateway
     from claw.paths import Paths
 
     clients: list[LocalClient] = []
 
     def factory() -> LocalClient:
         paths = Paths.from_env()
-        client = LocalClient(Gateway(paths, load_config(paths)))
+        client = LocalClient(build_gateway(paths, load_config(paths)))
         clients.append(client)
         return client
 

@@ -12,8 +12,8 @@ import pytest
 from textual.pilot import Pilot
 
 from claw.client.local import LocalClient
+from claw.compose import build_gateway, capability_services
 from claw.config import load_config
-from claw.gateway.extensions import default_services
 from claw.gateway.gateway import Gateway
 from claw.paths import Paths
 from claw.tui.app import ClawApp, make_app
@@ -47,7 +47,7 @@ async def console(claw_env: ClawEnv, workspace: Path) -> AsyncIterator[Callable[
 
     def factory(**options: Any) -> Console:
         paths = Paths.from_env()
-        gateway = Gateway(paths, load_config(paths), services=default_services)
+        gateway = build_gateway(paths, load_config(paths), services=capability_services)
         client = LocalClient(gateway, channel="tui")
         app = make_app(client, approvals=BrokerApprovals(gateway.approvals), **options)
         built.append(Console(app, gateway, client))
@@ -106,7 +106,7 @@ async def remote_console(claw_env: ClawEnv, workspace: Path) -> AsyncIterator[Ca
     async def factory(**options: Any) -> Console:
         paths = Paths.from_env()
         server = GatewayServer(ServerSettings(token=TOKEN, port=0))
-        gateway = Gateway(paths, load_config(paths), services=[server])
+        gateway = build_gateway(paths, load_config(paths), services=[server])
         await gateway.start()
         gateways.append(gateway)
         approvals = RemoteApprovals()

@@ -56,13 +56,14 @@ async def test_gateway_commands_reply_in_the_conversation(claw_env, console) -> 
 
 
 async def test_completion_popup_offers_and_completes_commands(claw_env, console, monkeypatch) -> None:
-    from claw.gateway import commands
+    from claw.gateway.capability import Command
 
     async def ping(gw, call) -> str:
         return "pong"
 
-    monkeypatch.setitem(commands.COMMANDS, "pingme", ("answer pong", ping))  # a command a capability adds
-    app = console().app
+    built = console()
+    built.gateway.commands.add(Command("pingme", "answer pong", ping))  # a command a capability adds
+    app = built.app
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.chat.prompt.catalog.get("status"), what="connected")
         prompt = app.chat.prompt

@@ -1,4 +1,5 @@
-"""`/context` and `/compact [focus]`, and the RPC methods `sessions.context` and `sessions.compact`.
+"""`/context` and `/compact [focus]`, and the RPC methods `sessions.context` and `sessions.compact`, offered
+as the `ContextCapability`.
 
 Both work on a session between turns: a compaction waits for the session's lane, so it never
 interleaves with a running turn's transcript writes (and refuses while a turn is running).
@@ -8,19 +9,23 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from claw.agent.context_report import context_report, render_report
 from claw.agent.sections import SectionRequest
+from claw.agent.turn import Turn
 from claw.agent.windows import model_window
 from claw.errors import ClawError, UsageError
+from claw.gateway.capability import BaseCapability, Command
 from claw.providers.base import ModelError
 from claw.store.transcript import Transcript
 
 if TYPE_CHECKING:
     from claw.agent.compaction import CompactionResult
-    from claw.agent.runner import AgentEnv
+    from claw.agent.env import AgentEnv
+    from claw.gateway.capability import Method
     from claw.gateway.commands import CommandCall
     from claw.gateway.gateway import Gateway
 
@@ -48,7 +53,7 @@ async def session_context(gw: Gateway, agent_id: str, key: str) -> dict[str, Any
     """The prompt breakdown the session's next turn would start from (before its message arrives)."""
     env, transcript, chain, extra, entry = await _inputs(gw, agent_id, key)
     ctx = gw.runner.context
-    prompt = await ctx.build(env.settings, (agent_id, key), env.workspace, transcript, gw.tools.schemas(), extra, chain)
+    prompt = await ctx.build(Turn(env, key, transcript, gw.tools.schemas(), extra, chain))
     source = model_window(gw.router.resolve(chain[0]), gw.config.models)[1] if chain else "default"
     if "context_tokens" in env.settings.model_fields_set and prompt.window == env.settings.context_tokens:
         source = "config"
@@ -83,7 +88,8 @@ async def compact_session(gw: Gateway, agent_id: str, key: str, focus: str | Non
     if not chain:
         raise UsageError("no model configured to write the summary with")
     async with gw.lanes.run_slot(key), asyncio.timeout(env.settings.timeout_seconds):
-        return await gw.runner.context.compact(env, key, transcript, gw.tools.schemas(), extra, chain, "manual", focus)
+        turn = Turn(env, key, transcript, gw.tools.schemas(), extra, chain)
+        return await gw.runner.context.compact(turn, "manual", focus)
 
 
 async def _context_command(gw: Gateway, call: CommandCall) -> str:
@@ -117,23 +123,31 @@ def _session_params(params: dict[str, Any]) -> tuple[str, str]:
     return agent_of(key), key
 
 
-def install(gateway: Gateway) -> None:
-    from claw.gateway import commands
-    from claw.gateway.methods import method
+async def _sessions_context(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    agent_id, key = _session_params(params)
+    return await session_context(gw, agent_id, key)
 
-    commands.register("context", "what the prompt holds, per section, against the model's window", _context_command)
-    commands.register("compact", "summarise older history now: /compact [what to focus on]", _compact_command)
 
-    @method("sessions.context")
-    async def sessions_context(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-        agent_id, key = _session_params(params)
-        return await session_context(gw, agent_id, key)
+async def _sessions_compact(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+    agent_id, key = _session_params(params)
+    focus = params.get("focus")
+    result = await compact_session(gw, agent_id, key, focus if isinstance(focus, str) and focus else None)
+    if result is None:
+        return {"sessionKey": key, "compacted": False}
+    return {"sessionKey": key, "compacted": True, **result.to_json(), "summary": result.summary}
 
-    @method("sessions.compact")
-    async def sessions_compact(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-        agent_id, key = _session_params(params)
-        focus = params.get("focus")
-        result = await compact_session(gw, agent_id, key, focus if isinstance(focus, str) and focus else None)
-        if result is None:
-            return {"sessionKey": key, "compacted": False}
-        return {"sessionKey": key, "compacted": True, **result.to_json(), "summary": result.summary}
+
+class ContextCapability(BaseCapability):
+    """`/context`, `/compact` and their RPC methods: the runtime's view of a session's prompt, offered
+    to every client."""
+
+    name = "context"
+
+    def commands(self) -> Sequence[Command]:
+        return (
+            Command("context", "what the prompt holds, per section, against the model's window", _context_command),
+            Command("compact", "summarise older history now: /compact [what to focus on]", _compact_command),
+        )
+
+    def methods(self) -> Mapping[str, Method]:
+        return {"sessions.context": _sessions_context, "sessions.compact": _sessions_compact}

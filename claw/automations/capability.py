@@ -1,0 +1,42 @@
+"""Automations as a capability: the `automations.*` RPC methods, the owner-only `automations` tool, and
+the scheduler service that long-lived gateways (`claw gateway run`, `claw chat`) start."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from claw.automations.manager import AutomationManager, Deliver
+from claw.automations.methods import automation_methods
+from claw.gateway.capability import BaseCapability
+
+if TYPE_CHECKING:
+    from claw.gateway.capability import Method
+    from claw.gateway.gateway import Gateway
+    from claw.gateway.services import GatewayService
+    from claw.tools.base import Tool
+
+
+class AutomationsCapability(BaseCapability):
+    """Scheduled jobs. `deliver` sends a job's reply to a channel target (the channels capability's)."""
+
+    name = "automations"
+
+    def __init__(self, gateway: Gateway, deliver: Deliver | None = None) -> None:
+        self.manager = AutomationManager(gateway, deliver)  # gateway.db opens only when needed
+
+    def tools(self) -> Sequence[Tool]:
+        from claw.automations.tool import AutomationsTool
+
+        return (AutomationsTool(self.manager),)
+
+    def methods(self) -> Mapping[str, Method]:
+        return automation_methods(self.manager)
+
+    def services(self) -> Sequence[GatewayService]:
+        from claw.automations.scheduler import Scheduler
+
+        return (Scheduler(self.manager),)
+
+    def close(self) -> None:
+        self.manager.close()

@@ -1,0 +1,50 @@
+"""The channels as a capability: the `channels.*`, `pairing.*` and `outbox.*` RPC methods, the HTTP
+routes for inbound webhooks, and the `ChannelService` that long-lived gateways start; `announce` queues
+a message the gateway starts itself (an automation's reply) for a channel target."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from claw.channels.manager import ChannelManager
+from claw.channels.methods import channel_methods
+from claw.gateway.capability import BaseCapability, HttpRoute
+
+if TYPE_CHECKING:
+    from claw.gateway.capability import Method
+    from claw.gateway.gateway import Gateway
+    from claw.gateway.services import GatewayService
+
+
+class ChannelsCapability(BaseCapability):
+    name = "channels"
+
+    def __init__(self, gateway: Gateway) -> None:
+        self.manager = ChannelManager(gateway)  # gateway.db opens only when needed
+
+    def methods(self) -> Mapping[str, Method]:
+        return channel_methods(self.manager)
+
+    def services(self) -> Sequence[GatewayService]:
+        from claw.channels.service import ChannelService
+
+        return (ChannelService(self.manager),)
+
+    def routes(self) -> Sequence[HttpRoute]:
+        from claw.channels.ingress import Ingress
+
+        ingress = Ingress(self.manager)
+        return (
+            HttpRoute("POST", "/hooks/{name}", ingress.webhook),
+            HttpRoute("POST", "/telegram/{account}", ingress.telegram),
+        )
+
+    async def announce(self, channel: str, target: str, text: str, run_id: str) -> int | None:
+        """Queue `text` for `<channel>:<target>` (see `claw.channels.announce`)."""
+        from claw.channels.announce import queue_announcement
+
+        return await queue_announcement(self.manager, channel, target, text, run_id=run_id)
+
+    def close(self) -> None:
+        self.manager.close()

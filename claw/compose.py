@@ -1,0 +1,54 @@
+"""Builds the gateway and its capabilities, in one place, in the order the prompt wants them.
+
+Every entry point (`claw agent`, `claw chat`, `claw gateway run`, the server, tests) gets its gateway
+from `build_gateway`; nothing registers itself on import. To add a capability: write an object with
+the members of `claw.gateway.capability.Capability` (subclass `BaseCapability` and override what it
+adds), construct it here with exactly what it needs, and put it in the `use(...)` call where its prompt
+section belongs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from claw.automations.capability import AutomationsCapability
+from claw.channels.capability import ChannelsCapability
+from claw.gateway.context_commands import ContextCapability
+from claw.gateway.gateway import Gateway
+from claw.hooks.capability import HooksCapability
+from claw.memory.capability import MemoryCapability
+from claw.skills.capability import SkillsCapability
+from claw.subagents.capability import SubagentsCapability
+
+if TYPE_CHECKING:
+    from claw.config import Config
+    from claw.gateway.services import GatewayService
+    from claw.paths import Paths
+    from claw.providers.failover import ModelRouter
+
+Services = Sequence["GatewayService"] | Callable[[Gateway], Sequence["GatewayService"]]
+
+
+def build_gateway(
+    paths: Paths, config: Config, *, router: ModelRouter | None = None, services: Services = ()
+) -> Gateway:
+    """A gateway with every capability. `services`: what `start` starts (a one-shot turn starts none;
+    `capability_services` passes the capabilities' own: scheduler, channels)."""
+    gateway = Gateway(paths, config, router=router, services=services)
+    channels = ChannelsCapability(gateway)
+    gateway.use(
+        MemoryCapability(paths, config),  # first: the prompt's memory section comes before the skills'
+        ContextCapability(),
+        SkillsCapability(gateway),
+        AutomationsCapability(gateway, deliver=channels.announce),  # a job's reply to a channel target
+        SubagentsCapability(gateway),
+        HooksCapability(gateway),
+        channels,
+    )
+    return gateway
+
+
+def capability_services(gateway: Gateway) -> list[GatewayService]:
+    """For `services=`: the long-lived services the capabilities offer (`claw chat`, `claw gateway run`)."""
+    return gateway.capability_services()

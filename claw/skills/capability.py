@@ -1,0 +1,48 @@
+"""Skills as a capability: the prompt section, `/skill` and `/<name>`, the `skills.*` RPC methods, read
+access to skill folders outside the workspace, and the variables skills are configured with for `exec`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from claw.gateway.capability import BaseCapability, Command
+from claw.paths import bundled_dir
+from claw.skills.catalog import extra_dirs
+from claw.skills.invoke import skill_by_name, skill_command
+from claw.skills.methods import SKILL_METHODS
+from claw.skills.run_env import SkillEnvSource
+from claw.skills.section import SkillsSection
+
+if TYPE_CHECKING:
+    from claw.agent.sections import PromptSectionSource, RunEnvSource
+    from claw.gateway.capability import Method
+    from claw.gateway.commands import Fallback
+    from claw.gateway.gateway import Gateway
+
+
+class SkillsCapability(BaseCapability):
+    name = "skills"
+
+    def __init__(self, gateway: Gateway) -> None:
+        self.gateway = gateway
+
+    def read_roots(self) -> Sequence[Path]:
+        paths, config = self.gateway.paths, self.gateway.config
+        return (paths.skills_dir, bundled_dir("skills"), *extra_dirs(paths, config))
+
+    def sections(self) -> Sequence[PromptSectionSource]:
+        return (SkillsSection(self.gateway),)
+
+    def env_sources(self) -> Sequence[RunEnvSource]:
+        return (SkillEnvSource(self.gateway),)
+
+    def commands(self) -> Sequence[Command]:
+        return (Command("skill", "run a skill: /skill <name> [input]; /skill alone lists them", skill_command),)
+
+    def command_fallbacks(self) -> Sequence[Fallback]:
+        return (skill_by_name,)
+
+    def methods(self) -> Mapping[str, Method]:
+        return SKILL_METHODS
