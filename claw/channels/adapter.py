@@ -12,10 +12,10 @@ Adding a platform is one module with a class that satisfies this protocol, plus 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from claw.gateway.msg_context import MsgContext
+from claw.channels.inbound import Inbound
 
 if TYPE_CHECKING:
     from claw.channels.access import AccessPolicy
@@ -36,21 +36,6 @@ class ChannelLimits:
     text_format: TextFormat = "markdown"
     rate_per_second: float = 0.0
     """Sends per second this account may make (0: no limit)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Inbound:
-    """One normalised inbound message, ready for the inbox."""
-
-    ctx: MsgContext
-    dedupe_key: str
-    """Unique per platform event (the inbox's UNIQUE key): `<channel>|<account>|<platform event id>`."""
-    conversation: str
-    """Replies to one conversation go out one at a time, in order: this names it."""
-    reply_to: Mapping[str, Any] = field(default_factory=dict)
-    """Where a reply goes, in the adapter's own terms (JSON-serialisable: chat id, thread, message id …)."""
-    meta: Mapping[str, Any] = field(default_factory=dict)
-    """Facts access control needs that `MsgContext` does not carry (`mentioned`: the bot was addressed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,12 +110,3 @@ class ChannelAdapter(Protocol):
         ...
 
     async def stop(self) -> None: ...
-
-
-def clean_text(text: str) -> str:
-    """Inbound text made safe to store: lone surrogates (valid in JSON, not in UTF-8) become U+FFFD."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from claw.channels.adapter import Inbound
+from claw.channels.inbound import Inbound
 
 
 @dataclass

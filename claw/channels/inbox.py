@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from claw.channels.adapter import Inbound
+from claw.channels.inbound import Inbound
 from claw.channels.schema import status_counts
 from claw.gateway.msg_context import MsgContext
 

@@ -15,8 +15,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from claw.channels import inbox
-from claw.channels.adapter import ChannelAdapter, Inbound
+from claw.channels.adapter import ChannelAdapter
 from claw.channels.host import Health
+from claw.channels.inbound import Inbound
+from claw.channels.schema import MIGRATIONS
 from claw.store.db import Database
 
 if TYPE_CHECKING:
@@ -47,7 +49,7 @@ class ChannelManager:
     @property
     def db(self) -> Database:
         if self._db is None:
-            self._db = Database(self.paths.gateway_db)
+            self._db = Database(self.paths.gateway_db, MIGRATIONS)
         return self._db
 
     def close(self) -> None:

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from claw.channels.access import AccessPolicy, GroupRule
-from claw.channels.adapter import ChannelLimits, Inbound, SendError, Sent, VerifyError
+from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
+from claw.channels.inbound import Inbound
 from claw.channels.settings import TelegramAccount
 from claw.channels.telegram_api import TelegramApi, TelegramError
 from claw.channels.telegram_wire import CHANNEL, BotIdentity, TgUpdate, to_inbound

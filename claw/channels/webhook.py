@@ -29,12 +29,13 @@ import aiohttp
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claw import __version__
-from claw.agent.context import wrap_untrusted
 from claw.channels.access import AccessPolicy
-from claw.channels.adapter import ChannelLimits, Inbound, SendError, Sent, VerifyError, clean_text
+from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
+from claw.channels.inbound import Inbound, clean_text
 from claw.channels.settings import WebhookHook, WebhookSettings, secret_value
 from claw.errors import UsageError
 from claw.gateway.msg_context import MsgContext
+from claw.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
     from claw.channels.host import ChannelHost

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-import time
 from typing import TYPE_CHECKING, Any
 
-from claw.gateway.run_event import RunEvent
+from claw.cli.subagent_wait import wait_for_subagents
+from claw.cli.terminal_renderer import TerminalRenderer
+from claw.gateway.run_event import NO_MODEL, Phase
 from claw.tools.base import ApprovalRequest, Decision
 
 if TYPE_CHECKING:  # heavy; a turn through a running gateway (RemoteClient) never loads them
@@ -16,66 +17,9 @@ if TYPE_CHECKING:  # heavy; a turn through a running gateway (RemoteClient) neve
     from claw.config import Config
     from claw.paths import Paths
 
-EXIT_CODES = {"end": 0, "error": 1, "config-error": 2, "aborted": 130}
-
-
-class TerminalRenderer:
-    """Reply text to stdout as it streams; tool calls, failovers and errors to stderr."""
-
-    def __init__(self) -> None:
-        self._mid_line = False
-        self._tool_started: dict[str, float] = {}
-
-    def handle(self, event: RunEvent) -> None:
-        data = event.data
-        if event.stream == "assistant":
-            text = data.get("delta", "")
-            sys.stdout.write(text)
-            sys.stdout.flush()
-            if text:
-                self._mid_line = not text.endswith("\n")
-        elif event.stream == "tool":
-            self._tool(data)
-        elif event.phase == "failover":
-            self._note(f"! {data['from']} failed ({data['reason']}); trying {data['to']}")
-        elif event.phase == "compaction" and data.get("state") == "end":
-            self._note(f"(context compacted: ~{data['tokensBefore']:,} → ~{data['tokensAfter']:,} tokens)")
-        elif event.phase == "error":
-            self._note(f"claw: error: {data.get('message')}")
-        elif event.phase == "aborted":
-            self._note("(aborted)")
-        elif event.phase == "end":
-            self._newline()
-
-    def _tool(self, data: dict[str, Any]) -> None:
-        call_id = data.get("toolCallId", "")
-        if data.get("phase") == "start":
-            self._tool_started[call_id] = time.perf_counter()
-            self._note(f"→ {data['name']} {_summary(data.get('args'))}")
-            return
-        elapsed = (time.perf_counter() - self._tool_started.pop(call_id, time.perf_counter())) * 1000
-        mark = "✗" if data.get("isError") else "✓"
-        first = (data.get("result") or "").strip().splitlines()[:1]
-        detail = f": {first[0][:160]}" if data.get("isError") and first else ""
-        self._note(f"{mark} {data['name']} ({elapsed:.0f} ms){detail}")
-
-    def _newline(self) -> None:
-        if self._mid_line:
-            sys.stdout.write("\n")
-            sys.stdout.flush()
-            self._mid_line = False
-
-    def _note(self, line: str) -> None:
-        self._newline()
-        print(line, file=sys.stderr, flush=True)
-
-
-def _summary(args: Any, limit: int = 100) -> str:
-    if isinstance(args, dict):
-        text = " ".join(f"{k}={v!r}" if not isinstance(v, str) or len(v) < 60 else f"{k}=…" for k, v in args.items())
-    else:
-        text = str(args)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+CONFIG_ERROR = "config-error"
+"""Not a phase: an `error` that says no model is configured, which a script may want to tell apart."""
+EXIT_CODES = {Phase.END: 0, Phase.ERROR: 1, CONFIG_ERROR: 2, Phase.ABORTED: 130}
 
 
 async def ask_on_terminal(request: ApprovalRequest) -> Decision:
@@ -103,9 +47,9 @@ async def run_one_turn(
 ) -> int:
     """Run `message` as one turn in an in-process gateway; return the process exit code."""
     from claw.client.local import LocalClient
-    from claw.gateway.gateway import Gateway
+    from claw.compose import build_gateway
 
-    gateway = Gateway(paths, config)
+    gateway = build_gateway(paths, config)
     client = LocalClient(gateway)
     if wants_terminal_approvals(json_out):
         gateway.approvals.set_approver(ask_on_terminal)
@@ -140,10 +84,8 @@ async def drive_turn(
             print(handle.reply)
         return 0
     code = await _follow(client, handle.run_id, json_out)
-    if code == EXIT_CODES["aborted"]:
+    if code == EXIT_CODES[Phase.ABORTED]:
         return code
-    from claw.cli.subagent_wait import wait_for_subagents
-
     interrupted = await wait_for_subagents(client, handle.run_id, json_out)  # and their announcements
     return interrupted if interrupted is not None else code
 
@@ -162,7 +104,7 @@ async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> int:
 
     loop.add_signal_handler(signal.SIGINT, on_sigint)
     renderer = TerminalRenderer()
-    phase = "error"
+    phase: str = Phase.ERROR
     try:
         async for event in client.events(run_id):
             if json_out:
@@ -171,9 +113,9 @@ async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> int:
             else:
                 renderer.handle(event)
             if event.is_terminal:
-                phase = event.data["phase"]
-                if event.data.get("code") == "no_model":
-                    phase = "config-error"
+                phase = str(event.phase)
+                if event.data.get("code") == NO_MODEL:
+                    phase = CONFIG_ERROR
     finally:
         loop.remove_signal_handler(signal.SIGINT)
     return EXIT_CODES.get(phase, 1)

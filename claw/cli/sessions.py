@@ -158,7 +158,7 @@ def export(
 ) -> None:
     """Export a session as Markdown, tool calls included."""
     from claw.errors import NotFoundError
-    from claw.store.export import transcript_to_markdown
+    from claw.transcript_markdown import transcript_to_markdown
 
     history = _call(agent_id, "chat.history", sessionKey=key, limit=0)
     if history["sessionId"] is None:

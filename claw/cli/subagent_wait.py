@@ -13,6 +13,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
+from claw.cli.terminal_renderer import TerminalRenderer
 from claw.errors import ClawError, GatewayUnavailable
 
 if TYPE_CHECKING:
@@ -39,8 +40,6 @@ async def wait_for_subagents(client: GatewayClient, run_id: str, json_out: bool)
 
 
 async def _follow_tree(client: GatewayClient, run_id: str, json_out: bool) -> None:
-    from claw.cli.run_render import TerminalRenderer
-
     known: list[str] = []
     told = False
     slice_ms = 0  # first a look without waiting, so the note below comes before the wait

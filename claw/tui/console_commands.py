@@ -8,15 +8,20 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from claw.errors import ClawError
+from claw.tui.chat_host import ChatSession
 from claw.tui.format import short_key
 from claw.tui.slash import CONSOLE_COMMANDS
 from claw.tui.themes import opposite
 
 if TYPE_CHECKING:
-    from claw.tui.screens.chat_screen import ChatScreen
+    from textual.app import App
+
+    from claw.tui.widgets.conversation.conversation import Conversation
+    from claw.tui.widgets.input.prompt_area import PromptArea
+    from claw.tui.widgets.status.status_bar import StatusBar
 
 KEYS = (
     ("Enter", "send"),
@@ -35,11 +40,29 @@ KEYS = (
 )
 
 
+class CommandsHost(ChatSession, Protocol):
+    """What the commands use of the chat screen: the panes they answer in, its app (theme, quit), its
+    session switching and its editor."""
+
+    conversation: Conversation
+    prompt: PromptArea
+    status: StatusBar
+
+    @property
+    def app(self) -> App[Any]: ...
+
+    def load_session(self, session_key: str, *, notice: str | None = None) -> object: ...
+
+    def action_pick_session(self) -> None: ...
+
+    def open_editor(self, name: str) -> None: ...
+
+
 class ConsoleCommands:
     """Runs one local command against the chat screen it belongs to."""
 
-    def __init__(self, screen: ChatScreen) -> None:
-        self.screen = screen
+    def __init__(self, host: CommandsHost) -> None:
+        self.host = host
 
     async def run(self, name: str, args: str) -> None:
         handler = getattr(self, f"cmd_{name}", None)
@@ -52,56 +75,54 @@ class ConsoleCommands:
             await self._say(f"✗ {exc.message}", "error")
 
     async def _say(self, text: str, kind: str = "info") -> None:
-        await self.screen.conversation.add_notice(text, kind)  # type: ignore[arg-type]
+        await self.host.conversation.add_notice(text, kind)  # type: ignore[arg-type]
 
     async def cmd_model(self, args: str) -> None:
-        screen = self.screen
+        host = self.host
         if not args:
-            chain = ", ".join(screen.agent_models) or "none configured"
-            current = screen.status.model or "none"
+            chain = ", ".join(host.agent_models) or "none configured"
+            current = host.status.model or "none"
             await self._say(f"Model: {current} (agent's models: {chain}). Switch with /model provider/model.")
             return
         ref = None if args.lower() in ("default", "-") else args.split()[0]
         note = "for this session"
         try:
-            await screen.api.call("sessions.patch", agentId=screen.agent_id, sessionKey=screen.session_key, model=ref)
+            await host.api.call("sessions.patch", agentId=host.agent_id, sessionKey=host.session_key, model=ref)
         except ClawError as exc:  # an older gateway: the console still sends it with every run
             note = f"for this console only ({exc.message})"
-        screen.model_override = ref
-        screen.has_model = bool(ref or screen.agent_models)
-        screen.status.model = ref or (screen.agent_models[0] if screen.agent_models else None)
-        await self._say(f"Model {note}: {screen.status.model or 'none'}.")
+        host.model_override = ref
+        host.has_model = bool(ref or host.agent_models)
+        host.status.model = ref or (host.agent_models[0] if host.agent_models else None)
+        await self._say(f"Model {note}: {host.status.model or 'none'}.")
 
     async def cmd_sessions(self, args: str) -> None:
-        self.screen.action_pick_session()
+        self.host.action_pick_session()
 
     async def cmd_session(self, args: str) -> None:
         from claw.gateway.session_keys import normalize_session_key
 
         if not args:
-            await self._say(f"Session: {self.screen.session_key}. Switch with /session KEY or Ctrl+P.")
+            await self._say(f"Session: {self.host.session_key}. Switch with /session KEY or Ctrl+P.")
             return
-        self.screen.load_session(normalize_session_key(args.split()[0], self.screen.agent_id))
+        self.host.load_session(normalize_session_key(args.split()[0], self.host.agent_id))
 
     async def cmd_edit(self, args: str) -> None:
-        from claw.tui.screens.editor_screen import EditorScreen
         from claw.workspace import BOOTSTRAP_NAMES, resolve_name  # (pydantic, through config: not at start-up)
 
         if not args:
             await self._say("Edit which file? /edit " + "|".join(BOOTSTRAP_NAMES))
             return
-        name = resolve_name(args.split()[0])
-        self.screen.app.push_screen(EditorScreen(self.screen.api, self.screen.agent_id, name))
+        self.host.open_editor(resolve_name(args.split()[0]))
 
     async def cmd_export(self, args: str) -> None:
-        from claw.store.export import transcript_to_markdown
+        from claw.transcript_markdown import transcript_to_markdown
 
-        screen = self.screen
-        history = await screen.api.call("chat.history", agentId=screen.agent_id, sessionKey=screen.session_key, limit=0)
+        host = self.host
+        history = await host.api.call("chat.history", agentId=host.agent_id, sessionKey=host.session_key, limit=0)
         entries = history["messages"]
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        default = f"claw-{short_key(screen.session_key).replace(':', '-')}-{stamp}.md"
-        text = transcript_to_markdown(entries, title=f"Session {screen.session_key}")
+        default = f"claw-{short_key(host.session_key).replace(':', '-')}-{stamp}.md"
+        text = transcript_to_markdown(entries, title=f"Session {host.session_key}")
         try:
             path = await asyncio.to_thread(_write_export, args.strip() or default, default, text)
         except OSError as exc:
@@ -110,11 +131,11 @@ class ConsoleCommands:
         await self._say(f"Exported {len(entries)} entries to {path}")
 
     async def cmd_theme(self, args: str) -> None:
-        app = self.screen.app
+        app = self.host.app
         app.theme = args.strip() or opposite(app.current_theme.dark)
 
     async def cmd_help(self, args: str) -> None:
-        catalog = self.screen.prompt.catalog
+        catalog = self.host.prompt.catalog
         width = max(len(c.usage) for c in catalog.commands)
         lines = ["Commands:"] + [f"  {c.usage.ljust(width)}  {c.description}" for c in catalog.commands]
         extra = [c for c in catalog.commands if c.name not in {k.name for k in CONSOLE_COMMANDS}]
@@ -124,7 +145,7 @@ class ConsoleCommands:
         await self._say("\n".join(lines))
 
     async def cmd_quit(self, args: str) -> None:
-        self.screen.app.exit()
+        self.host.app.exit()
 
 
 def _write_export(target: str, default_name: str, text: str) -> Path:

@@ -12,31 +12,59 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from claw.errors import ClawError
+from claw.tui.chat_host import ChatSession, WorkerHost
 from claw.tui.run_view import Panes, RunView
 
 if TYPE_CHECKING:
-    from claw.tui.screens.chat_screen import ChatScreen
+    from claw.gateway.run_event import RunEvent
+    from claw.tui.widgets.conversation.conversation import Conversation
+    from claw.tui.widgets.events.events_pane import EventsPane
+    from claw.tui.widgets.input.prompt_area import PromptArea
+    from claw.tui.widgets.status.status_bar import StatusBar
 
 log = logging.getLogger(__name__)
 
 GROUP = "runs"
 
 
+class _Observer(Protocol):
+    async def observe(self, event: RunEvent) -> None: ...
+
+
+class FollowerHost(ChatSession, WorkerHost, Protocol):
+    """What the follower uses of the chat screen: the panes a run draws into, the `SubagentWatch` that
+    sees every event, and the reloads a run's end calls for."""
+
+    conversation: Conversation
+    events_pane: EventsPane
+    status: StatusBar
+    prompt: PromptArea
+
+    @property
+    def subagents(self) -> _Observer: ...
+
+    def load_session(self, session_key: str, *, notice: str | None = None) -> object: ...
+
+    def refresh_counters(self) -> object: ...
+
+    def refresh_sidebar(self) -> object: ...
+
+
 class RunFollower:
     """The runs of the session on screen, by run id: `send` starts one, `reset` forgets them all."""
 
-    def __init__(self, screen: ChatScreen) -> None:
-        self.screen = screen
+    def __init__(self, host: FollowerHost) -> None:
+        self.host = host
         self.runs: dict[str, RunView] = {}
         """Runs being followed (queued or under way); each leaves when its events end."""
 
     @property
     def panes(self) -> Panes:
-        screen = self.screen
-        return Panes(screen.conversation, screen.events_pane, screen.status, screen.prompt.queued)
+        host = self.host
+        return Panes(host.conversation, host.events_pane, host.status, host.prompt.queued)
 
     @property
     def running(self) -> RunView | None:
@@ -45,22 +73,22 @@ class RunFollower:
 
     def reset(self) -> None:
         """Stop following (the screen is about to show another session; the runs go on in the gateway)."""
-        self.screen.workers.cancel_group(self.screen, GROUP)
+        self.host.cancel_workers(GROUP)
         self.runs.clear()
 
     async def send(self, text: str, *, command: str | None = None) -> None:
         """Start a run with `text` (`command`: the gateway command it names, if any)."""
-        screen = self.screen
+        host = self.host
         try:
-            handle = await screen.api.run(
+            handle = await host.api.run(
                 text,
-                agent_id=screen.agent_id,
-                session_key=screen.session_key,
+                agent_id=host.agent_id,
+                session_key=host.session_key,
                 idempotency_key=uuid.uuid4().hex,
-                model=screen.model_override,
+                model=host.model_override,
             )
         except ClawError as exc:
-            await screen.conversation.add_notice(f"✗ {exc.message}", "error")
+            await host.conversation.add_notice(f"✗ {exc.message}", "error")
             return
         if handle.run_id is None:
             await self._command_replied(command, handle.reply)
@@ -75,10 +103,10 @@ class RunFollower:
         """Ask the gateway to abort the run under way, if any (it ends as `aborted`)."""
         view = self.running
         if view is not None:
-            self.screen.run_worker(self._abort(view.run_id), group="abort", name="abort", exit_on_error=False)
+            self.host.run_worker(self._abort(view.run_id), group="abort", name="abort", exit_on_error=False)
 
     async def _abort(self, run_id: str) -> None:
-        await self.screen.api.call("agent.abort", runId=run_id)
+        await self.host.api.call("agent.abort", runId=run_id)
 
     def follow_report(self, run_id: str, notice: str) -> None:
         """Show a turn the gateway started in this session (a subagent's report), opening with `notice`."""
@@ -87,31 +115,31 @@ class RunFollower:
 
     def _watch(self, view: RunView) -> None:
         self.runs[view.run_id] = view
-        self.screen.run_worker(self._follow(view), group=GROUP, name=f"run {view.run_id[:8]}", exit_on_error=False)
+        self.host.run_worker(self._follow(view), group=GROUP, name=f"run {view.run_id[:8]}", exit_on_error=False)
 
     async def _command_replied(self, command: str | None, reply: str | None) -> None:
-        screen = self.screen
+        host = self.host
         if command in ("new", "reset"):
-            screen.load_session(screen.session_key, notice=reply)  # the old conversation goes, the reply stays
+            host.load_session(host.session_key, notice=reply)  # the old conversation goes, the reply stays
             return
         if reply:
-            await screen.conversation.add_notice(reply)
-        screen.refresh_counters()
+            await host.conversation.add_notice(reply)
+        host.refresh_counters()
 
     async def _follow(self, view: RunView) -> None:
-        screen = self.screen
+        host = self.host
         try:
-            async for event in screen.api.events(view.run_id):
+            async for event in host.api.events(view.run_id):
                 await view.apply(event)
-                await screen.subagents.observe(event)
+                await host.subagents.observe(event)
         except Exception as exc:  # the subscription broke (a remote gateway went away, a slow consumer)
             log.exception("lost the events of run %s", view.run_id)
-            await screen.conversation.add_notice(f"✗ lost this run's events: {exc}", "error")
-            screen.status.state = "error"
+            await host.conversation.add_notice(f"✗ lost this run's events: {exc}", "error")
+            host.status.state = "error"
         finally:
             self.runs.pop(view.run_id, None)
         prompt = view.prompt_tokens()
-        if prompt and screen.context_tokens:
-            screen.status.context_pct = min(100.0, 100.0 * prompt / screen.context_tokens)
-        screen.refresh_counters()
-        screen.refresh_sidebar()
+        if prompt and host.context_tokens:
+            host.status.context_pct = min(100.0, 100.0 * prompt / host.context_tokens)
+        host.refresh_counters()
+        host.refresh_sidebar()

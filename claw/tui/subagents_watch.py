@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from claw.errors import ClawError
-from claw.gateway.run_event import RunEvent
+from claw.gateway.run_event import Phase, RunEvent, State, Stream, ToolPhase
+from claw.tui.chat_host import WorkerHost
 from claw.tui.subagent_info import ChildInfo
 from claw.tui.widgets.conversation.tool_card import ToolCard
 from claw.tui.widgets.subagents.subagent_tree import SubagentTree
@@ -23,7 +24,8 @@ from claw.tui.widgets.subagents.subagent_tree import SubagentTree
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from claw.tui.screens.chat_screen import ChatScreen
+    from claw.client.protocol import GatewayClient
+    from claw.tui.widgets.conversation.conversation import Conversation
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +44,31 @@ def _agent_of(session_key: str) -> str:
     return parts[1] if len(parts) == 3 and parts[0] == "agent" else ""
 
 
+class _Reports(Protocol):
+    def follow_report(self, run_id: str, notice: str) -> None: ...
+
+
+class WatchHost(WorkerHost, Protocol):
+    """What the watch uses of the chat screen: the session on screen, the conversation its trees go in,
+    the `RunFollower` that follows report turns, and notices."""
+
+    session_key: str
+    conversation: Conversation
+
+    @property
+    def api(self) -> GatewayClient: ...
+
+    @property
+    def follower(self) -> _Reports: ...
+
+    def notify(self, message: str, *, timeout: float) -> None: ...
+
+
 class SubagentWatch:
     """The subagents of the session on screen. `observe` every event of a followed run; `reset` on a switch."""
 
-    def __init__(self, screen: ChatScreen) -> None:
-        self.screen = screen
+    def __init__(self, host: WatchHost) -> None:
+        self.host = host
         self.trees: dict[str, SubagentTree] = {}
         """By the run id of the turn whose children they list."""
         self.children: dict[str, ChildInfo] = {}
@@ -57,7 +79,7 @@ class SubagentWatch:
 
     def reset(self) -> None:
         """Forget everything (the screen is about to show another session)."""
-        self.screen.workers.cancel_group(self.screen, GROUP)
+        self.host.cancel_workers(GROUP)
         self.trees.clear()
         self.children.clear()
         self._tree_of.clear()
@@ -66,7 +88,7 @@ class SubagentWatch:
 
     async def resume(self, rows: list[dict[str, Any]]) -> None:
         """Show the session's children that have not settled yet (`subagents.list` rows), in trees at the end."""
-        key = self.screen.session_key
+        key = self.host.session_key
         for row in rows:
             info = ChildInfo.from_row(row)
             if info.parent_session_key != key or info.settled:
@@ -78,10 +100,11 @@ class SubagentWatch:
     async def observe(self, event: RunEvent) -> None:
         """Note a spawn announced by `event` (from a turn, or from a child's own run)."""
         data = event.data
-        if event.stream == "tool" and data.get("phase") == "start":
+        if event.stream == Stream.TOOL and event.phase == ToolPhase.START:
             self._keep_below_cards(event.run_id)
             return
-        if event.stream != "lifecycle" or data.get("phase") != "subagent" or data.get("state") != "spawned":
+        about_child = event.stream == Stream.LIFECYCLE and event.phase == Phase.SUBAGENT
+        if not about_child or data.get("state") != State.SPAWNED:
             return
         run_id = str(data.get("childRunId") or "")
         if not run_id or run_id in self.children:
@@ -98,12 +121,12 @@ class SubagentWatch:
 
     def stop(self, run_id: str) -> None:
         """Stop one child; it ends as `aborted` and its parent session hears of it."""
-        self.screen.run_worker(self._stop(run_id), group="abort", name="stop_subagent", exit_on_error=False)
+        self.host.run_worker(self._stop(run_id), group="abort", name="stop_subagent", exit_on_error=False)
 
     async def _stop(self, run_id: str) -> None:
-        reply = await self.screen.api.call("subagents.abort", runId=run_id)
+        reply = await self.host.api.call("subagents.abort", runId=run_id)
         if not reply.get("aborted"):
-            self.screen.notify("That subagent had already ended.", timeout=3)
+            self.host.notify("That subagent had already ended.", timeout=3)
 
     async def _add(self, info: ChildInfo) -> None:
         self.children[info.run_id] = info
@@ -112,14 +135,14 @@ class SubagentWatch:
         tree = self.trees.get(turn)
         if tree is None:
             tree = self.trees[turn] = SubagentTree(turn)
-            await self.screen.conversation.add(tree)
+            await self.host.conversation.add(tree)
         await tree.show(info)
         if not info.finished:
-            self.screen.run_worker(
+            self.host.run_worker(
                 self._follow(info.run_id), group=GROUP, name=f"subagent {info.run_id[:8]}", exit_on_error=False
             )
         if self._poller is None or self._poller.is_finished:
-            self._poller = self.screen.run_worker(self._poll(), group=GROUP, name="subagents poll", exit_on_error=False)
+            self._poller = self.host.run_worker(self._poll(), group=GROUP, name="subagents poll", exit_on_error=False)
 
     def _keep_below_cards(self, run_id: str) -> None:
         """Keep a turn's tree after the tool cards of its round (the spawns of one round run one by one,
@@ -127,10 +150,10 @@ class SubagentWatch:
         tree = self.trees.get(run_id)
         if tree is None or not tree.is_mounted:
             return
-        widgets = list(self.screen.conversation.children)
+        widgets = list(self.host.conversation.children)
         below = widgets[widgets.index(tree) + 1 :]
         if below and all(isinstance(widget, ToolCard) for widget in below):
-            self.screen.conversation.move_child(tree, after=below[-1])
+            self.host.conversation.move_child(tree, after=below[-1])
 
     async def _update(self, info: ChildInfo) -> None:
         if self.children.get(info.run_id) == info:
@@ -143,7 +166,7 @@ class SubagentWatch:
     async def _follow(self, run_id: str) -> None:
         """The child's own events: its label, start and end, and the children it spawns."""
         try:
-            async for event in self.screen.api.events(run_id):
+            async for event in self.host.api.events(run_id):
                 info = self.children.get(run_id)
                 if info is None:  # reset meanwhile
                     return
@@ -159,7 +182,7 @@ class SubagentWatch:
             turns = {self._tree_of[run_id] for run_id, info in self.children.items() if not info.settled}
             for turn in turns:
                 try:
-                    rows = await self.screen.api.call("subagents.list", parentRunId=turn)
+                    rows = await self.host.api.call("subagents.list", parentRunId=turn)
                 except ClawError as exc:
                     log.info("subagents.list failed: %s", exc)
                     continue
@@ -174,6 +197,6 @@ class SubagentWatch:
         else:
             await self._update(info)
         report = info.announce_run_id
-        if report and report not in self._reports and info.parent_session_key == self.screen.session_key:
+        if report and report not in self._reports and info.parent_session_key == self.host.session_key:
             self._reports.add(report)
-            self.screen.follower.follow_report(report, report_notice(info))
+            self.host.follower.follow_report(report, report_notice(info))

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from claw.channels import inbox, outbox, pairing
-from claw.channels.adapter import ChannelLimits, Inbound
+from claw.channels.adapter import ChannelLimits
 from claw.channels.delivery import backoff, resend_safe
+from claw.channels.inbound import Inbound
+from claw.channels.schema import MIGRATIONS
 from claw.channels.settings import OutboxSettings
 from claw.errors import NotFoundError, UsageError
 from claw.gateway.msg_context import MsgContext
@@ -19,7 +21,7 @@ from claw.store.db import Database
 
 @pytest.fixture
 def db(tmp_path: Path) -> Database:
-    return Database(tmp_path / "gateway.db")
+    return Database(tmp_path / "gateway.db", MIGRATIONS)
 
 
 def test_codes_use_the_unambiguous_alphabet_and_a_sender_keeps_one_code(db: Database) -> None:
@@ -53,11 +55,11 @@ def test_expired_requests_free_their_place(db: Database) -> None:
 
 def test_concurrent_requests_never_exceed_three_pending(tmp_path: Path) -> None:
     path = tmp_path / "gateway.db"
-    Database(path).close()
+    Database(path, MIGRATIONS).close()
     results: list[bool] = []
 
     def ask(sender: int) -> None:
-        conn = Database(path)  # its own connection, as another process would have
+        conn = Database(path, MIGRATIONS)  # its own connection, as another process would have
         try:
             _req, created = conn.write(lambda c: pairing.request_code(c, "telegram", "default", str(sender), None, 5.0))
             results.append(created)
@@ -70,7 +72,7 @@ def test_concurrent_requests_never_exceed_three_pending(tmp_path: Path) -> None:
     for t in threads:
         t.join()
     assert sum(results) == 3
-    assert len(Database(path).read(lambda c: pairing.pending(c, 6.0))) == 3
+    assert len(Database(path, MIGRATIONS).read(lambda c: pairing.pending(c, 6.0))) == 3
 
 
 def _item(key: str) -> Inbound:

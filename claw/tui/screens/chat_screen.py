@@ -142,6 +142,10 @@ class ChatScreen(Screen[None]):
     async def refresh_sidebar(self) -> None:
         await self.loader.refresh_sidebar()
 
+    def cancel_workers(self, group: str) -> None:
+        """Cancel this screen's workers of `group` (a helper's, when the screen switches sessions)."""
+        self.workers.cancel_group(self, group)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A failed load or call becomes a line in the conversation, never a crashed console."""
         if event.state != WorkerState.ERROR or event.worker.error is None:
@@ -208,6 +212,12 @@ class ChatScreen(Screen[None]):
         from claw.tui.file_picker import WorkspaceFilesProvider
 
         self.app.push_screen(CommandPalette(providers=[WorkspaceFilesProvider], placeholder="Edit workspace file…"))
+
+    def open_editor(self, name: str) -> None:
+        """Edit the workspace file `name` (a resolved name such as `SOUL.md`) in the editor, over this screen."""
+        from claw.tui.screens.editor_screen import EditorScreen  # (TextArea: loaded when first used)
+
+        self.app.push_screen(EditorScreen(self.api, self.agent_id, name))
 
     async def on_file_picked(self, event: FilePicked) -> None:
         await self.commands.run("edit", event.name)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claw.store.export import transcript_to_markdown
 from claw.store.transcript import Transcript
+from claw.transcript_markdown import transcript_to_markdown
 
 
 def _session(tmp_path: Path) -> list[dict[str, object]]:

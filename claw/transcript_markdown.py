@@ -1,4 +1,8 @@
-"""A transcript as readable Markdown, for `claw sessions export` and the console's `/export`."""
+"""A transcript as readable Markdown, for `claw sessions export` and the console's `/export`.
+
+Pure rendering of the entries `chat.history` returns, so that both clients render through the
+gateway API: neither the CLI nor the console reads the store for it.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,75 @@
+"""`TerminalRenderer`: one run's events as a person at a terminal reads them.
+
+Its own module because two drivers show runs this way: `run_render` (the turn itself) and
+`subagent_wait` (the subagents' report turns that follow it).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from claw.gateway.run_event import Phase, RunEvent, State, Stream, ToolPhase
+
+
+class TerminalRenderer:
+    """Reply text to stdout as it streams; tool calls, failovers and errors to stderr."""
+
+    def __init__(self) -> None:
+        self._mid_line = False
+        self._tool_started: dict[str, float] = {}
+
+    def handle(self, event: RunEvent) -> None:
+        data = event.data
+        if event.stream == Stream.ASSISTANT:
+            text = data.get("delta", "")
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            if text:
+                self._mid_line = not text.endswith("\n")
+            return
+        if event.stream == Stream.TOOL:
+            self._tool(data)
+            return
+        match event.phase:
+            case Phase.FAILOVER:
+                self._note(f"! {data['from']} failed ({data['reason']}); trying {data['to']}")
+            case Phase.COMPACTION if data.get("state") == State.END:
+                self._note(f"(context compacted: ~{data['tokensBefore']:,} → ~{data['tokensAfter']:,} tokens)")
+            case Phase.ERROR:
+                self._note(f"claw: error: {data.get('message')}")
+            case Phase.ABORTED:
+                self._note("(aborted)")
+            case Phase.END:
+                self._newline()
+
+    def _tool(self, data: dict[str, Any]) -> None:
+        call_id = data.get("toolCallId", "")
+        if data.get("phase") == ToolPhase.START:
+            self._tool_started[call_id] = time.perf_counter()
+            self._note(f"→ {data['name']} {_summary(data.get('args'))}")
+            return
+        elapsed = (time.perf_counter() - self._tool_started.pop(call_id, time.perf_counter())) * 1000
+        mark = "✗" if data.get("isError") else "✓"
+        first = (data.get("result") or "").strip().splitlines()[:1]
+        detail = f": {first[0][:160]}" if data.get("isError") and first else ""
+        self._note(f"{mark} {data['name']} ({elapsed:.0f} ms){detail}")
+
+    def _newline(self) -> None:
+        if self._mid_line:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+            self._mid_line = False
+
+    def _note(self, line: str) -> None:
+        self._newline()
+        print(line, file=sys.stderr, flush=True)
+
+
+def _summary(args: Any, limit: int = 100) -> str:
+    if isinstance(args, dict):
+        text = " ".join(f"{k}={v!r}" if not isinstance(v, str) or len(v) < 60 else f"{k}=…" for k, v in args.items())
+    else:
+        text = str(args)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
