@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from claw.automations.manager import AutomationManager, Deliver
+from claw.automations.executor import Deliver
+from claw.automations.manager import AutomationManager
 from claw.automations.methods import automation_methods
 from claw.gateway.capability import BaseCapability
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -21,12 +21,15 @@ from claw.gateway.msg_context import MsgContext
 from claw.store.db import Database
 
 if TYPE_CHECKING:
-    from claw.automations.manager import Deliver
     from claw.gateway.gateway import Gateway
 
 log = logging.getLogger(__name__)
 
 CRON_CHANNEL = "cron"
+
+Deliver = Callable[[str, str, str, str], Awaitable["int | None"]]
+"""Send a job's reply to `<channel>:<target>`: `(channel, target, text, run_id)` → the outbox id, or None when
+no account of that channel is configured (the channels capability's `announce`)."""
 
 
 class Executor:

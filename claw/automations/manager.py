@@ -13,13 +13,13 @@ import os
 import sqlite3
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from claw.automations import ledger, store
 from claw.automations.clock import Clock, SystemClock
-from claw.automations.executor import Executor
+from claw.automations.executor import Deliver, Executor
 from claw.automations.job import Job, JobRun
 from claw.automations.schema import MIGRATIONS
 from claw.automations.spec import JobParams, changed_job, new_job
@@ -31,11 +31,6 @@ if TYPE_CHECKING:
 
 _LIVE_OWNERS: set[str] = set()
 """Owner tokens of the managers alive in this process (a run row names the process and manager that runs it)."""
-
-
-Deliver = Callable[[str, str, str, str], Awaitable["int | None"]]
-"""Send a job's reply to `<channel>:<target>`: `(channel, target, text, run_id)` → the outbox id, or None when
-no account of that channel is configured (the channels capability's `announce`)."""
 
 
 class AutomationManager:
