@@ -22,6 +22,7 @@ from claw.agent.context_manager import ContextManager
 from claw.agent.history import HistoryView
 from claw.agent.pruning import prune_units
 from claw.agent.sections import SectionRequest
+from claw.agent.turn import Turn
 from claw.gateway.gateway import Gateway
 from claw.providers.request_body import RequestEncoder
 from claw.store.transcript import Transcript
@@ -79,10 +80,11 @@ async def report(gateway: Gateway, session_key: str, message: str, *, repeat: in
         lambda: gateway.runner.render_sections(request), repeat
     )
     extra = await gateway.runner.render_sections(request)
-    ids = (agent_id, session_key)
+
+    turn = Turn(env=env, session_key=session_key, transcript=transcript, tools=tools, extra=extra, chain=chain)
 
     def build(manager: ContextManager) -> Callable[[], Awaitable[Any]]:
-        return lambda: manager.build(s, ids, env.workspace, transcript, tools, extra, chain)
+        return lambda: manager.build(turn)
 
     steps["ContextManager.build, warm (the whole prompt)"] = await timed_async(build(gateway.runner.context), repeat)
     steps["  of which Transcript.read, warm (cache hit)"] = timed(transcript.read, repeat)
