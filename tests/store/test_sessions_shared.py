@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
 from pathlib import Path
-from typing import Any
 
 from claw.store.sessions import SessionStore
+from tests.store.together import run_together
 
 MAIN = "agent:main:main"
 
@@ -92,10 +91,9 @@ _KEYS_EACH = 15
 _SHARED = "agent:main:shared"
 
 
-def _worker(sessions_dir: str, n: int, start: Any) -> None:
+def _worker(n: int, sessions_dir: str) -> None:
     """Creates its own sessions and bumps a shared one, deferring some writes as the gateway does."""
     store = SessionStore(Path(sessions_dir))
-    start.wait(10)
     for i in range(_KEYS_EACH):
         key = f"agent:main:p{n}:{i}"
         store.get_or_create(key)
@@ -107,15 +105,7 @@ def _worker(sessions_dir: str, n: int, start: Any) -> None:
 
 def test_concurrent_processes_lose_and_double_nothing(sessions_dir: Path) -> None:
     sessions_dir.mkdir(parents=True)
-    context = multiprocessing.get_context("fork")
-    start = context.Event()
-    workers = [context.Process(target=_worker, args=(str(sessions_dir), n, start)) for n in range(_PROCESSES)]
-    for worker in workers:
-        worker.start()
-    start.set()
-    for worker in workers:
-        worker.join(60)
-        assert worker.exitcode == 0
+    run_together(_worker, _PROCESSES, str(sessions_dir))
     entries = {e.session_key: e for e in SessionStore(sessions_dir).list()}
     expected = {f"agent:main:p{n}:{i}" for n in range(_PROCESSES) for i in range(_KEYS_EACH)} | {_SHARED}
     assert set(entries) == expected  # none lost; a dict cannot hold a doubled key, so check the ids too

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import tomllib
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,27 +17,10 @@ from claw import config_edit
 from claw.agent.memory_flush import _append
 from claw.store.file_lock import lock_path, locked
 from claw.tools.exec_approvals import ExecApprovalsStore
+from tests.store.together import run_together
 
 _PROCESSES = 4
 _EACH = 12
-
-
-def _run_everywhere(target: Callable[..., None], *args: Any) -> None:
-    """`target(n, *args)` in `_PROCESSES` processes started together; each must exit 0."""
-    context = multiprocessing.get_context("fork")
-    start = context.Event()
-    workers = [context.Process(target=_when_started, args=(start, target, n, *args)) for n in range(_PROCESSES)]
-    for worker in workers:
-        worker.start()
-    start.set()
-    for worker in workers:
-        worker.join(60)
-        assert worker.exitcode == 0
-
-
-def _when_started(start: Any, target: Callable[..., None], n: int, *args: Any) -> None:
-    start.wait(10)
-    target(n, *args)
 
 
 def _set_hooks(n: int, path: Path) -> None:
@@ -50,7 +32,7 @@ def _set_hooks(n: int, path: Path) -> None:
 def test_concurrent_config_edits_all_land(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text("# my settings\n", encoding="utf-8")
-    _run_everywhere(_set_hooks, path)
+    run_together(_set_hooks, _PROCESSES, path)
     text = path.read_text(encoding="utf-8")
     entries = tomllib.loads(text)["hooks"]["entries"]
     assert set(entries) == {f"h{n}-{i}" for n in range(_PROCESSES) for i in range(_EACH)}
@@ -74,7 +56,7 @@ def _remember(n: int, path: Path) -> None:
 
 def test_concurrent_exec_approvals_all_land(tmp_path: Path) -> None:
     path = tmp_path / "exec-approvals.json"
-    _run_everywhere(_remember, path)
+    run_together(_remember, _PROCESSES, path)
     patterns = ExecApprovalsStore(path).allowlist("main")
     assert sorted(patterns) == sorted(f"/usr/bin/tool-{n}-{i}" for n in range(_PROCESSES) for i in range(_EACH))
     assert json.loads(path.read_text())["version"] == 1
@@ -87,7 +69,7 @@ def _flush_notes(n: int, path: Path) -> None:
 
 def test_concurrent_memory_flushes_keep_every_note(tmp_path: Path) -> None:
     path = tmp_path / "memory" / "2026-12-01.md"
-    _run_everywhere(_flush_notes, path)
+    run_together(_flush_notes, _PROCESSES, path)
     text = path.read_text(encoding="utf-8")
     assert text.startswith("# 2026-12-01\n") and text.count("# 2026-12-01\n") == 1
     for n in range(_PROCESSES):
