@@ -78,6 +78,7 @@ class SessionStore:
         self._stamp: Stamp | None = None  # the stamp of that file
         self._pending: builtins.list[Change] = []  # changes not yet on disk, oldest first
         self._view = _Index()  # `_base` with `_pending` applied: what readers see
+        self._writing = False  # a write of this store is between reading the file and taking in its result
         self._transcripts: dict[str, Transcript] = {}
         with self._lock:
             self._reload()
@@ -285,24 +286,31 @@ class SessionStore:
             with self._lock:
                 changes = builtins.list(self._pending)
                 base, stamp = self._base.copy(), self._stamp
-            if not changes:
-                return {}
-            ensure_private_dir(self.sessions_dir)
-            with locked(self.index_path):
-                if self._index.stamp() != stamp:  # another writer replaced the file since we read it
-                    loaded = self._index.load()
-                    base = _Index(loaded.entries, loaded.unparsed)
-                results = {id(change): change(base) for change in changes}
-                stamp = self._index.save(base.entries, base.unparsed)
-            with self._lock:
-                del self._pending[: len(changes)]  # changes queued meanwhile stay, after these
-                self._base, self._stamp = base, stamp
-                self._apply_pending()
+                if not changes:
+                    return {}
+                self._writing = True
+            try:
+                ensure_private_dir(self.sessions_dir)
+                with locked(self.index_path):
+                    if self._index.stamp() != stamp:  # another writer replaced the file since we read it
+                        loaded = self._index.load()
+                        base = _Index(loaded.entries, loaded.unparsed)
+                    results = {id(change): change(base) for change in changes}
+                    stamp = self._index.save(base.entries, base.unparsed)
+                with self._lock:
+                    del self._pending[: len(changes)]  # changes queued meanwhile stay, after these
+                    self._base, self._stamp = base, stamp
+                    self._apply_pending()
+            finally:
+                with self._lock:
+                    self._writing = False
             return results
 
     def _refresh(self) -> None:
-        """Reload when the file was replaced behind us (called with `_lock` held)."""
-        if self._index.stamp() != self._stamp:
+        """Reload when the file was replaced behind us (called with `_lock` held). Not while this store's
+        own write is in flight: the file may already hold changes that are still pending here, and
+        applying them to it again would count a turn's tokens twice; the write takes the file in itself."""
+        if not self._writing and self._index.stamp() != self._stamp:
             self._reload()
 
     def _reload(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from claw.store.sessions import SessionStore
 from tests.store.together import run_together
@@ -112,3 +113,25 @@ def test_concurrent_processes_lose_and_double_nothing(sessions_dir: Path) -> Non
     assert len({e.session_id for e in entries.values()}) == len(expected)
     assert all(entries[key].input_tokens == 1 for key in expected - {_SHARED})
     assert entries[_SHARED].input_tokens == _PROCESSES * _KEYS_EACH  # every process's every turn counted
+
+
+def test_a_reader_during_the_stores_own_write_never_counts_a_change_twice(sessions_dir: Path) -> None:
+    store = SessionStore(sessions_dir)
+    store.get_or_create(MAIN)
+    store.record_turn(MAIN, preview="one", input_tokens=2000, save=False)
+    seen: list[int] = []
+    real_save = store._index.save
+
+    def save_then_read(*args: Any, **kwargs: Any) -> Any:
+        stamp = real_save(*args, **kwargs)
+        # The file holds the turn now, but the write has not taken its result in yet: a reader (the event
+        # loop, while the flush runs in a worker thread) looks at the session right here.
+        seen.append(store.get(MAIN).input_tokens)  # type: ignore[union-attr]
+        return stamp
+
+    store._index.save = save_then_read  # type: ignore[method-assign]
+    store.flush()
+    store._index.save = real_save  # type: ignore[method-assign]
+    assert seen == [2000]
+    assert store.get(MAIN).input_tokens == 2000  # type: ignore[union-attr]
+    assert SessionStore(sessions_dir).get(MAIN).input_tokens == 2000  # type: ignore[union-attr]
