@@ -34,7 +34,7 @@ def build_gateway(
     paths: Paths, config: Config, *, router: ModelRouter | None = None, services: Services = ()
 ) -> Gateway:
     """A gateway with every capability. `services`: what `start` starts (a one-shot turn starts none;
-    `capability_services` passes the capabilities' own: scheduler, channels)."""
+    `Gateway.capability_services` passes the capabilities' own: scheduler, channels)."""
     gateway = Gateway(paths, config, router=router, services=services)
     channels = ChannelsCapability(gateway)
     gateway.use(
@@ -47,8 +47,3 @@ def build_gateway(
         channels,
     )
     return gateway
-
-
-def capability_services(gateway: Gateway) -> list[GatewayService]:
-    """For `services=`: the long-lived services the capabilities offer (`claw chat`, `claw gateway run`)."""
-    return gateway.capability_services()

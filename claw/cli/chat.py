@@ -82,11 +82,12 @@ async def _run_local(**options: str | None) -> None:
     async def connect() -> tuple[GatewayClient, ApprovalSource]:
         from claw.cli.common import load
         from claw.client.local import LocalClient
-        from claw.compose import build_gateway, capability_services
+        from claw.compose import build_gateway
+        from claw.gateway.gateway import Gateway
         from claw.tui.approvals import BrokerApprovals
 
         paths, config = load(options["agent_id"])
-        gateway = build_gateway(paths, config, services=capability_services)
+        gateway = build_gateway(paths, config, services=Gateway.capability_services)
         await gateway.start()
         return LocalClient(gateway, channel="tui"), BrokerApprovals(gateway.approvals)
 

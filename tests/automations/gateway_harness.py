@@ -17,14 +17,15 @@ import sys
 
 async def main() -> None:
 
-    from claw.compose import build_gateway, capability_services
+    from claw.compose import build_gateway
     from claw.config import load_config
+    from claw.gateway.gateway import Gateway
     from claw.paths import Paths
 
     paths = Paths.from_env()
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    async with build_gateway(paths, load_config(paths), services=capability_services):
+    async with build_gateway(paths, load_config(paths), services=Gateway.capability_services):
         print(f"READY {os.getpid()}", flush=True)
         await stop.wait()
 

@@ -12,7 +12,7 @@ import pytest
 from textual.pilot import Pilot
 
 from claw.client.local import LocalClient
-from claw.compose import build_gateway, capability_services
+from claw.compose import build_gateway
 from claw.config import load_config
 from claw.gateway.gateway import Gateway
 from claw.paths import Paths
@@ -47,7 +47,7 @@ async def console(claw_env: ClawEnv, workspace: Path) -> AsyncIterator[Callable[
 
     def factory(**options: Any) -> Console:
         paths = Paths.from_env()
-        gateway = build_gateway(paths, load_config(paths), services=capability_services)
+        gateway = build_gateway(paths, load_config(paths), services=Gateway.capability_services)
         client = LocalClient(gateway, channel="tui")
         app = make_app(client, approvals=BrokerApprovals(gateway.approvals), **options)
         built.append(Console(app, gateway, client))
