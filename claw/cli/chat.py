@@ -74,10 +74,17 @@ async def _run_remote(paths: Paths, url: str, *, explicit: bool, **options: str 
 
 
 async def _run_local(**options: str | None) -> None:
-    """The console on an in-process gateway with its services (automations fire while it is open).
+    """The console on an in-process gateway; with its services (automations fire while it is open)
+    when this process can own them, i.e. no other claw process on the state dir runs them already.
 
     The gateway is built and started once the first frame is on screen (`make_app(connect=…)`):
     its imports, extensions and services take longer than drawing the console."""
+    from claw.paths import Paths
+    from claw.server.runtime_file import StateLock
+
+    lock = StateLock(Paths.from_env())
+    owner = lock.try_acquire("claw chat")
+    notice = None if owner else f"no automations or channels here: {lock.holder()} runs them"
 
     async def connect() -> tuple[GatewayClient, ApprovalSource]:
         from claw.cli.common import load
@@ -87,11 +94,14 @@ async def _run_local(**options: str | None) -> None:
         from claw.tui.approvals import BrokerApprovals
 
         paths, config = load(options["agent_id"])
-        gateway = build_gateway(paths, config, services=Gateway.capability_services)
+        gateway = build_gateway(paths, config, services=Gateway.capability_services if owner else ())
         await gateway.start()
         return LocalClient(gateway, channel="tui"), BrokerApprovals(gateway.approvals)
 
-    await _run_app(None, None, connect=connect, **options)
+    try:
+        await _run_app(None, None, connect=connect, services_notice=notice, **options)
+    finally:
+        lock.release()
 
 
 async def _run_app(
@@ -99,6 +109,7 @@ async def _run_app(
     approvals: ApprovalSource | None,
     *,
     connect: Connect | None = None,
+    services_notice: str | None = None,
     **options: str | None,
 ) -> None:
     from claw.tui.app import make_app
@@ -106,6 +117,7 @@ async def _run_app(
     app = make_app(
         client,
         connect=connect,
+        services_notice=services_notice,
         agent_id=options["agent_id"] or "main",
         session_key=options["session_key"],
         model=options["model"],

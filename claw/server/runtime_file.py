@@ -101,26 +101,52 @@ def local_url(bind: str, port: int) -> str:
 
 
 class StateLock:
-    """An exclusive, non-blocking flock on `gateway.lock`, held while the gateway runs."""
+    """The background services' owner: an exclusive, non-blocking flock on `gateway.lock`.
+
+    Only one process on a state dir runs the scheduler, the channels and the outbox: two pollers of
+    one Telegram bot conflict, and two schedulers race for each due job. `claw gateway run` must hold
+    this lock to start; a `claw chat` on an in-process gateway runs the services only if it gets it,
+    and otherwise runs without them (its status bar says so). The holder writes who it is into the
+    file, so that whoever is refused can be told which process to quit.
+    """
 
     def __init__(self, paths: Paths) -> None:
         self._path = paths.gateway_lock_file
         self._file: IO[str] | None = None
 
-    def acquire(self) -> None:
+    def try_acquire(self, role: str) -> bool:
+        """Take the lock for `role` (e.g. "claw gateway run"); False when another process holds it."""
         import fcntl
 
         ensure_private_dir(self._path.parent)
-        fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         handle = os.fdopen(fd, "r+", encoding="utf-8")
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.close()
-            raise UsageError(
-                f"another gateway is already running on this state ({self._path.parent}); see `claw gateway status`"
-            ) from None
+            return False
+        handle.truncate(0)
+        handle.write(json.dumps({"pid": os.getpid(), "role": role}) + "\n")
+        handle.flush()
         self._file = handle
+        return True
+
+    def acquire(self, role: str = "claw gateway run") -> None:
+        """Take the lock or raise a UsageError that names the process holding it."""
+        if not self.try_acquire(role):
+            raise UsageError(
+                f"{self.holder()} already runs the gateway's background services on this state "
+                f"({self._path.parent}); quit it first (see `claw gateway status`)"
+            )
+
+    def holder(self) -> str:
+        """Who holds the lock, as a phrase: "claw chat (pid 123)", or "another claw process"."""
+        try:
+            raw = json.loads(self._path.read_text(encoding="utf-8"))
+            return f"{raw['role']} (pid {int(raw['pid'])})"
+        except (OSError, ValueError, KeyError, TypeError):
+            return "another claw process"
 
     def release(self) -> None:
         if self._file is not None:

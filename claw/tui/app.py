@@ -49,6 +49,7 @@ class ClawApp(App[None]):
         model: str | None = None,
         approvals: ApprovalSource | None = None,
         theme: str | None = None,
+        services_notice: str | None = None,
     ) -> None:
         super().__init__()
         if client is None and connect is None:
@@ -59,7 +60,7 @@ class ClawApp(App[None]):
         """Why the connection could not be opened (the app then exits; the CLI reports it)."""
         self._connect = connect
         key = normalize_session_key(session_key or "main", agent_id)
-        self.chat = ChatScreen(agent_id=agent_id, session_key=key, model=model)
+        self.chat = ChatScreen(agent_id=agent_id, session_key=key, model=model, services_notice=services_notice)
         self._theme_choice = theme_name(theme)
 
     def on_mount(self) -> None:
@@ -137,6 +138,7 @@ def make_app(
     model: str | None = None,
     approvals: ApprovalSource | None = None,
     theme: str | None = None,
+    services_notice: str | None = None,
 ) -> ClawApp:
     """The console around `client` (an in-process `LocalClient` or a `RemoteClient`), or around the
     client that `connect()` returns once the app is on screen."""
@@ -148,4 +150,5 @@ def make_app(
         model=model,
         approvals=approvals,
         theme=theme,
+        services_notice=services_notice,
     )

@@ -160,7 +160,8 @@ def test_status_token_and_agent_through_the_running_gateway(claw_env: ClawEnv, g
 
     # A second gateway on the same state refuses to start.
     second = claw(env, "gateway", "run", "--port", "0", timeout=30)
-    assert second.returncode == 2 and "another gateway is already running" in second.stderr
+    assert second.returncode == 2
+    assert f"claw gateway run (pid {gateway.proc.pid}) already runs the gateway's background services" in second.stderr
 
     assert gateway.stop() == 0
     assert not (claw_env.home / "gateway.json").exists()
@@ -286,7 +287,12 @@ def test_session_commands_go_through_the_running_gateway(claw_env: ClawEnv, gate
     for args in (["sessions", "ls", "--json"], ["sessions", "reset", "main"]):
         done = subprocess.run(
             [sys.executable, "-X", "importtime", "-m", "claw", *args],
-            env=env, cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
         )
         assert done.returncode == 0, done.stderr[-2000:]
         imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}

@@ -4,52 +4,17 @@ $EDITOR (Ctrl+G), quit with Ctrl+D, and find the conversation in the transcript 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
+from tests.support.tmux import REPO_ROOT, Tmux, needs_tmux
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
-
-
-class Tmux:
-    """One tmux server of our own (its own socket), so nothing else running on the machine is touched."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.socket = f"claw-test-{uuid.uuid4().hex[:8]}"
-        self.env = env
-
-    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=20
-        )
-
-    def screen(self) -> str:
-        return self("capture-pane", "-p", "-t", "chat").stdout
-
-    def wait_for(self, needle: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            shown = self.screen()
-            if needle in shown:
-                return shown
-            time.sleep(0.1)
-        raise AssertionError(f"{needle!r} not on screen after {timeout}s:\n{self.screen()}")
-
-    def alive(self) -> bool:
-        return self("has-session", "-t", "chat").returncode == 0
-
-    def kill(self) -> None:
-        self("kill-server")
+pytestmark = needs_tmux
 
 
 @pytest.fixture

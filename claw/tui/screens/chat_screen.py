@@ -63,8 +63,12 @@ class ChatScreen(Screen[None]):
         Binding("f2", "pick_file", "Edit file"),
     ]
 
-    def __init__(self, *, agent_id: str, session_key: str, model: str | None) -> None:
+    def __init__(
+        self, *, agent_id: str, session_key: str, model: str | None, services_notice: str | None = None
+    ) -> None:
         super().__init__()
+        self.services_notice = services_notice
+        """Why this console runs no background services, if it runs none (shown in the status bar)."""
         self.client: GatewayClient | None = None
         """Set by the app once connected (`attach`); until then the status bar says "connecting"."""
         self.agent_id = agent_id
@@ -87,6 +91,7 @@ class ChatScreen(Screen[None]):
         self.prompt = PromptArea(id="prompt-area")
         self.events_pane = EventsPane(id="events")
         self.status = StatusBar(id="status")
+        self.status.notice = self.services_notice
         with Horizontal(id="main"):
             yield self.sidebar
             with Vertical(id="center"):

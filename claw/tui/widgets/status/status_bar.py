@@ -39,6 +39,8 @@ class StatusBar(Widget):
     queued: reactive[int] = reactive(0)
     approvals: reactive[int] = reactive(0)
     """Exec questions waiting for the user; while there are any, they are the state shown."""
+    notice: reactive[str | None] = reactive(None)
+    """A standing caveat about this console, shown last (e.g. another process runs the automations)."""
 
     def render(self) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -58,6 +60,9 @@ class StatusBar(Widget):
         if self.queued:
             line.append("  │  ", style="dim")
             line.append(f"{self.queued} queued", style="bold yellow")
+        if self.notice:
+            line.append("  │  ", style="dim")
+            line.append(self.notice, style="yellow")
         return line
 
     @property
