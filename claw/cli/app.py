@@ -3,25 +3,11 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
-from claw.cli import agent as agent_cmd
-from claw.cli import agents as agents_cmd
-from claw.cli import automations as automations_cmd
-from claw.cli import channels as channels_cmd
-from claw.cli import chat as chat_cmd
-from claw.cli import config as config_cmd
-from claw.cli import doctor as doctor_cmd
-from claw.cli import gateway as gateway_cmd
-from claw.cli import hooks as hooks_cmd
-from claw.cli import init as init_cmd
-from claw.cli import memory as memory_cmd
-from claw.cli import outbox as outbox_cmd
-from claw.cli import pairing as pairing_cmd
-from claw.cli import sessions as sessions_cmd
-from claw.cli import skills as skills_cmd
-from claw.cli import workspace as workspace_cmd
 from claw.errors import ClawError
 
 app = typer.Typer(
@@ -33,26 +19,155 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-app.command("init")(init_cmd.init)
-app.command("agent")(agent_cmd.agent)
-app.command("chat")(chat_cmd.chat)
-app.command("doctor")(doctor_cmd.doctor)
-app.add_typer(config_cmd.app, name="config")
-app.add_typer(workspace_cmd.app, name="workspace")
-app.add_typer(sessions_cmd.app, name="sessions")
-app.add_typer(skills_cmd.app, name="skills")
-app.add_typer(automations_cmd.app, name="automations")
-app.add_typer(gateway_cmd.app, name="gateway")
-app.add_typer(agents_cmd.app, name="agents")
-app.add_typer(memory_cmd.app, name="memory")
-app.add_typer(hooks_cmd.app, name="hooks")
-app.add_typer(channels_cmd.app, name="channels")
-app.add_typer(pairing_cmd.app, name="pairing")
-app.add_typer(outbox_cmd.app, name="outbox")
+
+@app.callback()
+def _root() -> None:
+    """claw: a terminal-first, self-hosted personal AI agent gateway."""
+    # A callback keeps `claw` a group of commands even when `register` added only one.
+
+
+def _command(name: str, function: Callable[..., Any]) -> None:
+    app.command(name)(function)
+
+
+def _group(name: str, sub_app: typer.Typer) -> None:
+    app.add_typer(sub_app, name=name)
+
+
+# One function a subcommand, in the order `claw --help` lists them; each imports only its own module.
+def _init() -> None:
+    from claw.cli.init import init
+
+    _command("init", init)
+
+
+def _agent() -> None:
+    from claw.cli.agent import agent
+
+    _command("agent", agent)
+
+
+def _chat() -> None:
+    from claw.cli.chat import chat
+
+    _command("chat", chat)
+
+
+def _doctor() -> None:
+    from claw.cli.doctor import doctor
+
+    _command("doctor", doctor)
+
+
+def _config() -> None:
+    from claw.cli.config import app as config_app
+
+    _group("config", config_app)
+
+
+def _workspace() -> None:
+    from claw.cli.workspace import app as workspace_app
+
+    _group("workspace", workspace_app)
+
+
+def _sessions() -> None:
+    from claw.cli.sessions import app as sessions_app
+
+    _group("sessions", sessions_app)
+
+
+def _skills() -> None:
+    from claw.cli.skills import app as skills_app
+
+    _group("skills", skills_app)
+
+
+def _automations() -> None:
+    from claw.cli.automations import app as automations_app
+
+    _group("automations", automations_app)
+
+
+def _gateway() -> None:
+    from claw.cli.gateway import app as gateway_app
+
+    _group("gateway", gateway_app)
+
+
+def _agents() -> None:
+    from claw.cli.agents import app as agents_app
+
+    _group("agents", agents_app)
+
+
+def _memory() -> None:
+    from claw.cli.memory import app as memory_app
+
+    _group("memory", memory_app)
+
+
+def _hooks() -> None:
+    from claw.cli.hooks import app as hooks_app
+
+    _group("hooks", hooks_app)
+
+
+def _channels() -> None:
+    from claw.cli.channels import app as channels_app
+
+    _group("channels", channels_app)
+
+
+def _pairing() -> None:
+    from claw.cli.pairing import app as pairing_app
+
+    _group("pairing", pairing_app)
+
+
+def _outbox() -> None:
+    from claw.cli.outbox import app as outbox_app
+
+    _group("outbox", outbox_app)
+
+
+SUBCOMMANDS: dict[str, Callable[[], None]] = {
+    "init": _init,
+    "agent": _agent,
+    "chat": _chat,
+    "doctor": _doctor,
+    "config": _config,
+    "workspace": _workspace,
+    "sessions": _sessions,
+    "skills": _skills,
+    "automations": _automations,
+    "gateway": _gateway,
+    "agents": _agents,
+    "memory": _memory,
+    "hooks": _hooks,
+    "channels": _channels,
+    "pairing": _pairing,
+    "outbox": _outbox,
+}
+_registered: set[str] = set()
+
+
+def register(only: str | None = None) -> typer.Typer:
+    """Add the subcommands to `app` (all of them, or just `only`) and return it.
+
+    `main` passes the first word of the command line when it names a subcommand: `claw agent -m …`
+    then neither imports nor builds the click commands of the fifteen it does not run."""
+    for name, add in SUBCOMMANDS.items():
+        if only in (None, name) and name not in _registered:
+            add()
+            _registered.add(name)
+    return app
 
 
 def main() -> None:
     """Entry point: user errors become one line on stderr and a non-zero exit, never a traceback."""
+    first = sys.argv[1] if len(sys.argv) > 1 else None
+    register(first if first in SUBCOMMANDS else None)
     try:
         app()
     except ClawError as exc:

@@ -74,7 +74,7 @@ def test_user_errors_are_one_line(claw_env: ClawEnv, corpus: Path) -> None:
 
 def test_memory_help_stays_import_light() -> None:
     probe = (
-        "import sys\nfrom claw.cli.app import app\n"
+        "import sys\nfrom claw.cli.app import register\napp = register()\n"
         "for args in (['memory', '--help'], ['memory', 'search', '--help']):\n"
         "    try:\n        app(args, standalone_mode=False)\n    except SystemExit:\n        pass\n"
         "print(sorted(m for m in ('openai', 'textual', 'numpy', 'sqlite3', 'claw.memory.index') if m in sys.modules))"

@@ -17,7 +17,8 @@ PROBE = r"""
 import contextlib, io, json, sys
 import typer
 import typer.main
-from claw.cli.app import app
+from claw.cli.app import register
+app = register()
 
 watched, under = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 
