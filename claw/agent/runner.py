@@ -63,10 +63,9 @@ class AgentRunner:
         """Prompt assembly, pruning, memory flush and compaction (also used by /context and /compact)."""
 
     def model_chain(self, env: AgentEnv, override: str | None) -> list[str]:
-        chain = env.settings.model.chain()
-        if override:
-            chain = list(dict.fromkeys([override, *chain]))
-        return chain
+        """The models to try, in order: a model the user named (`--model`, `/model`) alone, since
+        answering with another one would be a surprise; else the agent's primary and fallbacks."""
+        return [override] if override else env.settings.model.chain()
 
     async def execute(self, run: RunRequest, env: AgentEnv, emit: Emit) -> RunResult:
         """Run the turn for `run`'s message, its events going to `emit`; raises RunFailed when it cannot reply."""
