@@ -59,8 +59,17 @@ class SessionToolSettings(Section):
     """Other agents whose sessions may be reached too; `*` for all. Default: the caller's own agent only."""
 
 
+class FileToolSettings(Section):
+    """What `read`, `write` and `edit` may open besides plain files inside the workspace."""
+
+    allow_hardlinks: bool = False
+    """Open workspace files that have more than one hard link. Off: such a file may be a second name for a
+    file outside the workspace (`ln ../secret hard`), which no path check can tell apart."""
+
+
 class ToolSettings(Section):
     exec: ExecSettings = ExecSettings()
+    files: FileToolSettings = FileToolSettings()
     sessions: SessionToolSettings = SessionToolSettings()
     result_max_chars: int | None = Field(
         default=None, ge=1000, description="cap on one tool result; default from the context window"

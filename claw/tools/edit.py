@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+import stat
 from typing import Any
 
-from claw.store.atomic import atomic_write_bytes
 from claw.tools.args import str_arg
 from claw.tools.base import ToolContext, ToolResult
-from claw.tools.workspace_paths import resolve_in_workspace
+from claw.tools.safe_open import OpenFile, open_regular, replace_at
 
 
 class EditTool:
@@ -36,21 +35,22 @@ class EditTool:
         path = str_arg(args, "path", tool=self.name, allow_empty=False)
         old = str_arg(args, "oldText", tool=self.name, allow_empty=False)
         new = str_arg(args, "newText", tool=self.name)
-        target = resolve_in_workspace(ctx.workspace, path, must_exist=True)
-        return await asyncio.to_thread(_edit, target, path, old, new)
+        return await asyncio.to_thread(_edit, ctx, path, old, new)
 
 
-def _edit(target: Path, shown: str, old: str, new: str) -> ToolResult:
-    if target.is_dir():
-        return ToolResult(f"edit: {shown} is a directory; give a file path", is_error=True)
-    if not target.is_file():
-        return ToolResult(f"edit: {shown} is not a regular file", is_error=True)
-    try:
-        # newline="" keeps CRLF files byte-for-byte outside the edited span.
-        with target.open(encoding="utf-8", newline="") as handle:
-            text = handle.read()
-    except UnicodeDecodeError:
-        return ToolResult(f"edit: {shown} is not UTF-8 text; edit refuses to rewrite it", is_error=True)
+def _edit(ctx: ToolContext, shown: str, old: str, new: str) -> ToolResult:
+    """Read and replace the file through one directory descriptor, so both touch the same file."""
+    allow_hardlinks = ctx.settings.tools.files.allow_hardlinks
+    with open_regular(ctx.workspace, shown, tool="edit", allow_hardlinks=allow_hardlinks) as opened:
+        try:
+            # Decoded whole, without newline translation: CRLF stays byte-for-byte outside the edited span.
+            text = opened.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            return ToolResult(f"edit: {shown} is not UTF-8 text; edit refuses to rewrite it", is_error=True)
+        return _replace_once(opened, text, shown, old, new)
+
+
+def _replace_once(opened: OpenFile, text: str, shown: str, old: str, new: str) -> ToolResult:
     count = text.count(old)
     if count == 0:
         return ToolResult(
@@ -63,6 +63,6 @@ def _edit(target: Path, shown: str, old: str, new: str) -> ToolResult:
             is_error=True,
         )
     updated = text.replace(old, new, 1)
-    atomic_write_bytes(target, updated.encode("utf-8", errors="replace"), mode=None)
+    replace_at(opened.where, updated.encode("utf-8", errors="replace"), mode=stat.S_IMODE(opened.stat.st_mode))
     line = text[: text.index(old)].count("\n") + 1
     return ToolResult(f"edited {shown}: replaced 1 occurrence at line {line}")

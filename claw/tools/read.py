@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Iterator
-from pathlib import Path
 from typing import IO, Any
 
 from claw.tools.args import int_arg, str_arg
 from claw.tools.base import ToolContext, ToolResult
+from claw.tools.safe_open import OpenFile, open_regular
 from claw.tools.truncate import result_limit
-from claw.tools.workspace_paths import resolve_in_workspace
 
 DEFAULT_LINE_LIMIT = 2000
 BINARY_SNIFF_BYTES = 8192
@@ -43,24 +43,28 @@ class ReadTool:
         path = str_arg(args, "path", tool=self.name, allow_empty=False)
         offset = int_arg(args, "offset", tool=self.name) or 1
         limit = int_arg(args, "limit", tool=self.name) or DEFAULT_LINE_LIMIT
-        target = resolve_in_workspace(ctx.workspace, path, extra_roots=ctx.read_roots, must_exist=True)
         budget = max(1_000, result_limit(ctx.settings) - _NOTE_RESERVE)
-        return await asyncio.to_thread(_read_window, target, path, offset, limit, budget)
+        return await asyncio.to_thread(_read, ctx, path, offset, limit, budget)
 
 
-def _read_window(target: Path, shown: str, offset: int, limit: int, budget: int) -> ToolResult:
-    if target.is_dir():
-        return ToolResult(f"read: {shown} is a directory; give a file path", is_error=True)
-    if not target.is_file():
-        return ToolResult(f"read: {shown} is not a regular file", is_error=True)
-    with target.open("rb") as raw:
+def _read(ctx: ToolContext, path: str, offset: int, limit: int, budget: int) -> ToolResult:
+    allow_hardlinks = ctx.settings.tools.files.allow_hardlinks
+    with open_regular(
+        ctx.workspace, path, tool="read", allow_hardlinks=allow_hardlinks, extra_roots=ctx.read_roots
+    ) as opened:
+        return _read_window(opened, path, offset, limit, budget)
+
+
+def _read_window(opened: OpenFile, shown: str, offset: int, limit: int, budget: int) -> ToolResult:
+    with open(opened.fd, "rb", closefd=False) as raw:
         if b"\x00" in raw.read(BINARY_SNIFF_BYTES):
             return ToolResult(
                 f"read: {shown} looks like a binary file (it contains NUL bytes); refusing to read it",
                 is_error=True,
             )
-    with target.open(encoding="utf-8", errors="replace", newline="") as handle:
-        return _collect(_lines(handle, budget + 1), shown, offset, limit, budget)
+        raw.seek(0)
+        with io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="") as handle:
+            return _collect(_lines(handle, budget + 1), shown, offset, limit, budget)
 
 
 def _collect(lines: Iterator[tuple[str, bool]], shown: str, offset: int, limit: int, budget: int) -> ToolResult:

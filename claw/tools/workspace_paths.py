@@ -1,12 +1,17 @@
-"""Confine a path that a tool was given to the agent's workspace.
+"""Confine a path that a tool was given to the agent's workspace: the rule, and a name for where it leads.
 
-Every file tool goes through `resolve_in_workspace` before it touches the disk.
 The rule is simple and fail-closed: resolve the path the way the kernel would
 (`..`, symlinks in every component, including a dangling symlink at the end),
 then require the *real* location to sit inside the workspace's real location.
 Anything the rule cannot vouch for — `~` prefixes, NUL bytes — is refused
-before resolution. The returned path is the real one, so the caller never opens
-or writes through a symlink that was checked under another name.
+before resolution (`checked_path`).
+
+`resolve_in_workspace` answers "where does this name lead now?", which is what
+the memory index needs to name a file. It cannot make a later open by that name
+safe: a directory on the way may be swapped for a symlink in between. The file
+tools therefore never open what it returns; they walk the path one directory
+descriptor at a time (`claw.tools.path_walk`), which applies the same rule to
+each component as it opens it.
 """
 
 from __future__ import annotations
@@ -32,11 +37,7 @@ def resolve_in_workspace(
     Raises `PathEscapeError` for `~`/`~user` prefixes, NUL bytes, and anything whose
     resolved location (after `..` and symlinks, dangling or not) is outside.
     """
-    if not isinstance(path, str) or not path.strip():
-        raise ClawError("path is required: give a file path relative to the workspace")
-    shown = _printable(path)
-    if "\x00" in path or path.startswith("~"):
-        raise PathEscapeError(shown)
+    shown = checked_path(path)
     root = Path(os.path.realpath(workspace))
     candidate = Path(path) if os.path.isabs(path) else root / path
     real = _resolve(candidate)
@@ -46,6 +47,20 @@ def resolve_in_workspace(
     if must_exist and not real.exists():
         raise NotFoundError(f"no such file: {shown}")
     return real
+
+
+def checked_path(path: str) -> str:
+    """`path` as it may appear in a message, once it is known to be a path the rule can judge.
+
+    Raises `ClawError` for an empty path and `PathEscapeError` for a NUL byte or a `~`/`~user`
+    prefix (the shell would expand it; the tools would not, so it can only mislead).
+    """
+    if not isinstance(path, str) or not path.strip():
+        raise ClawError("path is required: give a file path relative to the workspace")
+    shown = _printable(path)
+    if "\x00" in path or path.startswith("~"):
+        raise PathEscapeError(shown)
+    return shown
 
 
 def _resolve(candidate: Path) -> Path:

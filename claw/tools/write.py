@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
-from pathlib import Path
 from typing import Any
 
-from claw.errors import PathEscapeError
-from claw.store.atomic import atomic_write_bytes
 from claw.tools.args import str_arg
 from claw.tools.base import ToolContext, ToolResult
-from claw.tools.workspace_paths import resolve_in_workspace
+from claw.tools.safe_open import write_file
 
 
 class WriteTool:
@@ -36,18 +32,9 @@ class WriteTool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         path = str_arg(args, "path", tool=self.name, allow_empty=False)
         content = str_arg(args, "content", tool=self.name)
-        target = resolve_in_workspace(ctx.workspace, path)
         data = content.encode("utf-8", errors="replace")
-        return await asyncio.to_thread(_write, target, path, data)
-
-
-def _write(target: Path, shown: str, data: bytes) -> ToolResult:
-    if target.is_dir():
-        return ToolResult(f"write: {shown} is a directory; give a file path", is_error=True)
-    # `target` is the resolved location inside the workspace; the directories that
-    # do not exist yet cannot be symlinks, so creating them stays inside too.
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if os.path.realpath(target.parent) != str(target.parent):
-        raise PathEscapeError(shown)  # a directory was swapped for a symlink while we looked
-    atomic_write_bytes(target, data, mode=None)
-    return ToolResult(f"wrote {len(data)} bytes to {shown}")
+        allow_hardlinks = ctx.settings.tools.files.allow_hardlinks
+        # Every component is opened relative to its parent's descriptor (claw.tools.path_walk),
+        # so a directory swapped for a symlink meanwhile cannot carry the file out of the workspace.
+        await asyncio.to_thread(write_file, ctx.workspace, path, data, tool=self.name, allow_hardlinks=allow_hardlinks)
+        return ToolResult(f"wrote {len(data)} bytes to {path}")

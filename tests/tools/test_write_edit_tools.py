@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from claw.config import AgentSettings
 from claw.store.atomic import atomic_write_bytes
+from claw.tools.base import ToolContext
 from tests.tools.conftest import CallTool
 
 
 def _leftovers(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+def _allowing_hardlinks(ctx: ToolContext) -> ToolContext:
+    """These tests keep a second hard link as a witness of atomic replacement, which the default refuses."""
+    return replace(ctx, settings=AgentSettings.model_validate({"tools": {"files": {"allowHardlinks": True}}}))
 
 
 async def test_write_creates_parents_and_reports_bytes(call: CallTool, workspace: Path) -> None:
@@ -23,13 +31,13 @@ async def test_write_creates_parents_and_reports_bytes(call: CallTool, workspace
     assert _leftovers(workspace / "notes" / "2025") == []
 
 
-async def test_write_replaces_the_file_atomically(call: CallTool, workspace: Path) -> None:
+async def test_write_replaces_the_file_atomically(call: CallTool, ctx: ToolContext, workspace: Path) -> None:
     target = workspace / "doc.md"
     target.write_text("old\n")
     os.link(target, workspace / "hardlink-to-old")  # an in-place write would change this too
     target.chmod(0o640)
 
-    result = await call("write", path="doc.md", content="new\n")
+    result = await call("write", path="doc.md", content="new\n", context=_allowing_hardlinks(ctx))
 
     assert not result.is_error
     assert target.read_text() == "new\n"
@@ -59,12 +67,14 @@ def test_failed_atomic_write_leaves_no_temp_file_and_the_old_content(tmp_path: P
     assert _leftovers(tmp_path) == []
 
 
-async def test_edit_replaces_the_unique_occurrence(call: CallTool, workspace: Path) -> None:
+async def test_edit_replaces_the_unique_occurrence(call: CallTool, ctx: ToolContext, workspace: Path) -> None:
     target = workspace / "code.py"
     target.write_bytes(b"def a():\r\n    return 1\r\n\r\ndef b():\r\n    return 2\r\n")
     os.link(target, workspace / "hardlink-to-old")
 
-    result = await call("edit", path="code.py", oldText="return 2", newText="return 3")
+    result = await call(
+        "edit", path="code.py", oldText="return 2", newText="return 3", context=_allowing_hardlinks(ctx)
+    )
 
     assert not result.is_error
     assert result.text == "edited code.py: replaced 1 occurrence at line 5"
