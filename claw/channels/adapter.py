@@ -46,12 +46,15 @@ class Sent:
 
 
 class VerifyError(Exception):
-    """An inbound request that must be refused; `status` is the HTTP answer, `reason` a short public text."""
+    """An inbound request that must be refused; `status` is the HTTP answer, `reason` a short public text.
+    `presented`: the credential (signature, secret) the request carried when it was wrong, so the
+    server's failed-auth limiter counts it; None when none was carried or it was never checked."""
 
-    def __init__(self, status: int, reason: str) -> None:
+    def __init__(self, status: int, reason: str, *, presented: str | None = None) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.presented = presented
 
 
 class SendError(Exception):

@@ -18,6 +18,7 @@ from aiohttp import web
 from claw.channels.adapter import ChannelAdapter, VerifyError
 from claw.channels.faults import fault
 from claw.errors import ClawError
+from claw.server.credential_report import report_bad_credential
 from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:
@@ -55,6 +56,8 @@ class Ingress:
             adapter.verify(request.headers, body)
         except VerifyError as exc:
             log.warning("%s: refused a request from %s: %s", where, request.remote, exc.reason)
+            if exc.presented is not None:  # counted by the server's limiter, which may answer 429 instead
+                report_bad_credential(request, exc.presented)
             return _answer(exc.status, exc.reason)
         try:
             payload = loads_strict(body.decode("utf-8"))

@@ -123,9 +123,9 @@ class WebhookAdapter:
             raise VerifyError(401, "timestamp outside tolerance")
         scheme, _, hexdigest = given.strip().partition("=")
         if scheme != "sha256" or not _HEX.match(hexdigest):
-            raise VerifyError(401, "invalid signature")
+            raise VerifyError(401, "invalid signature", presented=given)
         if not hmac.compare_digest(sign(self.secret, stamp, body).encode("ascii"), given.strip().encode("ascii")):
-            raise VerifyError(401, "invalid signature")
+            raise VerifyError(401, "invalid signature", presented=given)
 
     def normalize(self, payload: Any) -> list[Inbound]:
         try:

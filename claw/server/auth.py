@@ -1,5 +1,5 @@
-"""Gateway auth, fail closed: the token, constant-time comparison, a failed-auth limiter,
-the browser Origin allowlist and the bind check.
+"""Gateway auth, fail closed: the token, constant-time comparison, the browser checks (Origin
+allowlist, Sec-Fetch-Site) and the bind check. The failed-auth limiter is `claw.server.auth_limiter`.
 
 The token comes from `CLAW_GATEWAY_TOKEN` when that is set and not blank, else from
 the token file `claw init` writes. An empty or whitespace-only token counts as none.
@@ -11,18 +11,22 @@ import hmac
 import ipaddress
 import os
 import secrets
-import time
-from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from claw.errors import ConfigError
+from claw.server.auth_limiter import AuthLimiter
 
 if TYPE_CHECKING:
     from claw.paths import Paths
 
+__all__ = ["TOKEN_ENV", "AuthLimiter", "bearer_credential", "browser_refusal", "check_bind", "create_token_file",
+           "is_loopback", "origin_allowed", "resolve_token", "tokens_match"]  # fmt: skip
+
 TOKEN_ENV = "CLAW_GATEWAY_TOKEN"
-_MAX_TRACKED_SOURCES = 10_000
+_FROM_ANOTHER_SITE = frozenset({"cross-site", "same-site"})
+"""`Sec-Fetch-Site` values of a request some web page made (ports do not make sites: any page on
+localhost is `same-site`); `same-origin` and `none` (typed in the address bar) are not such requests."""
 
 
 def resolve_token(paths: Paths, environ: Mapping[str, str] | None = None) -> tuple[str | None, str]:
@@ -86,49 +90,27 @@ def origin_allowed(origin: str | None, allowed: Iterable[str]) -> bool:
     return any(wanted == item.strip().lower().rstrip("/") for item in allowed)
 
 
-class AuthLimiter:
-    """Failed-auth rate limiting per source address, loopback included.
+def browser_refusal(origin: str | None, fetch_site: str | None, allowed: Iterable[str]) -> str | None:
+    """Why a request made by a web page is refused (None: it is not refused here).
 
-    More than `max_failures` failures within `window_s` lock the source out for
-    `lockout_s`; during the lockout even the right token is refused.
+    A browser `Origin` must be on the allowlist. A page's `<img>`, `<script>` or form sends no
+    Origin on a GET, but browsers mark it `Sec-Fetch-Site: cross-site` (or `same-site`), so such a
+    request is refused too unless its Origin is listed. Neither is an auth failure: nothing is counted.
     """
+    if origin is not None:
+        return None if origin_allowed(origin, allowed) else "origin not allowed"
+    if (fetch_site or "").strip().lower() in _FROM_ANOTHER_SITE:
+        return "cross-site request refused"
+    return None
 
-    def __init__(
-        self,
-        max_failures: int = 10,
-        window_s: float = 60.0,
-        lockout_s: float = 60.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.max_failures = max_failures
-        self.window_s = window_s
-        self.lockout_s = lockout_s
-        self._clock = clock
-        self._failures: dict[str, deque[float]] = {}
-        self._locked_until: dict[str, float] = {}
 
-    def retry_after(self, source: str) -> float:
-        """Seconds until `source` may try again; 0 when it is not locked out."""
-        until = self._locked_until.get(source)
-        if until is None:
-            return 0.0
-        left = until - self._clock()
-        if left <= 0:
-            del self._locked_until[source]
-            return 0.0
-        return left
-
-    def failure(self, source: str) -> None:
-        now = self._clock()
-        times = self._failures.setdefault(source, deque())
-        times.append(now)
-        while times and times[0] < now - self.window_s:
-            times.popleft()
-        if len(times) >= self.max_failures:
-            self._locked_until[source] = now + self.lockout_s
-            times.clear()
-        if len(self._failures) > _MAX_TRACKED_SOURCES:  # bounded memory under a spray of sources
-            self._failures = {k: v for k, v in self._failures.items() if v and v[-1] >= now - self.window_s}
-
-    def success(self, source: str) -> None:
-        self._failures.pop(source, None)
+def bearer_credential(header: str | None) -> str | None:
+    """What an `Authorization` header presents as the token; None when it presents nothing (no header,
+    or an empty value), which is refused but never counted as a failed attempt. A non-Bearer scheme
+    presents its whole value, so it is a wrong credential like any other."""
+    if header is None or not header.strip():
+        return None
+    scheme, _, given = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return header.strip()
+    return given.strip() or None

@@ -7,9 +7,12 @@ It is a `GatewayService`, started inside the gateway's event loop:
         print(server.url)            # ws://127.0.0.1:<port>/
 
 Fail closed: `ServerSettings` refuses a non-loopback bind without a token; browser
-`Origin`s not on the allowlist get 403 on every path but `/health`; `/v1/*` needs
-`Authorization: Bearer <token>`; failed auth (WebSocket or HTTP) is rate limited per
-source, loopback included. A WebSocket upgrade may carry the bearer too: then its frames
+`Origin`s not on the allowlist, and other sites' pages (`Sec-Fetch-Site`), get 403 on every
+path but `/health`; `/v1/*` needs `Authorization: Bearer <token>`. Wrong credentials
+(WebSocket, HTTP, and those a capability's route reports: `claw.server.credential_report`)
+are rate limited per address and credential, loopback included, and a request with no
+credential is refused without counting, so no lockout can refuse the right token
+(`claw.server.auth_limiter`). A WebSocket upgrade may carry the bearer too: then its frames
 may reach `max_payload_bytes`; without it they stay capped at 64 KiB (the cap is set
 when the socket opens, before `connect` can prove who is sending). Tokens never reach
 a log line: the access log records the method, the path without its query string, the
@@ -28,7 +31,8 @@ from aiohttp import WSCloseCode, web
 from aiohttp.abc import AbstractAccessLogger
 
 from claw.errors import ClawError
-from claw.server.auth import origin_allowed, tokens_match
+from claw.server.auth import bearer_credential, browser_refusal, tokens_match
+from claw.server.credential_report import reported_bad_credential
 from claw.server.http_api import HttpApi, error_response
 from claw.server.openai_wire import WireError
 from claw.server.runtime_file import local_url
@@ -115,39 +119,57 @@ class GatewayServer:
             await self._runner.cleanup()
             self._runner = None
 
-    # --- HTTP guard: Origin, Bearer, rate limit --------------------------------------------------
+    # --- HTTP guard: browser checks, Bearer, failed-auth limiter -------------------------------------
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """In order: browser requests from other sites are refused (403, nothing counted); on the paths
+        that take the gateway token (`/v1`, the WebSocket at `/`) a wrong one is counted and refused
+        (401, or 429 once locked out) and a missing one is refused (401 on `/v1`) without counting;
+        then the handler, after which a credential a capability's route reported as wrong is counted."""
         if request.path == "/health":
             return await handler(request)
-        if not origin_allowed(request.headers.get("Origin"), self.settings.allowed_origins):
-            log.warning("refused %s %s from %s: origin not allowed", request.method, request.path, request.remote)
-            return web.json_response({"error": {"message": "origin not allowed", "type": "forbidden"}}, status=403)
-        source = request.remote or "?"
-        wait = self.settings.limiter.retry_after(source)
-        if wait:
-            failure = WireError(429, "too many failed auth attempts; retry later", type="rate_limit_error")
-            return error_response(failure, {"Retry-After": str(int(wait) + 1)})
-        if (request.path.startswith("/v1/") or request.path == "/v1") and not self._bearer(request, source):
-            if request.headers.get("Authorization") is None:
-                self.settings.limiter.failure(source)
-                log.warning("refused %s %s from %s: no bearer token", request.method, request.path, source)
-            failure = WireError(401, "invalid or missing bearer token", code="invalid_api_key")
-            return error_response(failure, {"WWW-Authenticate": "Bearer"})
+        refusal = browser_refusal(
+            request.headers.get("Origin"), request.headers.get("Sec-Fetch-Site"), self.settings.allowed_origins
+        )
+        if refusal is not None:  # a bad Origin is worth a warning (a web UI not listed); a page's <img> is not
+            level = logging.WARNING if request.headers.get("Origin") is not None else logging.DEBUG
+            log.log(level, "refused %s %s from %s: %s", request.method, request.path, request.remote, refusal)
+            return web.json_response({"error": {"message": refusal, "type": "forbidden"}}, status=403)
+        if request.path == "/" or request.path == "/v1" or request.path.startswith("/v1/"):
+            presented = bearer_credential(request.headers.get("Authorization"))
+            if presented is not None and not tokens_match(presented, self.settings.token or ""):
+                return self._wrong_credential(request, presented)
+            if presented is None and request.path != "/":  # the WebSocket may bring it in `connect` instead
+                log.debug("refused %s %s from %s: no bearer token", request.method, request.path, request.remote)
+                return _unauthorized(request)
         if self.draining and request.method == "POST":
             failure = WireError(503, "the gateway is shutting down", type="server_error", code="unavailable")
             return error_response(failure, {"x-should-retry": "false"})
-        return await handler(request)
+        response = await handler(request)
+        reported = reported_bad_credential(request)  # a capability's route refused a signature or secret
+        if reported is not None:
+            wait = self.settings.limiter.failed(request.remote or "?", reported)
+            if wait and not response.prepared:  # a refusal is a plain response, not yet sent
+                return _locked_out(wait)
+        return response
+
+    def _wrong_credential(self, request: web.Request, presented: str) -> web.Response:
+        """Count a wrong gateway token; 401, or 429 while this address or this token is locked out
+        (logged once per lockout by the limiter, not once per request)."""
+        source = request.remote or "?"
+        wait = self.settings.limiter.failed(source, presented)
+        if wait:
+            return _locked_out(wait)
+        log.warning("refused %s %s from %s: bad bearer token", request.method, request.path, source)
+        return _unauthorized(request)
 
     # --- WebSocket ---------------------------------------------------------------------------------
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         source = request.remote or "?"
-        upgrade_auth = self._bearer(request, source)
-        if upgrade_auth is False:
-            failure = WireError(401, "unauthorized: invalid or missing token", code="invalid_api_key")
-            return error_response(failure, {"WWW-Authenticate": "Bearer"})
+        # A wrong bearer never gets here (the guard refused it); a right one lifts the pre-auth cap.
+        upgrade_auth = tokens_match(bearer_credential(request.headers.get("Authorization")), self.settings.token or "")
         # Frames are capped by the reader before they are buffered: 64 KiB unless the upgrade request
         # itself carried the token, since before `connect` nobody knows who is sending.
         limit = self.settings.max_payload_bytes if upgrade_auth else PRE_AUTH_MAX_BYTES
@@ -184,19 +206,6 @@ class GatewayServer:
             log.info("connection %s closed after %.1f s (code %s)", conn_id, time.monotonic() - started, ws.close_code)
         return ws
 
-    def _bearer(self, request: web.Request, source: str) -> bool | None:
-        """None: no Authorization header; else whether it carries the token (failures count for the limiter)."""
-        header = request.headers.get("Authorization")
-        if header is None:
-            return None
-        scheme, _, given = header.partition(" ")
-        if scheme.lower() != "bearer" or not tokens_match(given.strip(), self.settings.token or ""):
-            self.settings.limiter.failure(source)
-            log.warning("refused %s %s from %s: bad bearer token", request.method, request.path, source)
-            return False
-        self.settings.limiter.success(source)
-        return True
-
 
 class _WebSocket(web.WebSocketResponse):
     """Names the limit when aiohttp closes for an oversized frame (1009), which it does without a reason."""
@@ -207,6 +216,16 @@ class _WebSocket(web.WebSocketResponse):
         if code == WSCloseCode.MESSAGE_TOO_BIG and not message:
             message = self.too_big_reason.encode()[:120]
         return await super().close(code=code, message=message, drain=drain)
+
+
+def _unauthorized(request: web.Request) -> web.Response:
+    message = "unauthorized: invalid or missing token" if request.path == "/" else "invalid or missing bearer token"
+    return error_response(WireError(401, message, code="invalid_api_key"), {"WWW-Authenticate": "Bearer"})
+
+
+def _locked_out(wait: float) -> web.Response:
+    failure = WireError(429, "too many failed auth attempts; retry later", type="rate_limit_error")
+    return error_response(failure, {"Retry-After": str(int(wait) + 1)})
 
 
 def _bound_port(runner: web.AppRunner, wanted: int) -> int:

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from claw.errors import ConfigError
-from claw.server.auth import TOKEN_ENV, AuthLimiter, check_bind
+from claw.server.auth import TOKEN_ENV, check_bind
+from claw.server.auth_limiter import AuthLimiter
 
 if TYPE_CHECKING:
     from claw.config import GatewaySettings
@@ -40,6 +41,8 @@ class ServerSettings:
     approval_timeout_s: float = 300.0
     """How long an exec approval question waits for a connected client before the fallback applies."""
     limiter: AuthLimiter = field(default_factory=AuthLimiter)
+    """Counts wrong credentials (never missing or right ones) per address and credential; its knobs
+    (failures per credential and per address, window, lockout, memory cap) are its constructor's."""
 
     def __post_init__(self) -> None:
         check_bind(self.bind, self.token)

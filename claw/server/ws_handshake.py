@@ -4,7 +4,8 @@ Anything else closes the socket with a reason a person can read: 1003 binary fra
 1008 not JSON / not `connect` / bad token / rate limited / handshake timeout, and 1009
 for a frame over the connection's cap (64 KiB unless the upgrade request carried the
 token; the reader enforces it before buffering, see `server._WebSocket`). A bad token
-and a missing one get the same answer.
+and a missing one get the same answer, but only a bad one counts toward a lockout, and a
+lockout refuses only wrong tokens: the right one is checked first and always passes.
 """
 
 from __future__ import annotations
@@ -75,29 +76,27 @@ async def handshake(
         reply = error(frame.id, wire_errors.INVALID_REQUEST, "first request must be connect")
         await _refuse(ws, WSCloseCode.POLICY_VIOLATION, "first request must be connect", reply)
         return None
-    wait = settings.limiter.retry_after(remote)
-    if wait:
-        message = f"too many failed auth attempts; retry in {wait:.0f} s"
-        reply = error(frame.id, wire_errors.RATE_LIMITED, message, retryAfterMs=int(wait * 1000))
-        await _refuse(ws, WSCloseCode.POLICY_VIOLATION, "rate limited: too many failed auth attempts", reply)
-        return None
     try:
         params = parse_connect(frame.params, frame.id)
-    except FrameError as exc:
-        settings.limiter.failure(remote)
+    except FrameError as exc:  # nothing was presented that could be checked: not a failed attempt
         await _refuse(
             ws, WSCloseCode.POLICY_VIOLATION, "invalid connect params", error(frame.id, exc.code, exc.message)
         )
         return None
-    if settings.token is None or not tokens_match(params.auth.token, settings.token):
-        settings.limiter.failure(remote)
-        log.warning(
-            "refused connection %s from %s (client %s): bad or missing token", conn_id, remote, params.client.name
-        )
+    presented = params.auth.token if params.auth.token and params.auth.token.strip() else None
+    if not tokens_match(presented, settings.token or ""):
+        # Only a wrong token counts; a missing one gets the same answer and is never counted.
+        wait = settings.limiter.failed(remote, presented) if presented is not None else 0.0
+        if wait:
+            message = f"too many failed auth attempts; retry in {wait:.0f} s"
+            reply = error(frame.id, wire_errors.RATE_LIMITED, message, retryAfterMs=int(wait * 1000))
+            await _refuse(ws, WSCloseCode.POLICY_VIOLATION, "rate limited: too many failed auth attempts", reply)
+            return None
+        level, what = (logging.DEBUG, "no") if presented is None else (logging.WARNING, "bad")
+        log.log(level, "refused connection %s from %s (client %s): %s token", conn_id, remote, params.client.name, what)
         reply = error(frame.id, wire_errors.UNAUTHORIZED, "unauthorized: invalid or missing token")
         await _refuse(ws, WSCloseCode.POLICY_VIOLATION, "unauthorized", reply)
         return None
-    settings.limiter.success(remote)
     if not params.minProtocol <= PROTOCOL_VERSION <= params.maxProtocol:
         message = f"protocol {PROTOCOL_VERSION} is not in the client's range {params.minProtocol}..{params.maxProtocol}"
         reply = error(frame.id, wire_errors.PROTOCOL_MISMATCH, message)

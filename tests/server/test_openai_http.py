@@ -116,16 +116,18 @@ async def test_auth_failures_are_refused_alike_and_never_logged(
     assert "wrong-bearer-token-1" not in caplog.text and TOKEN not in caplog.text
 
 
-async def test_failed_http_auth_is_rate_limited(served: Served) -> None:
+async def test_failed_http_auth_is_rate_limited_but_never_the_right_token(served: Served) -> None:
     for _ in range(5):
         status, _, _ = await asyncio.to_thread(
             _http, f"{served.http_url}/v1/models", headers={"Authorization": "Bearer guess"}
         )
         assert status == 401
-    async with _client(served) as client:
+    async with _client(served, key="guess") as client:
         with pytest.raises(openai.RateLimitError) as limited:
             await client.models.list()
     assert int(limited.value.response.headers["retry-after"]) > 0
+    async with _client(served) as client:  # the right token from the same address still passes
+        assert [m.id for m in (await client.models.list()).data] == ["claw/main"]
 
 
 async def test_bad_requests_get_openai_style_errors(served: Served) -> None:

@@ -68,30 +68,25 @@ async def test_bad_and_missing_token_get_the_same_answer(served: Served, caplog:
     assert TOKEN not in caplog.text and "wrong-token-value-123" not in caplog.text
 
 
-async def test_failed_auth_is_rate_limited_even_on_loopback(served: Served) -> None:
-    for _ in range(5):  # the fixture's limiter allows 5 failures
+async def test_failed_auth_is_rate_limited_even_on_loopback_but_never_the_right_token(served: Served) -> None:
+    early = await open_wire(served.url, handshake=False)  # upgraded before the lockout
+    for _ in range(5):  # the fixture's limiter allows 5 failures of one token
         wire = await open_wire(served.url, handshake=False)
         await wire.send(connect_frame("nope-nope-nope"))
         assert (await wire.res("c1"))["error"]["code"] == "UNAUTHORIZED"
-    # Locked out: even the right token is refused, before the upgrade.
-    with pytest.raises(InvalidStatus) as refused:
-        await open_wire(served.url)
-    assert refused.value.response.status_code == 429
-    assert int(refused.value.response.headers["Retry-After"]) > 0
-
-
-async def test_rate_limit_answered_in_band_when_it_starts_after_the_upgrade(make_served: MakeServed) -> None:
-    from claw.server.auth import AuthLimiter
-
-    served = await make_served(limiter=AuthLimiter(max_failures=1))
-    early = await open_wire(served.url, handshake=False)  # upgraded before the lockout
-    bad = await open_wire(served.url, handshake=False)
-    await bad.send(connect_frame("bad-token-xyz"))
-    await bad.res("c1")
-    await early.send(connect_frame())
+    # Locked out: that wrong token is answered in band, and refused on the upgrade too.
+    await early.send(connect_frame("nope-nope-nope"))
     reply = await early.res("c1")
     assert reply["error"]["code"] == "RATE_LIMITED" and reply["error"]["retryAfterMs"] > 0
     assert await _closed(early) == (1008, "rate limited: too many failed auth attempts")
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(served.url, additional_headers={"Authorization": "Bearer nope-nope-nope"}, open_timeout=10)
+    assert refused.value.response.status_code == 429
+    assert int(refused.value.response.headers["Retry-After"]) > 0
+    # The right token from the same address is never refused (tests/server/test_auth_lockout.py has more).
+    owner = await open_wire(served.url, additional_headers={"Authorization": f"Bearer {TOKEN}"})
+    assert await owner.call("health") == {"ok": True}
+    await owner.close()
 
 
 async def test_origin_must_be_on_the_allowlist(make_served: MakeServed) -> None:
