@@ -47,6 +47,11 @@ class ExecSettings(Section):
     timeout_seconds: float = Field(default=120.0, gt=0)
     max_output_chars: int = Field(default=200_000, ge=1000)
     allowlist: tuple[str, ...] = ()
+    """Globs over resolved binary paths (`/usr/bin/git`, `/opt/tools/*`); each allows its binary's plain use,
+    never forms that run other programs (`git -c`, `find -exec`): those need an exact-command approval."""
+    default_allowlist: bool = True
+    """Run the read-only commands of claw/tools/default_allowlist.py (`ls`, `cat`, `grep`…) unasked while
+    their paths stay inside the workspace."""
 
 
 class SessionToolSettings(Section):

@@ -23,7 +23,9 @@ EXIT_CODES = {Phase.END: 0, Phase.ERROR: 1, CONFIG_ERROR: 2, Phase.ABORTED: 130}
 
 
 async def ask_on_terminal(request: ApprovalRequest) -> Decision:
-    prompt = f"\nexec wants to run:\n  {request.command}\nin {request.cwd}\nAllow? [o]nce / [a]lways / [N]o: "
+    """Ask on the terminal, saying why the policy asks (the reason says when "always" covers only this command)."""
+    why = f"why: {request.reason}\n" if request.reason else ""
+    prompt = f"\nexec wants to run:\n  {request.command}\nin {request.cwd}\n{why}Allow? [o]nce / [a]lways / [N]o: "
     answer = await asyncio.to_thread(_read_answer, prompt)
     return {"o": "allow-once", "a": "allow-always"}.get(answer[:1].lower(), "deny")  # type: ignore[return-value]
 

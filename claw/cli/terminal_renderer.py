@@ -53,7 +53,7 @@ class TerminalRenderer:
         elapsed = (time.perf_counter() - self._tool_started.pop(call_id, time.perf_counter())) * 1000
         mark = "✗" if data.get("isError") else "✓"
         first = (data.get("result") or "").strip().splitlines()[:1]
-        detail = f": {first[0][:160]}" if data.get("isError") and first else ""
+        detail = f": {_clip(first[0])}" if data.get("isError") and first else ""
         self._note(f"{mark} {data['name']} ({elapsed:.0f} ms){detail}")
 
     def _newline(self) -> None:
@@ -73,3 +73,8 @@ def _summary(args: Any, limit: int = 100) -> str:
     else:
         text = str(args)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _clip(line: str, limit: int = 2_000) -> str:
+    """An error's first line whole (a denial says what to do at its end); only a runaway line is cut."""
+    return line if len(line) <= limit else f"{line[:limit]}… ({len(line) - limit:,} more characters)"

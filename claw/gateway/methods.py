@@ -237,7 +237,14 @@ async def agent_follow(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
 async def approval_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
     """The exec questions waiting for an answer."""
     return [
-        {"id": r.id, "agentId": r.agent_id, "sessionKey": r.session_key, "command": r.command, "cwd": r.cwd}
+        {
+            "id": r.id,
+            "agentId": r.agent_id,
+            "sessionKey": r.session_key,
+            "command": r.command,
+            "cwd": r.cwd,
+            "reason": r.reason,
+        }
         for r in gw.approvals.pending()
     ]
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # kept out of import time: remote clients use ApprovalRequest without loading config
     from claw.config import AgentSettings
+    from claw.tools.allow_entry import AllowEntry
 
 Decision = Literal["allow-once", "allow-always", "deny"]
 
@@ -36,9 +37,9 @@ class ApprovalRequest:
 class Approvals(Protocol):
     """Exec approvals: the persisted allowlist and a way to ask the user."""
 
-    def allowlist(self, agent_id: str) -> list[str]: ...
+    def allowlist(self, agent_id: str) -> list[AllowEntry]: ...
 
-    def remember(self, agent_id: str, pattern: str, command: str) -> None: ...
+    def remember(self, agent_id: str, entry: AllowEntry, command: str) -> None: ...
 
     async def ask(self, request: ApprovalRequest) -> Decision | None:
         """The user's decision, or None when nobody is there to ask."""

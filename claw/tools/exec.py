@@ -9,13 +9,18 @@ from typing import Any
 from claw.tools.args import number_arg, str_arg
 from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
 from claw.tools.exec_env import scrubbed_env
-from claw.tools.exec_policy import decide, fallback, pattern_for
+from claw.tools.exec_policy import decide, fallback
 from claw.tools.exec_process import ProcessOutcome, run_shell
 from claw.tools.truncate import result_limit
 
 _HOW_TO_ALLOW = (
     "approve it when asked, add its binary to agents.defaults.tools.exec.allowlist, or allow everything with "
     "`claw config set agents.defaults.tools.exec.security full`"
+)
+
+_HOW_TO_ALLOW_EXACTLY = (
+    'approve this exact command when asked ("always" then allows exactly this command, nothing wider), or allow '
+    "everything with `claw config set agents.defaults.tools.exec.security full`"
 )
 
 _HOW_TO_ENABLE = (
@@ -77,7 +82,7 @@ class ExecTool:
         patterns = [*settings.allowlist, *ctx.approvals.allowlist(ctx.agent_id)]
         verdict = decide(command, settings, patterns, cwd=ctx.workspace, path_env=path_env)
         if verdict.action == "deny":
-            hint = _HOW_TO_ENABLE if settings.security == "deny" else _HOW_TO_ALLOW
+            hint = _HOW_TO_ENABLE if settings.security == "deny" else _how_to_allow(verdict.exact_only)
             return _denied(f"exec denied: {verdict.reason}; {hint}")
         if verdict.action == "allow":
             return None
@@ -96,15 +101,18 @@ class ExecTool:
                 return None
             return _denied(
                 f"exec denied: approval required but no one is available to approve it ({verdict.reason}); "
-                + _HOW_TO_ALLOW
+                + _how_to_allow(verdict.exact_only)
             )
         if decision == "deny":
             return _denied("exec denied by user")
         if decision == "allow-always":
-            pattern = pattern_for(command, cwd=ctx.workspace, path_env=path_env)
-            if pattern is not None:
-                ctx.approvals.remember(ctx.agent_id, pattern, command)
+            for entry in verdict.remember:  # the binary, or for a dangerous form the exact command
+                ctx.approvals.remember(ctx.agent_id, entry, command)
         return None
+
+
+def _how_to_allow(exact_only: bool) -> str:
+    return _HOW_TO_ALLOW_EXACTLY if exact_only else _HOW_TO_ALLOW
 
 
 def _output_cap(ctx: ToolContext) -> int:

@@ -3,7 +3,16 @@
 `ExecApprovalsStore` keeps `exec-approvals.json` (mode 0600, replaced atomically):
 
     {"version": 1, "agents": {"main": {"allowlist": [
-        {"pattern": "/usr/bin/git", "addedAt": "2025-01-01T00:00:00+00:00", "lastCommand": "git status"}]}}}
+        {"pattern": "/usr/bin/git", "addedAt": "2025-01-01T00:00:00+00:00", "lastCommand": "git status"},
+        {"binary": "/usr/bin/git", "args": ["-c", "'alias.st=status'", "st"], "addedAt": "…",
+         "lastCommand": "git -c 'alias.st=status' st"}]}}}
+
+A `pattern` entry allows its binary's plain invocations; since exec approvals look at
+arguments, that is also how every entry written before them is read (migrated in
+meaning, unchanged on disk): `git status` still runs, `git -c alias.x='!cmd' x` asks.
+A `binary` + `args` entry allows exactly that command (`AllowEntry`). The addition keeps
+`version` 1 on purpose: an older claw skips entries without a `pattern`, so a file written
+now never makes an older reader allow more than it did.
 
 `ApprovalBroker` implements the `Approvals` protocol the `exec` tool uses. A UI
 registers an approver coroutine; every question also waits as a pending request
@@ -26,6 +35,7 @@ from typing import Any
 from claw.paths import ensure_private_dir
 from claw.store.atomic import atomic_write_bytes
 from claw.store.file_lock import locked
+from claw.tools.allow_entry import AllowEntry
 from claw.tools.base import ApprovalRequest, Decision
 
 log = logging.getLogger(__name__)
@@ -36,29 +46,35 @@ DECISIONS: frozenset[str] = frozenset({"allow-once", "allow-always", "deny"})
 
 
 class ExecApprovalsStore:
-    """The per-agent allowlist patterns the user chose to "allow always"."""
+    """The per-agent allowlist entries the user chose to "allow always"."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def allowlist(self, agent_id: str) -> list[str]:
-        return [entry["pattern"] for entry in self._entries(self._load(), agent_id)]
+    def entries(self, agent_id: str) -> list[AllowEntry]:
+        """Every entry of `agent_id`: plain binaries and exact commands."""
+        return [_entry(raw) for raw in self._entries(self._load(), agent_id)]
 
-    def remember(self, agent_id: str, pattern: str, command: str) -> None:
-        """Add `pattern` for `agent_id` (or refresh its `lastCommand` if it is already there).
+    def allowlist(self, agent_id: str) -> list[str]:
+        """The plain binary patterns of `agent_id` (without its exact commands)."""
+        return [entry.pattern for entry in self.entries(agent_id) if not entry.exact]
+
+    def remember(self, agent_id: str, entry: AllowEntry | str, command: str) -> None:
+        """Add `entry` (a plain pattern, given as text or entry) for `agent_id`, or refresh its `lastCommand`.
 
         Read and written under the file's lock, so an approval given in another process meanwhile
         (a console and a gateway on one state dir) is kept, not overwritten."""
+        wanted = AllowEntry(entry) if isinstance(entry, str) else entry
         ensure_private_dir(self.path.parent)
         with locked(self.path):
             data = self._load()
             entries = self._entries(data, agent_id)
-            for entry in entries:
-                if entry["pattern"] == pattern:
-                    entry["lastCommand"] = command
+            for raw in entries:
+                if _entry(raw) == wanted:
+                    raw["lastCommand"] = command
                     break
             else:
-                entries.append({"pattern": pattern, "addedAt": datetime.now(UTC).isoformat(), "lastCommand": command})
+                entries.append({**_record(wanted), "addedAt": datetime.now(UTC).isoformat(), "lastCommand": command})
             data["agents"].setdefault(agent_id, {})["allowlist"] = entries
             atomic_write_bytes(self.path, (json.dumps(data, indent=2) + "\n").encode(), mode=0o600)
 
@@ -84,7 +100,26 @@ class ExecApprovalsStore:
         raw = agent.get("allowlist") if isinstance(agent, dict) else None
         if not isinstance(raw, list):
             return []
-        return [e for e in raw if isinstance(e, dict) and isinstance(e.get("pattern"), str)]
+        return [e for e in raw if isinstance(e, dict) and _readable(e)]
+
+
+def _readable(raw: dict[str, Any]) -> bool:
+    if "pattern" in raw:
+        return isinstance(raw["pattern"], str)
+    args = raw.get("args")
+    return isinstance(raw.get("binary"), str) and isinstance(args, list) and all(isinstance(a, str) for a in args)
+
+
+def _entry(raw: dict[str, Any]) -> AllowEntry:
+    if "pattern" in raw:
+        return AllowEntry(raw["pattern"])
+    return AllowEntry(raw["binary"], tuple(raw["args"]))
+
+
+def _record(entry: AllowEntry) -> dict[str, Any]:
+    if entry.args is None:
+        return {"pattern": entry.pattern}
+    return {"binary": entry.pattern, "args": list(entry.args)}
 
 
 class ApprovalBroker:
@@ -111,11 +146,11 @@ class ApprovalBroker:
     def has_approver(self) -> bool:
         return bool(self._approvers)
 
-    def allowlist(self, agent_id: str) -> list[str]:
-        return self.store.allowlist(agent_id)
+    def allowlist(self, agent_id: str) -> list[AllowEntry]:
+        return self.store.entries(agent_id)
 
-    def remember(self, agent_id: str, pattern: str, command: str) -> None:
-        self.store.remember(agent_id, pattern, command)
+    def remember(self, agent_id: str, entry: AllowEntry, command: str) -> None:
+        self.store.remember(agent_id, entry, command)
 
     def pending(self) -> list[ApprovalRequest]:
         """The questions waiting for an answer, oldest first."""

@@ -53,7 +53,7 @@ async def test_steer_injects_into_the_running_turn(claw_env: ClawEnv, client: Lo
         return "deny"
 
     client.gateway.approvals.set_approver(hold_then_deny)
-    claw_env.server.script(tool_call("exec", {"command": "date"}), text("adjusted answer"))
+    claw_env.server.script(tool_call("exec", {"command": "touch steered.txt"}), text("adjusted answer"))
     first = await client.run("do the thing")
     await asyncio.wait_for(asked.wait(), 5)
     steer = await client.run("actually, use French")

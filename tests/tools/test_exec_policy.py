@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from claw.config import ExecSettings
-from claw.tools.exec_policy import decide, fallback, match_allowlist, pattern_for
+from claw.tools.allow_entry import AllowEntry
+from claw.tools.exec_policy import decide, fallback, match_allowlist
 from claw.tools.shell_chain import split_chain
 
 PATH = os.environ.get("PATH", os.defpath)
@@ -125,11 +126,12 @@ def test_fallback_when_nobody_can_answer(tmp_path: Path) -> None:
     assert fallback(allowed, ExecSettings(ask_fallback="deny")) is allowed
 
 
-def test_pattern_for_gives_the_first_binary_resolved(tmp_path: Path) -> None:
-    assert pattern_for("echo hi; head -n1 x", cwd=tmp_path, path_env=PATH) == ECHO
-    assert pattern_for("echo $(id)", cwd=tmp_path, path_env=PATH) is None
-    assert pattern_for("FOO=1 echo", cwd=tmp_path, path_env=PATH) is None
-    assert pattern_for("no-such-binary-xyz", cwd=tmp_path, path_env=PATH) is None
+def test_always_remembers_each_unlisted_binary_and_nothing_for_what_cannot_be_vouched_for(tmp_path: Path) -> None:
+    touch, mkdir = _bin("touch"), _bin("mkdir")
+    chain = _decide("echo hi; touch x && mkdir d", tmp_path, security="allowlist", ask="on-miss")
+    assert chain.remember == (AllowEntry(touch), AllowEntry(mkdir)) and not chain.exact_only
+    for command in ("touch $(id)", "FOO=1 touch x", "no-such-binary-xyz", "touch x > y", "touch x; FOO=1 echo"):
+        assert _decide(command, tmp_path, security="allowlist", ask="on-miss").remember == (), command
 
 
 def test_split_chain_respects_quotes_and_escapes() -> None:

@@ -53,14 +53,14 @@ async def test_approval_modal_gates_exec(claw_env, console, workspace) -> None:
 async def test_always_adds_the_command_to_the_allowlist(claw_env, console) -> None:
     write_config(claw_env.home, '[agents.defaults.tools.exec]\nsecurity = "allowlist"\nask = "on-miss"\n')
     claw_env.server.script(
-        tool_call("exec", {"command": "echo first"}),
+        tool_call("exec", {"command": "touch first.txt"}),
         text("ok 1"),
-        tool_call("exec", {"command": "echo second"}),
+        tool_call("exec", {"command": "touch second.txt"}),
         text("ok 2"),
     )
     app = console().app
     async with app.run_test(size=SIZE) as pilot:
-        await type_and_send(pilot, "run echo")
+        await type_and_send(pilot, "run touch")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
         await pilot.press("a")
         await wait_for(pilot, lambda: not app.chat.runs, what="the run to end")
@@ -72,4 +72,4 @@ async def test_always_adds_the_command_to_the_allowlist(claw_env, console) -> No
         )
         assert all(card.status == "ok" for card in app.chat.conversation.query(ToolCard))
     approvals = json.loads((claw_env.home / "exec-approvals.json").read_text())
-    assert approvals["agents"]["main"]["allowlist"][0]["lastCommand"].startswith("echo")
+    assert approvals["agents"]["main"]["allowlist"][0]["lastCommand"] == "touch first.txt"
