@@ -24,7 +24,9 @@ def search(
     agent_id: str = AgentOption,
     max_results: int | None = typer.Option(None, "--max-results", "-n", min=1, max=100, help="At most this many."),
     min_score: float | None = typer.Option(None, "--min-score", min=0.0, max=1.0, help="Drop weaker hits."),
-    explain: bool = typer.Option(False, "--explain", help="Show the keyword (BM25) and vector parts of each score."),
+    explain: bool = typer.Option(
+        False, "--explain", help="Show how each score was made: the raw BM25, the keyword and vector parts."
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """Hybrid search over the agent's memory files (keyword-only when no embeddings are configured)."""
@@ -53,16 +55,32 @@ def search(
         print("No matches.")
         return
     for n, hit in enumerate(found["results"], start=1):
-        print(f"\n{n}. {hit['citation']}  score {hit['score']:.3f}")
+        heading = f"  · {hit['heading']}" if hit.get("heading") else ""
+        print(f"\n{n}. {hit['citation']}  score {hit['score']:.3f}{heading}")
         if explain:
-            vector = "—" if hit["vectorScore"] is None else f"{hit['vectorScore']:.3f}"
-            bm25 = "—" if hit["bm25"] is None else f"{hit['bm25']:.4g}"
-            print(
-                f"   = {weights['vector']:.2f} × vector {vector} + {weights['text']:.2f} × keyword "
-                f"{hit['textScore']:.3f} (bm25 {bm25}, scaled to the best keyword hit)"
-            )
+            for line in _explanation(hit, weights, hybrid=mode == "hybrid"):
+                print(f"   {line}")
         for line in hit["snippet"].splitlines()[:6]:
             print(f"   {line}")
+
+
+def _explanation(hit: dict[str, Any], weights: dict[str, float], *, hybrid: bool) -> list[str]:
+    """How a hit's score was made, by the rule in `claw.memory.search`, with the raw BM25 behind it."""
+    keyword = f"keyword {hit['textScore']:.3f}"
+    if hybrid:
+        vector = "—" if hit["vectorScore"] is None else f"{hit['vectorScore']:.3f}"
+        weighted = f"{weights['vector']:.2f} × vector {vector} + {weights['text']:.2f} × {keyword}"
+        formula = f"= max({weighted}, {keyword})" if weights["text"] > 0 else f"= {weighted}"
+    else:
+        formula = f"= {keyword}"
+    if hit["bm25"] is None:
+        detail = f"{keyword}: none of the query's words are in this chunk"
+    else:
+        detail = (
+            f"{keyword} = bm25 {hit['bm25']:.4g} / {hit['bestBm25']:.4g}, the best bm25 for this query "
+            "(SQLite FTS5 bm25: negative, lower is a better match)"
+        )
+    return [formula, detail]
 
 
 @app.command("index")

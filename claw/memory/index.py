@@ -3,9 +3,11 @@
 Sync walks the memory files and compares each with what the index recorded (nothing at all
 when no stamp changed since the last sync and no other process wrote to the index): same size and
 mtime → skipped without reading; same content hash → only the stamp is updated; otherwise
-the file's chunks are replaced. Vectors of chunks whose text did not change are carried
+the file's chunks are replaced. Vectors of chunks whose text and headings did not change are carried
 over, so editing one line re-embeds only the chunks around it. Changing the chunking
-settings rebuilds everything; changing the embeddings model drops the old vectors. All
+settings or the chunker itself (`CHUNKER_VERSION`, recorded with the settings) rebuilds
+everything, so an index written by an older claw re-cuts its files on the first sync after
+an upgrade; changing the embeddings model drops the old vectors. All
 methods are blocking and thread-safe: call them through `asyncio.to_thread`.
 """
 
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from claw.memory.chunker import blank_comments, chunk_markdown, text_hash
+from claw.memory.chunker import CHUNKER_VERSION, blank_comments, chunk_markdown, embedding_input, text_hash
 from claw.memory.embeddings import Embedder, EmbeddingError
 from claw.memory.files import MemoryFile, list_memory_files
 from claw.memory.schema import connect
@@ -155,7 +157,7 @@ class MemoryIndex:
         return self.conn.execute("PRAGMA data_version").fetchone()[0], [(f.rel, f.mtime_ns, f.size) for f in files]
 
     def _check_settings(self, conn: sqlite3.Connection, force: bool) -> bool:
-        chunking = json.dumps({"tokens": self.chunk_tokens, "overlap": self.chunk_overlap})
+        chunking = json.dumps({"chunker": CHUNKER_VERSION, "tokens": self.chunk_tokens, "overlap": self.chunk_overlap})
         rebuild = force or _get_meta(conn, "chunking") != chunking
         if rebuild:
             conn.execute("DELETE FROM chunks")
@@ -205,19 +207,20 @@ class MemoryIndex:
         conn.execute("DELETE FROM chunks WHERE path = ?", (rel,))
         chunks = chunk_markdown(blank_comments(text), self.chunk_tokens, self.chunk_overlap)
         conn.executemany(
-            "INSERT INTO chunks (path, start_line, end_line, hash, text, embedding) VALUES (?,?,?,?,?,?)",
-            [(rel, c.start_line, c.end_line, c.hash, c.text, reusable.get(c.hash)) for c in chunks],
+            "INSERT INTO chunks (path, start_line, end_line, hash, text, heading, embedding) VALUES (?,?,?,?,?,?,?)",
+            [(rel, c.start_line, c.end_line, c.hash, c.text, c.heading, reusable.get(c.hash)) for c in chunks],
         )
         return len(chunks)
 
     def _embed_missing(self, report: SyncReport) -> None:
         if self.embedder is None or not self.embeddings_ready():
             return
-        rows = self.conn.execute("SELECT id, text FROM chunks WHERE embedding IS NULL ORDER BY id").fetchall()
+        query = "SELECT id, heading, text FROM chunks WHERE embedding IS NULL ORDER BY id"
+        rows = self.conn.execute(query).fetchall()
         for start in range(0, len(rows), EMBED_COMMIT_BATCH):
             batch = rows[start : start + EMBED_COMMIT_BATCH]
             try:
-                vectors = self.embedder.embed([text for _, text in batch])
+                vectors = self.embedder.embed([embedding_input(heading, text) for _, heading, text in batch])
             except EmbeddingError as exc:
                 report.embedding_error = self.embeddings_failed(exc)
                 return
@@ -226,7 +229,7 @@ class MemoryIndex:
             try:
                 conn.executemany(
                     "UPDATE chunks SET embedding = ? WHERE id = ?",
-                    [(pack(normalise(v)), chunk_id) for (chunk_id, _), v in zip(batch, vectors, strict=True)],
+                    [(pack(normalise(v)), row[0]) for row, v in zip(batch, vectors, strict=True)],
                 )
                 conn.execute("COMMIT")
             except BaseException:

@@ -1,8 +1,11 @@
 """The memory index's SQLite schema, as numbered migrations recorded in the database.
 
-`chunks` holds the text and (optionally) a float32 embedding per chunk; `chunks_fts` is an
-external-content FTS5 table over the chunk text, kept in step by triggers. The whole
-database is derived from the memory files: when it cannot be opened it is rebuilt.
+`chunks` holds the text, the headings it sits under and (optionally) a float32 embedding per
+chunk; `chunks_fts` is an external-content FTS5 table over the text and the headings, kept in
+step by triggers. The whole database is derived from the memory files: when it cannot be opened
+it is rebuilt, and a migration that changes what a chunk is simply empties it (the next sync
+re-reads every file). How chunks are cut is versioned separately (`CHUNKER_VERSION`, checked by
+the index on every sync), so a new chunker needs no migration.
 """
 
 from __future__ import annotations
@@ -42,6 +45,25 @@ MIGRATIONS: tuple[str, ...] = (
     END;
     CREATE TRIGGER chunks_after_delete AFTER DELETE ON chunks BEGIN
         INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END;
+    """,
+    # 2: chunks cut by heading carry their heading titles, searchable in a second FTS column. The old
+    # whole-run-of-lines chunks are dropped rather than converted: the next sync re-chunks every file.
+    """
+    DROP TRIGGER chunks_after_insert;
+    DROP TRIGGER chunks_after_delete;
+    DROP TABLE chunks_fts;
+    DELETE FROM chunks;
+    DELETE FROM files;
+    ALTER TABLE chunks ADD COLUMN heading TEXT NOT NULL DEFAULT '';
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        text, heading, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER chunks_after_insert AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_fts(rowid, text, heading) VALUES (new.id, new.text, new.heading);
+    END;
+    CREATE TRIGGER chunks_after_delete AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts(chunks_fts, rowid, text, heading) VALUES ('delete', old.id, old.text, old.heading);
     END;
     """,
 )

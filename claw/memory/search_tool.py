@@ -16,8 +16,9 @@ class MemorySearchTool:
     name = "memory_search"
     description = (
         "Search your memory files (MEMORY.md and memory/*.md) for prior work, decisions, dates, people, "
-        "preferences and todos. Returns the best matching chunks as JSON: path, startLine, endLine, score "
-        "and a snippet. Open a hit with memory_get(path, from=startLine, lines=…) when you need more."
+        "preferences and todos. Returns the best matching chunks as JSON: path, startLine, endLine, the "
+        "headings the chunk sits under, score and a snippet. Open a hit with memory_get(path, from=startLine, "
+        "lines=…) when you need more."
     )
     parameters: dict[str, Any] = {
         "type": "object",

@@ -27,7 +27,9 @@ class MemorySettings(Section):
     vector_weight: float = Field(default=0.7, ge=0)
     text_weight: float = Field(default=0.3, ge=0)
     chunk_tokens: int = Field(default=400, ge=32, le=8_000)
+    """Largest chunk, in estimated tokens: each heading's section is cut into paragraphs packed up to this."""
     chunk_overlap: int = Field(default=80, ge=0)
+    """Tokens repeated between consecutive chunks of one long section (sections never overlap)."""
     max_results: int = Field(default=6, ge=1, le=100)
     min_score: float = Field(default=0.35, ge=0, le=1)
     candidate_multiplier: int = Field(default=4, ge=1, le=50)

@@ -42,7 +42,7 @@ def test_status_index_and_search_keyword_only(claw_env: ClawEnv, corpus: Path) -
     assert "1. memory/2025-03-09.md#L1-L2" in found.stdout and "Helen" in found.stdout
 
     explained = claw(claw_env, "memory", "search", "tax deadline", "--explain")
-    assert "0.00 × vector — + 1.00 × keyword 1.000 (bm25 " in explained.stdout
+    assert "   = keyword 1.000\n   keyword 1.000 = bm25 -" in explained.stdout
 
     raw = json.loads(claw(claw_env, "memory", "search", "Kyoto", "--json", "-n", "1").stdout)
     assert raw["mode"] == "keyword" and [r["path"] for r in raw["results"]] == ["memory/2025-01-20.md"]
@@ -56,7 +56,7 @@ def test_hybrid_search_explains_both_parts(claw_env: ClawEnv, corpus: Path) -> N
     found = claw(claw_env, "memory", "search", "sourdough starter", "--explain")
     assert found.stdout.startswith(f"hybrid search ({EMBED_MODEL}): 0.70 vector + 0.30 keyword")
     assert "1. memory/2025-02-14.md" in found.stdout
-    assert "= 0.70 × vector 0." in found.stdout and "+ 0.30 × keyword 1.000" in found.stdout
+    assert "= max(0.70 × vector 0." in found.stdout and "+ 0.30 × keyword 1.000, keyword 1.000)" in found.stdout
     assert any(r.path == "/v1/embeddings" for r in claw_env.server.requests)
 
 

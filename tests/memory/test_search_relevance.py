@@ -37,7 +37,9 @@ async def test_hybrid_scores_combine_vector_and_keyword_parts(make_manager: Make
     assert outcome.model == EMBED_MODEL and outcome.weights == {"vector": 0.7, "text": 0.3}
     top = outcome.hits[0]
     assert top.vector_score is not None and top.vector_score > 0.2
-    assert top.score == pytest.approx(0.7 * top.vector_score + 0.3 * top.text_score)
+    weighted = 0.7 * top.vector_score + 0.3 * top.text_score
+    assert top.weighted_score == pytest.approx(weighted)
+    assert top.score == pytest.approx(max(weighted, top.text_score))  # the keyword floor (see search.py)
     embedded = [r for r in claw_env.server.requests if r.path == "/v1/embeddings"]
     assert embedded and all(r.body["model"] == EMBED_MODEL for r in embedded)
 

@@ -27,7 +27,10 @@ when ``stream_options.include_usage`` is set, then ``data: [DONE]``. Non-streami
 ``chat.completion`` object with the same content, tool calls and usage.
 
 Other endpoints: ``GET /v1/models`` lists ``models``; ``POST /v1/embeddings`` returns deterministic
-hashed bag-of-words vectors (see ``embed``). Every request to any path is recorded in ``requests``.
+hashed bag-of-words vectors (see ``embed``), or whatever ``embed_text`` (a ``(text, dimensions) ->
+vector`` function, settable while the server runs) computes: a test can stand in for an embedding
+model that misses something, e.g. one blind to digits. Every request to any path is recorded in
+``requests``.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from aiohttp import web
@@ -83,17 +86,20 @@ class ScriptedModelServer:
     empty. ``require_api_key``: when set, requests without ``Authorization: Bearer <key>`` get a 401
     (they are recorded but consume no script entry). ``instant``: write each streamed reply in a single
     socket write instead of one write per delta, for benchmarks. ``embedding_dimensions``: vector size
-    when a request does not ask for ``dimensions``.
+    when a request does not ask for ``dimensions``. ``embed_text``: how one input becomes a vector
+    (default ``embed``); also a public attribute, read on every request.
     """
 
     def __init__(self, *, models: Iterable[str] = ("test-model",), default: Responder | None = None,
                  require_api_key: str | None = None, instant: bool = False,
-                 embedding_dimensions: int = 256) -> None:
+                 embedding_dimensions: int = 256,
+                 embed_text: Callable[[str, int], list[float]] | None = None) -> None:
         self.models = tuple(models)
         self.default: Responder = default or (lambda _request: text("ok"))
         self.require_api_key = require_api_key
         self.instant = instant
         self.embedding_dimensions = embedding_dimensions
+        self.embed_text: Callable[[str, int], list[float]] = embed_text or embed
         self._script: deque[Reply | Responder] = deque()
         self._records: list[RecordedRequest] = []
         self._changed = threading.Condition()  # guards _script and _records
@@ -343,7 +349,7 @@ class ScriptedModelServer:
         dimensions = int(record.body.get("dimensions") or self.embedding_dimensions)
         data = []
         for index, item in enumerate(inputs):
-            vector: Any = embed(item, dimensions)
+            vector: Any = self.embed_text(item, dimensions)
             if record.body.get("encoding_format") == "base64":
                 vector = base64.b64encode(struct.pack(f"<{dimensions}f", *vector)).decode()
             data.append({"object": "embedding", "index": index, "embedding": vector})
