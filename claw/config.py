@@ -23,6 +23,7 @@ from claw.paths import Paths, check_agent_id
 from claw.settings_base import Section
 from claw.skills.settings import SkillsSettings
 from claw.subagents.settings import SubagentSettings
+from claw.tools.sandbox_settings import SandboxSettings
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -129,6 +130,8 @@ class AgentSettings(Section):
     skills: tuple[str, ...] | None = None
     """Skill names this agent may use; unset means all, `[]` means none. An agent's list replaces the default's."""
     subagents: SubagentSettings = SubagentSettings()
+    sandbox: SandboxSettings = SandboxSettings()
+    """Where `exec` runs commands: bwrap sandbox `mode`, `network`, extra `binds` (claw/tools/sandbox_settings.py)."""
 
     @field_validator("model", mode="before")
     @classmethod

@@ -92,6 +92,11 @@ class Paths:
     def exec_approvals_file(self) -> Path:
         return self.data_dir / "exec-approvals.json"
 
+    @property
+    def exec_runs_dir(self) -> Path:
+        """One record per running `exec` command, so that the next gateway can end what a crash left."""
+        return self.data_dir / "exec-runs"
+
     def default_workspace(self, agent_id: str = "main") -> Path:
         """Where an agent's workspace lives unless config puts it elsewhere."""
         name = "workspace" if agent_id == "main" else f"workspace-{agent_id}"

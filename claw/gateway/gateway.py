@@ -105,7 +105,7 @@ class Gateway:
         """Directories outside the workspace that `read` may read (installed and bundled skills)."""
         self.approvals = ApprovalBroker(ExecApprovalsStore(paths.exec_approvals_file))
         self.router = router or ModelRouter(config)
-        self.tools = ToolRegistry(builtin_tools())
+        self.tools = ToolRegistry(builtin_tools(paths))
         self.runner = AgentRunner(self.router, self.tools, self.approvals, models=config.models)
         self.started_at = time.time()
         self.queue = QueueController(self.runs)

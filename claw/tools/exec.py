@@ -1,16 +1,32 @@
-"""The `exec` tool: run a shell command in the workspace, if the exec policy (or the user) allows it."""
+"""The `exec` tool: run a shell command in the workspace, if the exec policy (or the user) allows it.
+
+The command runs sandboxed under bwrap where the agent's `sandbox` settings want it and bwrap works
+(claw/tools/sandbox_choice.py says when, claw/tools/sandbox.py what the sandbox holds), else under the
+reaper; either way nothing it starts outlives the call (claw/tools/exec_launch.py).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import pwd
 import signal
 import uuid
+from pathlib import Path
 from typing import Any
 
+from claw.paths import Paths
 from claw.tools.args import number_arg, str_arg
 from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
 from claw.tools.exec_env import scrubbed_env
+from claw.tools.exec_launch import Launch, reaped, sandboxed
 from claw.tools.exec_policy import decide, fallback
-from claw.tools.exec_process import ProcessOutcome, run_shell
+from claw.tools.exec_process import ABORT_GRACE_SECONDS, TIMEOUT_GRACE_SECONDS, ProcessOutcome, run_launch
+from claw.tools.exec_records import ExecRecords
+from claw.tools.sandbox import SandboxSpec
+from claw.tools.sandbox_choice import choose
+from claw.tools.sandbox_probe import probe_sandbox
 from claw.tools.truncate import result_limit
 
 _HOW_TO_ALLOW = (
@@ -30,7 +46,11 @@ _HOW_TO_ENABLE = (
 
 
 class ExecTool:
-    """Runs `/bin/sh -c command` in the workspace under the exec policy, with a timeout and an output cap."""
+    """Runs `/bin/sh -c command` in the workspace under the exec policy, with a timeout and an output cap.
+
+    Given the state dir's `paths` (the gateway's), it records each running command there for
+    `end_leftovers` and hides exactly those dirs from sandboxed commands; without, it records nothing and
+    hides the dirs `Paths.from_env()` names."""
 
     name = "exec"
     description = (
@@ -38,8 +58,11 @@ class ExecTool:
         "stderr followed by its exit code. Commands may need the user's approval; a denied command returns "
         "an error saying why. Long output is cut in the middle. `timeout` (seconds) is capped by the "
         "configured maximum, which is also the default; on timeout the command and all its children are "
-        "killed. Secrets are removed from the environment. Do not start long-running servers or "
-        "interactive programs: stdin is empty and the call waits for the command to finish."
+        "killed. Secrets are removed from the environment. Nothing the command starts outlives the call, "
+        "background processes included. Commands usually run in a sandbox: the workspace is writable, the "
+        "system read-only, /tmp private and empty, the home directory hidden, and there is no network unless "
+        "configured. Do not start long-running servers or interactive programs: stdin is empty and the call "
+        "waits for the command to finish."
     )
     parameters: dict[str, Any] = {
         "type": "object",
@@ -54,6 +77,16 @@ class ExecTool:
         "required": ["command"],
         "additionalProperties": False,
     }
+
+    def __init__(self, paths: Paths | None = None) -> None:
+        self._paths = paths
+        self._records = ExecRecords(paths.exec_runs_dir) if paths is not None else None
+        self._noticed: set[str] = set()
+        """Sessions already told that their commands run unsandboxed (once per session and process)."""
+
+    def end_leftovers(self) -> list[int]:
+        """Kill what the commands of a gateway that died (SIGKILL, a crash) left running; the pids killed."""
+        return self._records.end_leftovers() if self._records is not None else []
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command = str_arg(args, "command", tool=self.name, allow_empty=False)
@@ -70,11 +103,39 @@ class ExecTool:
         for name, value in ctx.skill_env.items():
             if not env.get(name):
                 env[name] = value
+        probe = await asyncio.to_thread(probe_sandbox)  # runs bwrap once per process, then cached
+        choice = choose(
+            ctx.settings.sandbox, probe, agent_id=ctx.agent_id, session_key=ctx.session_key, channel=ctx.channel
+        )
+        if choice.refusal is not None:
+            return _denied(choice.refusal)
         refusal = await self._authorize(command, ctx, env.get("PATH"))
         if refusal is not None:
             return refusal
-        outcome = await run_shell(command, cwd=ctx.workspace, env=env, time_limit=timeout, max_chars=_output_cap(ctx))
-        return _format(outcome, timeout)
+        launch: Launch
+        if choice.sandboxed and probe.bwrap is not None:
+            launch = sandboxed(probe.bwrap, self._spec(ctx), command)
+        else:
+            launch = reaped(command, env, timeout_grace=TIMEOUT_GRACE_SECONDS, abort_grace=ABORT_GRACE_SECONDS)
+        outcome = await run_launch(
+            launch, cwd=ctx.workspace, env=env, time_limit=timeout, max_chars=_output_cap(ctx), records=self._records
+        )
+        notice = None
+        if choice.notice is not None and ctx.session_key not in self._noticed:
+            self._noticed.add(ctx.session_key)
+            notice = choice.notice
+        return _format(outcome, timeout, notice)
+
+    def _spec(self, ctx: ToolContext) -> SandboxSpec:
+        settings = ctx.settings.sandbox
+        paths = self._paths or Paths.from_env()
+        return SandboxSpec(
+            workspace=ctx.workspace,
+            hidden=(paths.config_dir, paths.data_dir, *_homes()),
+            read_only=ctx.read_roots,
+            binds=settings.parsed_binds(),
+            network=settings.network,
+        )
 
     async def _authorize(self, command: str, ctx: ToolContext, path_env: str | None) -> ToolResult | None:
         """None if the command may run; otherwise the error result that explains why not."""
@@ -115,6 +176,14 @@ def _how_to_allow(exact_only: bool) -> str:
     return _HOW_TO_ALLOW_EXACTLY if exact_only else _HOW_TO_ALLOW
 
 
+def _homes() -> list[Path]:
+    """The user's home as $HOME says and as the account says (they can differ, e.g. under sudo)."""
+    homes = {Path.home()}
+    with contextlib.suppress(KeyError):  # a uid without a passwd entry (some containers)
+        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
+    return sorted(homes)
+
+
 def _output_cap(ctx: ToolContext) -> int:
     """Cut output here, where the true total is known, rather than leave it to the registry's cut."""
     return min(ctx.settings.tools.exec.max_output_chars, max(500, result_limit(ctx.settings) - 200))
@@ -124,8 +193,8 @@ def _denied(message: str) -> ToolResult:
     return ToolResult(message, is_error=True)
 
 
-def _format(outcome: ProcessOutcome, timeout: float) -> ToolResult:
-    parts: list[str] = []
+def _format(outcome: ProcessOutcome, timeout: float, notice: str | None = None) -> ToolResult:
+    parts: list[str] = [notice] if notice else []
     if outcome.timed_out:
         parts.append(f"exec timed out after {timeout:g}s; the command and its children were killed")
     if outcome.output:

@@ -1,11 +1,11 @@
-"""Running one shell command in its own process group, with a deadline and a way to stop it.
+"""Running one command's launcher (claw/tools/exec_launch.py) to the end, with a deadline and a way to stop it.
 
-The command runs as `/bin/sh -c COMMAND` (never a login shell) in a new session,
-so its process group holds it and everything it starts. A timeout or a
-cancellation (the run was aborted) ends the whole group: SIGTERM, a short
-grace, then SIGKILL — so a child that ignores SIGTERM, or a grandchild that
-outlives the shell, is gone too. Output (stdout and stderr merged) streams into
-an `OutputCollector`, so memory stays bounded whatever the command prints.
+The launcher leads a new session and process group, and ends the command's whole tree itself (bwrap's
+PID namespace, or the reaper). A timeout or a cancellation (the run was aborted) sends it the launch's
+stop signal, waits a short grace for the group to empty, then SIGKILLs the group — so a launcher that
+hangs is gone too. While it runs, it is recorded (claw/tools/exec_records.py) for the next gateway, in
+case this one is killed. Output (stdout and stderr merged) streams into an `OutputCollector`, so memory
+stays bounded whatever the command prints.
 """
 
 from __future__ import annotations
@@ -18,10 +18,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from claw.tools.exec_launch import Launch
 from claw.tools.exec_output import OutputCollector
+from claw.tools.exec_records import MARKER_NAME, ExecRecords
 
 TIMEOUT_GRACE_SECONDS = 1.0
 ABORT_GRACE_SECONDS = 0.25  # an abort must finish within a second, even if SIGTERM is ignored
+LAUNCHER_MARGIN_SECONDS = 0.5  # beyond the grace: the reaper's own clean-up, before the group's SIGKILL
 DRAIN_SECONDS = 1.0  # after the kill, how long to wait for the pipe to close
 READ_CHUNK = 64 * 1024
 
@@ -36,17 +39,24 @@ class ProcessOutcome:
     total_chars: int
 
 
-async def run_shell(
-    command: str, *, cwd: Path, env: dict[str, str], time_limit: float, max_chars: int
+async def run_launch(
+    launch: Launch,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    time_limit: float,
+    max_chars: int,
+    records: ExecRecords | None = None,
 ) -> ProcessOutcome:
-    """Run `command` to completion or until `time_limit` seconds pass; cancellation kills it and re-raises."""
+    """Run `launch` to completion or until `time_limit` seconds pass; cancellation kills it and re-raises."""
     collector = OutputCollector(max_chars)
+    marker = ExecRecords.new_marker()
+    if records is not None:
+        env = {**env, MARKER_NAME: marker}
     read_fd, write_fd = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            command,
+            *launch.argv,
             cwd=cwd,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -66,7 +76,8 @@ async def run_shell(
     transport: asyncio.BaseTransport | None = None
     pump: asyncio.Task[None] | None = None
     timed_out = False
-    try:  # from here on the shell runs: an abort at any await below must kill its group
+    record = records.add(proc.pid, marker) if records is not None else None
+    try:  # from here on the launcher runs: an abort at any await below must kill its group
         transport, _ = await asyncio.get_running_loop().connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), pipe
         )
@@ -76,15 +87,17 @@ async def run_shell(
                 await proc.wait()
         except TimeoutError:
             timed_out = True
-            await kill_group(proc, grace=TIMEOUT_GRACE_SECONDS)
+            await stop(proc, launch.timeout_signal, to_group=launch.signal_group, grace=TIMEOUT_GRACE_SECONDS)
         # A background child may still hold the pipe; take what it writes for a moment, then stop reading.
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(DRAIN_SECONDS):
                 await asyncio.shield(pump)
     except asyncio.CancelledError:
-        await kill_group(proc, grace=ABORT_GRACE_SECONDS)
+        await stop(proc, launch.abort_signal, to_group=launch.signal_group, grace=ABORT_GRACE_SECONDS)
         raise
     finally:
+        if records is not None and proc.returncode is not None:
+            records.remove(record)
         if pump is not None:
             pump.cancel()
         if transport is not None:
@@ -94,11 +107,17 @@ async def run_shell(
     return ProcessOutcome(proc.returncode, collector.text(), timed_out, collector.total_chars)
 
 
-async def kill_group(proc: asyncio.subprocess.Process, *, grace: float) -> None:
-    """SIGTERM the process group of `proc`, wait up to `grace` seconds for it to empty, then SIGKILL it."""
-    pgid = proc.pid  # start_new_session=True: the shell leads its own group
+async def stop(proc: asyncio.subprocess.Process, sig: signal.Signals, *, to_group: bool, grace: float) -> None:
+    """Send `sig` to the launcher's group (or to the launcher alone, which then ends the tree itself, given
+    a margin beyond `grace`), wait for the group to empty, then SIGKILL the group."""
+    pgid = proc.pid  # start_new_session=True: the launcher leads its own group
     try:
-        _signal_group(pgid, signal.SIGTERM)
+        if to_group:
+            _signal_group(pgid, sig)
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(sig)
+            grace += LAUNCHER_MARGIN_SECONDS
         deadline = time.monotonic() + grace
         while _group_alive(pgid) and time.monotonic() < deadline:  # noqa: ASYNC110 - polls the kernel
             await asyncio.sleep(0.02)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from claw.errors import ClawError
+from claw.paths import Paths
 from claw.tools.base import Tool, ToolContext, ToolResult, tool_schema
 from claw.tools.edit import EditTool
 from claw.tools.exec import ExecTool
@@ -26,9 +27,12 @@ from claw.tools.write import WriteTool
 log = logging.getLogger(__name__)
 
 
-def builtin_tools() -> list[Tool]:
-    """A fresh instance of every built-in tool."""
-    return [ReadTool(), WriteTool(), EditTool(), ExecTool()]
+def builtin_tools(paths: Paths | None = None) -> list[Tool]:
+    """A fresh instance of every built-in tool. Given the gateway's state `paths`, `exec` records the commands
+    it runs there, and what the commands of a gateway that died left running is ended now (gateway start)."""
+    exec_tool = ExecTool(paths)
+    exec_tool.end_leftovers()
+    return [ReadTool(), WriteTool(), EditTool(), exec_tool]
 
 
 class ToolRegistry:

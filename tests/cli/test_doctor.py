@@ -21,9 +21,9 @@ from tests.support.processes import run_claw
 
 CHECKS = [
     "claw home", "gateway token", "config", "temp files", "workspace", "model", "gateway", "sessions",
-    "skills", "hooks", "memory index",
+    "skills", "hooks", "memory index", "sandbox",
 ]  # fmt: skip
-NEEDS_CONFIG = ["workspace", "model", "skills", "hooks", "memory index"]
+NEEDS_CONFIG = ["workspace", "model", "skills", "hooks", "memory index", "sandbox"]
 
 
 def claw(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

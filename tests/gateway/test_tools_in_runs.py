@@ -10,6 +10,7 @@ from claw.tools.truncate import result_limit
 from tests.gateway.conftest import collect, phases, write_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text, tool_call
+from tests.tools.sandbox_support import running_with_arg, unique_sleep
 
 FULL_EXEC = '[agents.defaults.tools.exec]\nsecurity = "full"\nask = "off"\n'
 
@@ -81,7 +82,9 @@ async def test_stop_kills_a_running_tool_within_a_second(claw_env: ClawEnv, make
 
     write_config(claw_env.home, FULL_EXEC)
     client: LocalClient = make_client()
-    claw_env.server.script(tool_call("exec", {"command": "echo $$ > pid.txt; sleep 60"}))
+    # Followed by its unique argument: in exec's sandbox, `$$` is the PID namespace's number, not the host's.
+    sleeper = unique_sleep()
+    claw_env.server.script(tool_call("exec", {"command": f"echo $$ > pid.txt; exec sleep {sleeper}"}))
     handle = await client.run("sleep a while")
     pid_file = client.gateway.workspace("main") / "pid.txt"
     async with asyncio.timeout(10):
@@ -94,13 +97,4 @@ async def test_stop_kills_a_running_tool_within_a_second(claw_env: ClawEnv, make
     assert phases(events)[-1] == "aborted"
     result = [e for e in events if e.stream == "tool" and e.data["phase"] == "result"]
     assert result and result[-1].data["isError"] is True
-    pid = int(pid_file.read_text())
-    assert not _alive(pid)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
+    assert not running_with_arg(sleeper)

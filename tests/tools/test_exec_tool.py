@@ -47,6 +47,13 @@ def full(make_ctx: MakeCtx) -> ToolContext:
 
 
 @pytest.fixture
+def unsandboxed(make_ctx: MakeCtx) -> ToolContext:
+    """For the tests that follow a process by the pid it wrote: in the sandbox that is its PID namespace's
+    number (tests/tools/test_exec_orphans.py follows sandboxed commands by a unique argument instead)."""
+    return make_ctx(exec={"security": "full", "ask": "off"}, sandbox={"mode": "off"})
+
+
+@pytest.fixture
 def stubborn(workspace: Path) -> str:
     """A command whose grandchild ignores SIGTERM and records its pid in grandchild.pid."""
     (workspace / "child.sh").write_text(STUBBORN_GRANDCHILD)
@@ -71,10 +78,10 @@ async def test_runs_in_the_workspace_with_plain_sh(call: CallTool, full: ToolCon
 
 
 async def test_timeout_kills_the_whole_group_including_a_stubborn_grandchild(
-    call: CallTool, full: ToolContext, workspace: Path, stubborn: str
+    call: CallTool, unsandboxed: ToolContext, workspace: Path, stubborn: str
 ) -> None:
     started = time.monotonic()
-    result = await call("exec", command=stubborn, timeout=0.5, context=full)
+    result = await call("exec", command=stubborn, timeout=0.5, context=unsandboxed)
     elapsed = time.monotonic() - started
 
     assert result.is_error
@@ -94,9 +101,9 @@ async def test_timeout_is_capped_by_the_configured_maximum(call: CallTool, make_
 
 
 async def test_abort_kills_the_whole_group_including_a_stubborn_grandchild(
-    registry: ToolRegistry, full: ToolContext, workspace: Path, stubborn: str
+    registry: ToolRegistry, unsandboxed: ToolContext, workspace: Path, stubborn: str
 ) -> None:
-    task = asyncio.create_task(registry.call("exec", json.dumps({"command": stubborn}), full))
+    task = asyncio.create_task(registry.call("exec", json.dumps({"command": stubborn}), unsandboxed))
     pid_file = workspace / "grandchild.pid"
     async with deadline(30, "the grandchild to record its pid"):
         while not (pid_file.exists() and pid_file.read_text().strip()):
