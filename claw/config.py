@@ -7,7 +7,9 @@ Keys are camelCase in the file (as OpenClaw writes them), snake_case in Python.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -20,19 +22,27 @@ from claw.errors import ConfigError
 from claw.hooks.settings import HooksSettings
 from claw.memory.settings import MemorySettings
 from claw.paths import Paths, check_agent_id
-from claw.settings_base import Section
+from claw.redact import is_secret_key, redact_urls
+from claw.settings_base import BindHost, FolderPath, HttpUrl, ModelRefText, Origin, Section
 from claw.skills.settings import SkillsSettings
 from claw.subagents.settings import SubagentSettings
 from claw.tools.sandbox_settings import SandboxSettings
 
 _M = TypeVar("_M", bound=BaseModel)
 
+# Upper bounds, generous on purpose: they exist so that a typo (an extra digit or ten) is an error
+# here, not an overflow or an allocation of gigabytes inside the running gateway.
+_DAY = 86_400.0
+_MAX_TOKENS = 100_000_000
+_MAX_CHARS = 100_000_000
+_MAX_REQUEST_BYTES = 1024 * 1024 * 1024
+
 
 class ModelRefs(Section):
     """A primary model ref (`provider/model`) and the refs to fail over to, in order."""
 
-    primary: str | None = None
-    fallbacks: tuple[str, ...] = ()
+    primary: ModelRefText | None = None
+    fallbacks: tuple[ModelRefText, ...] = ()
 
     def chain(self) -> list[str]:
         refs = [self.primary, *self.fallbacks] if self.primary else list(self.fallbacks)
@@ -45,8 +55,8 @@ class ExecSettings(Section):
     security: Literal["deny", "allowlist", "full"] = "allowlist"
     ask: Literal["off", "on-miss", "always"] = "on-miss"
     ask_fallback: Literal["deny", "allowlist", "full"] = "deny"
-    timeout_seconds: float = Field(default=120.0, gt=0)
-    max_output_chars: int = Field(default=200_000, ge=1000)
+    timeout_seconds: float = Field(default=120.0, gt=0, le=_DAY)
+    max_output_chars: int = Field(default=200_000, ge=1000, le=_MAX_CHARS)
     allowlist: tuple[str, ...] = ()
     """Globs over resolved binary paths (`/usr/bin/git`, `/opt/tools/*`); each allows its binary's plain use,
     never forms that run other programs (`git -c`, `find -exec`): those need an exact-command approval."""
@@ -78,7 +88,7 @@ class ToolSettings(Section):
     files: FileToolSettings = FileToolSettings()
     sessions: SessionToolSettings = SessionToolSettings()
     result_max_chars: int | None = Field(
-        default=None, ge=1000, description="cap on one tool result; default from the context window"
+        default=None, ge=1000, le=_MAX_CHARS, description="cap on one tool result; default from the context window"
     )
 
 
@@ -96,7 +106,7 @@ class CompactionSettings(Section):
     enabled: bool = True
     keep_recent_tokens: int = Field(default=20_000, ge=0)
     """The newest history kept verbatim (never more than half of what the window leaves for history)."""
-    model: str | None = None
+    model: ModelRefText | None = None
     """Model ref for summaries; default: the session's model chain."""
     memory_flush: MemoryFlushSettings = MemoryFlushSettings()
 
@@ -116,14 +126,14 @@ class AgentSettings(Section):
     """Everything about how one agent runs. Unset keys inherit from `[agents.defaults]`."""
 
     model: ModelRefs = ModelRefs()
-    workspace: Path | None = None
+    workspace: FolderPath | None = None
     max_concurrent: int = Field(default=4, ge=1, le=256)
-    timeout_seconds: float = Field(default=600.0, gt=0)
-    context_tokens: int = Field(default=128_000, ge=1024)
-    reserve_tokens: int = Field(default=8_000, ge=0)
-    max_tool_rounds: int = Field(default=40, ge=1)
-    bootstrap_max_chars: int = Field(default=20_000, ge=100)
-    bootstrap_total_max_chars: int = Field(default=150_000, ge=100)
+    timeout_seconds: float = Field(default=600.0, gt=0, le=7 * _DAY)
+    context_tokens: int = Field(default=128_000, ge=1024, le=_MAX_TOKENS)
+    reserve_tokens: int = Field(default=8_000, ge=0, le=_MAX_TOKENS)
+    max_tool_rounds: int = Field(default=40, ge=1, le=10_000)
+    bootstrap_max_chars: int = Field(default=20_000, ge=100, le=_MAX_CHARS)
+    bootstrap_total_max_chars: int = Field(default=150_000, ge=100, le=_MAX_CHARS)
     tools: ToolSettings = ToolSettings()
     compaction: CompactionSettings = CompactionSettings()
     context_pruning: PruningSettings = PruningSettings()
@@ -142,17 +152,17 @@ class AgentSettings(Section):
 class ProviderSettings(Section):
     """An OpenAI-compatible endpoint. Unset fields fall back to the `openai` client's own env vars."""
 
-    base_url: str | None = None
+    base_url: HttpUrl | None = None
     api_key: str | None = None
     api_key_env: str | None = None
-    timeout_seconds: float = Field(default=120.0, gt=0)
+    timeout_seconds: float = Field(default=120.0, gt=0, le=_DAY)
     max_retries: int = Field(default=0, ge=0, le=10)
 
 
 class ModelSettings(Section):
     """Facts about one model, under `[models."provider/model"]`."""
 
-    context_window: int | None = Field(default=None, ge=1024)
+    context_window: int | None = Field(default=None, ge=1024, le=_MAX_TOKENS)
     """Tokens the model accepts (prompt plus reply); unknown models are treated conservatively."""
 
 
@@ -193,15 +203,15 @@ class Binding(Section):
 class GatewaySettings(Section):
     """`claw gateway run`: where it listens and the limits of its WebSocket and HTTP server."""
 
-    bind: str = "127.0.0.1"
+    bind: BindHost = "127.0.0.1"
     port: int = Field(default=18789, ge=0, le=65535)
-    allowed_origins: tuple[str, ...] = ()
+    allowed_origins: tuple[Origin, ...] = ()
     """Browser origins (exact, e.g. `http://localhost:5173`) that may connect; other browser pages are refused."""
-    max_payload_bytes: int = Field(default=16 * 1024 * 1024, ge=64 * 1024)
+    max_payload_bytes: int = Field(default=16 * 1024 * 1024, ge=64 * 1024, le=_MAX_REQUEST_BYTES)
     """Largest WebSocket frame after the handshake (before it: 64 KiB)."""
-    max_body_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
+    max_body_bytes: int = Field(default=20 * 1024 * 1024, ge=1024, le=_MAX_REQUEST_BYTES)
     """Largest HTTP request body (`/v1/chat/completions`)."""
-    shutdown_grace_seconds: float = Field(default=10.0, ge=0)
+    shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=3600)
     """On SIGINT/SIGTERM, how long running turns may take to finish before they are aborted."""
 
 
@@ -323,16 +333,65 @@ def load_config(paths: Paths, environ: dict[str, str] | None = None) -> Config:
 
 
 def read_config_dict(path: Path) -> dict[str, Any]:
+    """config.toml parsed but not yet validated (empty when there is no file); errors name the file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    return parse_config_text(decode_config(data, path), path)
+
+
+def decode_config(data: bytes, path: Path) -> str:
+    """The file's text; bytes that are not UTF-8 (TOML's only encoding) are an error naming where they are."""
     try:
-        return tomllib.loads(text)
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); save it as UTF-8"
+        ) from None
+
+
+def parse_config_text(text: str, path: Path) -> dict[str, Any]:
+    """TOML text as a dict, refusing what TOML itself forbids but tomllib lets through (integers beyond 64 bits)."""
+    try:
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); fix the file or move it aside") from None
+    _check_integers(raw, path, ())
+    return raw
+
+
+_INT64 = range(-(2**63), 2**63)
+
+
+def _check_integers(value: Any, path: Path, loc: tuple[str | int, ...]) -> None:
+    # TOML integers are 64-bit ("an error must be thrown" beyond that); tomllib returns any size.
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _check_integers(inner, path, (*loc, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            _check_integers(inner, path, (*loc, index))
+    elif isinstance(value, int) and not isinstance(value, bool) and value not in _INT64:
+        raise ConfigError(f"{path}: {format_key(loc)}: {value} is beyond TOML's 64-bit integer range")
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def format_key(loc: tuple[str | int, ...] | list[str | int]) -> str:
+    """A key path as the file would spell it: `agents.list.work.model`, `bindings[0]`, `hooks."../x"`."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part not in ("", "[key]"):  # pydantic marks a bad dict key with a `[key]` step
+            shown = part if _BARE_KEY.match(part) else json.dumps(part, ensure_ascii=False)
+            out += f".{shown}" if out else shown
+    return out
 
 
 def validate_config_dict(raw: dict[str, Any], path: Path) -> None:
@@ -361,11 +420,17 @@ def _validate(model: type[_M], raw: dict[str, Any], path: Path, section: str) ->
         return model.model_validate(raw)
     except ValidationError as exc:
         err = exc.errors()[0]
-        key = ".".join(str(part) for part in (section, *err["loc"]) if part != "")
+        loc = [*section.split("."), *err["loc"]]
+        key = format_key(loc)
         got = err.get("input")
         detail = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             detail = "unknown key"
-        elif not isinstance(got, dict):
-            detail = f"{detail} (got {got!r})"
+        elif not isinstance(got, dict) and not any(isinstance(p, str) and is_secret_key(p) for p in loc):
+            detail = f"{detail} (got {_shown(got)})"  # a bad secret is named, never echoed
         raise ConfigError(f"{path}: {key}: {detail}") from None
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    text = redact_urls(repr(value))
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"

@@ -27,7 +27,8 @@ from claw.config import (
     Config,
     ConfigFile,
     ProviderSettings,
-    read_config_dict,
+    decode_config,
+    parse_config_text,
     validate_config_dict,
 )
 from claw.errors import ConfigError, UsageError
@@ -93,13 +94,31 @@ def effective_default(file: ConfigFile, path: Path, parts: tuple[str, ...]) -> A
     return lookup(base.model_dump(by_alias=True, mode="json"), rest)[1]
 
 
-def parse_value(text: str) -> Any:
-    """`text` as a TOML value (`8`, `true`, `["a"]`, `{primary = "x"}`) when it is one, else as a string."""
+# A value starting with one of these was meant as TOML (a table, an array, a quoted string): when it does
+# not parse, storing it as text would hide the typo until something reads the setting.
+_TOML_OPENERS = ("{", "[", '"', "'")
+
+
+def parse_value(text: str, key: str = "VALUE") -> Any:
+    """`text` as a TOML value (`8`, `true`, `["a"]`, `{primary = "x"}`) when it is one, else as a string.
+
+    Text that starts like a table, an array or a quoted string must parse as exactly one value;
+    a UsageError naming `key` otherwise (`{ primary = "x" ` is a typo, not a model name)."""
     try:
         parsed = tomllib.loads(f"value = {text}")
-    except tomllib.TOMLDecodeError:
-        return text
-    return parsed["value"] if list(parsed) == ["value"] else text
+    except tomllib.TOMLDecodeError as exc:
+        problem = str(exc).partition(" (at ")[0]  # its column counts the `value = ` put in front
+    else:
+        if list(parsed) == ["value"]:
+            return parsed["value"]
+        problem = "more than one value"
+    if text.lstrip().startswith(_TOML_OPENERS):
+        shown = text if len(text) <= 60 else f"{text[:59]}…"
+        raise UsageError(
+            f"{key}: {shown!r} starts like a TOML value but does not parse ({problem}); "
+            "fix it, or write text as a quoted TOML string"
+        )
+    return text
 
 
 @contextmanager
@@ -117,11 +136,16 @@ def editing(path: Path) -> Iterator[tomlkit.TOMLDocument]:
 
 def load_document(path: Path) -> tomlkit.TOMLDocument:
     """config.toml as an editable document (empty when the file does not exist yet)."""
-    read_config_dict(path)  # a syntax error becomes claw's one-line message naming the file
     try:
-        return tomlkit.parse(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
     except FileNotFoundError:
         return tomlkit.document()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    text = decode_config(data, path)
+    parse_config_text(text, path)  # a syntax error becomes claw's one-line message naming the file
+    try:
+        return tomlkit.parse(text)
     except ParseError as exc:
         raise ConfigError(f"{path}: cannot edit this file ({exc}); fix it by hand") from None
 
@@ -158,7 +182,7 @@ def save_document(doc: tomlkit.TOMLDocument, path: Path) -> None:
     """Validate the whole resulting config, then replace the file atomically (mode 0600)."""
     text = tomlkit.dumps(doc).rstrip("\n") + "\n"
     try:
-        validate_config_dict(tomllib.loads(text), path)
+        validate_config_dict(parse_config_text(text, path), path)
     except ConfigError as exc:
         raise ConfigError(f"{exc.message} ({path.name} not changed)") from None
     ensure_private_dir(path.parent)

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from claw.settings_base import Section
+from claw.settings_base import HttpUrl, Name, Section
 
 DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
 GroupPolicy = Literal["allowlist", "open", "disabled"]
@@ -44,22 +44,23 @@ class WebhookHook(Section):
     secret: str | None = None
     secret_env: str | None = None
     """Name of the environment variable holding the HMAC secret (preferred over `secret`)."""
-    reply_url: str | None = None
+    reply_url: HttpUrl | None = None
     """Replies are POSTed here as JSON (through the outbox); without it the agent's replies are only recorded."""
     agent: str | None = None
     """The agent that answers; default: the bindings, else `main`."""
     allow_commands: bool = False
     """Whether a `/command` in a webhook message runs as a command (default: it is text for the model)."""
-    max_reply_chars: int = Field(default=16_000, ge=200)
+    max_reply_chars: int = Field(default=16_000, ge=200, le=1_000_000)
 
 
 class WebhookSettings(Section):
     max_body_bytes: int = Field(default=256 * 1024, ge=1024, le=16 * 1024 * 1024)
     tolerance_seconds: float = Field(default=300.0, gt=0, le=3600)
     """How far `X-Claw-Timestamp` may be from now, either way."""
-    rate_per_second: float = Field(default=0.0, ge=0)
+    rate_per_second: float = Field(default=0.0, ge=0, le=10_000)
     """Replies POSTed per second per hook (0: no limit)."""
-    hooks: dict[str, WebhookHook] = {}
+    hooks: dict[Name, WebhookHook] = {}
+    """By name; the name is the hook's URL path (`POST /hooks/<name>`)."""
 
 
 class TelegramGroup(Section):
@@ -78,9 +79,9 @@ class TelegramAccount(Section):
 
     bot_token: str | None = None
     bot_token_env: str | None = "TELEGRAM_BOT_TOKEN"
-    api_base_url: str = "https://api.telegram.org"
+    api_base_url: HttpUrl = "https://api.telegram.org"
     mode: Literal["polling", "webhook"] = "polling"
-    webhook_url: str | None = None
+    webhook_url: HttpUrl | None = None
     """Public URL Telegram should POST to (webhook mode); the gateway serves `/telegram/<account>`."""
     webhook_secret: str | None = None
     webhook_secret_env: str | None = None
@@ -95,7 +96,7 @@ class TelegramAccount(Section):
     streaming: bool = False
     """Show the reply while it is written: one placeholder message edited at most once per second."""
     poll_timeout_seconds: int = Field(default=25, ge=0, le=50)
-    rate_per_second: float = Field(default=25.0, ge=0)
+    rate_per_second: float = Field(default=25.0, ge=0, le=10_000)
     max_message_chars: int = Field(default=4096, ge=100, le=4096)
 
     norm_ids = field_validator("allow_from", "group_allow_from", mode="before")(_ids)
@@ -109,7 +110,8 @@ class TelegramAccount(Section):
 
 class TelegramSettings(TelegramAccount):
     enabled: bool = True
-    accounts: dict[str, TelegramAccount] = {}
+    accounts: dict[Name, TelegramAccount] = {}
+    """By account id, which is the account's URL path in webhook mode (`/telegram/<id>`)."""
 
     @model_validator(mode="after")
     def _check_accounts(self) -> TelegramSettings:
@@ -134,9 +136,9 @@ class OutboxSettings(Section):
     """How the delivery worker retries: exponential backoff with full jitter, then a dead letter."""
 
     max_attempts: int = Field(default=8, ge=1, le=100)
-    base_delay_seconds: float = Field(default=2.0, gt=0)
-    max_delay_seconds: float = Field(default=600.0, gt=0)
-    send_timeout_seconds: float = Field(default=30.0, gt=0)
+    base_delay_seconds: float = Field(default=2.0, gt=0, le=86_400)
+    max_delay_seconds: float = Field(default=600.0, gt=0, le=7 * 86_400)
+    send_timeout_seconds: float = Field(default=30.0, gt=0, le=3600)
     concurrency: int = Field(default=8, ge=1, le=256)
     """Conversations served at once (each conversation's replies always go out one at a time, in order)."""
 

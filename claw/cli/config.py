@@ -1,4 +1,8 @@
-"""`claw config path|get|set|unset`: read and change config.toml by dotted key."""
+"""`claw config path|get|set|unset`: read and change config.toml by dotted key.
+
+What is printed never shows a secret unless asked: values of secret-like keys (`secret`, `botToken`,
+`apiKey`, …) and credentials in URLs are masked by `get` (`--show-secrets` shows them) and by `set`'s echo.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,9 @@ app = typer.Typer(
 )
 
 KeyArgument = typer.Argument(..., metavar="KEY", help="Dotted key, e.g. agents.defaults.model or gateway.port.")
+ShowSecretsOption = typer.Option(
+    False, "--show-secrets", help="Print secrets (tokens, API keys, passwords in URLs) instead of [redacted]."
+)
 
 
 @app.command("path")
@@ -24,10 +31,11 @@ def path_cmd() -> None:
 
 
 @app.command("get")
-def get_cmd(key: str = KeyArgument, as_json: bool = JsonOption) -> None:
-    """Print a value from config.toml, or the default claw uses when it is unset."""
+def get_cmd(key: str = KeyArgument, as_json: bool = JsonOption, show_secrets: bool = ShowSecretsOption) -> None:
+    """Print a value from config.toml, or the default claw uses when it is unset (secrets masked)."""
     from claw import config_edit
     from claw.config import load_config, read_config_dict
+    from claw.redact import mask_secrets
 
     parts = config_edit.resolve_key(key)
     paths = Paths.from_env()
@@ -35,6 +43,8 @@ def get_cmd(key: str = KeyArgument, as_json: bool = JsonOption) -> None:
     found, value = config_edit.lookup(read_config_dict(paths.config_file), parts)
     if not found:
         value = config_edit.effective_default(config.file, paths.config_file, parts)
+    if not show_secrets:
+        value = mask_secrets(value, parts[-1])
     if as_json:
         print_json(value)
     elif config_edit.is_unset(value):
@@ -52,13 +62,15 @@ def set_cmd(
 ) -> None:
     """Set KEY to VALUE, keeping the file's comments. The whole config is checked before saving."""
     from claw import config_edit
+    from claw.redact import mask_secrets
 
     parts = config_edit.resolve_key(key)
     path = Paths.from_env().config_file
-    parsed = config_edit.parse_value(value)
+    parsed = config_edit.parse_value(value, ".".join(parts))
     with config_edit.editing(path) as doc:
         config_edit.set_value(doc, parts, parsed)
-    typer.echo(f"{'.'.join(parts)} = {config_edit.format_value(parsed)}  ({path})")
+    shown = config_edit.format_value(mask_secrets(parsed, parts[-1]))
+    typer.echo(f"{'.'.join(parts)} = {shown}  ({path})")
 
 
 @app.command("unset")

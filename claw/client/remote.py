@@ -47,6 +47,7 @@ from claw import __version__
 from claw.client.protocol import RunHandle
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
 from claw.gateway.run_event import RunEvent
+from claw.redact import redact_url
 from claw.server.wire_errors import error_for
 from claw.tools.base import ApprovalRequest, Decision
 
@@ -93,6 +94,7 @@ class RemoteClient:
     ) -> RemoteClient:
         """Open the socket and do the `connect` handshake; raise `GatewayUnavailable` (or a subclass) if that fails."""
         _check_url(url, allow_insecure)
+        shown = redact_url(url)  # what errors print: never a password in the URL's userinfo
         from websockets.asyncio.client import connect as ws_connect
         from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
@@ -109,12 +111,12 @@ class RemoteClient:
         except InvalidStatus as exc:
             status = exc.response.status_code
             raise GatewayUnavailable(
-                f"the gateway at {url} refused the connection: {_http_reason(exc.response.body)} (HTTP {status})"
+                f"the gateway at {shown} refused the connection: {_http_reason(exc.response.body)} (HTTP {status})"
             ) from None
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             refused = isinstance(exc, OSError) and exc.errno in (errno.ECONNREFUSED, errno.ECONNRESET)
             kind = GatewayNotListening if refused else GatewayUnavailable
-            raise kind(f"cannot connect to the gateway at {url}: {_reason(exc)}") from None
+            raise kind(f"cannot connect to the gateway at {shown}: {_reason(exc)}") from None
         client = cls(ws, approver=approver, call_timeout=call_timeout)
         params = {
             "auth": {"token": token},
@@ -127,11 +129,11 @@ class RemoteClient:
                 reply = json.loads(await ws.recv())
         except (ConnectionClosed, TimeoutError, ValueError) as exc:
             await ws.close()
-            raise GatewayUnavailable(f"the gateway at {url} did not complete the handshake: {_reason(exc)}") from None
+            raise GatewayUnavailable(f"the gateway at {shown} did not complete the handshake: {_reason(exc)}") from None
         if not reply.get("ok"):
             await ws.close()
             err = reply.get("error") or {}
-            raise GatewayUnavailable(f"the gateway at {url} refused the connection: {err.get('message', 'unknown')}")
+            raise GatewayUnavailable(f"the gateway at {shown} refused the connection: {err.get('message', 'unknown')}")
         client.hello = reply.get("payload") or {}
         client._reader = asyncio.create_task(client._read(), name="remote-client-reader")
         return client
@@ -314,7 +316,7 @@ def _check_url(url: str, allow_insecure: bool) -> None:
 
     parts = urlsplit(url)
     if parts.scheme not in ("ws", "wss") or not parts.hostname:
-        raise UsageError(f"invalid gateway URL {url!r}: expected ws://HOST:PORT/ or wss://HOST:PORT/")
+        raise UsageError(f"invalid gateway URL {redact_url(url)!r}: expected ws://HOST:PORT/ or wss://HOST:PORT/")
     if parts.scheme == "ws" and not allow_insecure and not is_loopback(parts.hostname):
         raise UsageError(
             f"refusing to send the gateway token over plain ws:// to {parts.hostname}: use wss:// "

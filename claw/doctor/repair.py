@@ -1,6 +1,6 @@
 """`claw doctor --fix`: the repairs that are always safe, each reported in one line.
 
-Only what the checks report is touched: the modes of state folders and secret files, temp files
+Only what the checks report is touched: the modes of state folders and files, temp files
 left by interrupted atomic writes, and workspace files missing next to the template (created,
 never overwritten). Nothing else the user wrote is changed.
 """

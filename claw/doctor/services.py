@@ -1,7 +1,8 @@
 """`claw doctor`'s checks of what claw talks to: the model endpoint and a running gateway.
 
 The endpoint is resolved exactly as a real model call resolves it (`ModelRouter.resolve`, then
-`openai_compat.endpoint`), then asked for its models with a short timeout.
+`openai_compat.endpoint`), then asked for its models with a short timeout. Every URL shown is
+redacted first: `OPENAI_BASE_URL=http://user:password@host/v1` must not put the password on screen.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from claw.errors import NoModelError
 from claw.paths import Paths
 from claw.providers.failover import ModelRouter
 from claw.providers.openai_compat import default_key_env, endpoint
+from claw.redact import redact_url, redact_urls
 
 if TYPE_CHECKING:
     import openai
@@ -41,7 +43,7 @@ def _check_model(router: ModelRouter, config: Config, agent_id: str, ref: str, n
     settings = config.providers.get(model.provider, ProviderSettings())
     base_url, api_key = endpoint(model.provider, settings, os.environ)
     client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=ENDPOINT_TIMEOUT_SECONDS, max_retries=0)
-    url = str(client.base_url).rstrip("/")
+    url = redact_url(str(client.base_url).rstrip("/"))
     try:
         listed_ids = [m.id for m in client.models.list()]
     except openai.APIConnectionError as exc:  # a timeout is one too
@@ -71,7 +73,7 @@ def _cause(exc: openai.APIConnectionError) -> str:
     cause: BaseException = exc
     while cause.__cause__ is not None:  # httpx's ConnectError under openai's "Connection error."
         cause = cause.__cause__
-    return str(cause) or exc.message
+    return redact_urls(str(cause) or exc.message)
 
 
 def _url_setting(provider: str, settings: ProviderSettings) -> str:

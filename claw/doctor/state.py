@@ -55,26 +55,30 @@ def loose_dirs(paths: Paths) -> list[LoosePath]:
 
 def _state_folders(paths: Paths) -> Iterator[Path]:
     yield from (d for d in state_dirs(paths) if d.is_dir())
+    for here, dir_names, _file_names in _walk_state(paths):
+        yield from (here / name for name in dir_names)
+
+
+def _walk_state(paths: Paths) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """os.walk of the data dir without symlinked folders (a link is not ours to chmod: it would change its
+    target), nor what is inside the user's own folders (`_NOT_DESCENDED`)."""
     if not paths.data_dir.is_dir():
         return
-    for parent, dir_names, _files in os.walk(paths.data_dir):
+    for parent, dir_names, file_names in os.walk(paths.data_dir):
         here = Path(parent)
-        top = here == paths.data_dir
-        keep = []
-        for name in sorted(dir_names):
-            child = here / name
-            if child.is_symlink():  # a link is not ours to chmod: it would change its target
-                continue
-            yield child
-            if not (top and _NOT_DESCENDED.match(name)):
-                keep.append(name)
-        dir_names[:] = keep
+        dir_names[:] = sorted(name for name in dir_names if not (here / name).is_symlink())
+        yield here, list(dir_names), sorted(file_names)
+        if here == paths.data_dir:
+            dir_names[:] = [name for name in dir_names if not _NOT_DESCENDED.match(name)]
 
 
 def loose_files(paths: Paths) -> list[LoosePath]:
-    """The token and config files, when they are readable by group or others."""
-    files = (paths.token_file, paths.config_file)
-    return [loose for file in files if (loose := _loose(file, stat.S_ISREG, FILE_MODE))]
+    """The token and config files, and every file claw keeps in the data dir (logs, databases, transcripts),
+    when group or others can read them. Temp files are the temp check's (an interrupted write left them)."""
+    files = [paths.token_file, paths.config_file]
+    for here, _dir_names, file_names in _walk_state(paths):
+        files += [here / name for name in file_names if temp_target(name) is None]
+    return [loose for file in dict.fromkeys(files) if (loose := _loose(file, stat.S_ISREG, FILE_MODE))]
 
 
 def _loose(path: Path, is_kind: Callable[[int], bool], wanted: int) -> LoosePath | None:
@@ -92,12 +96,20 @@ def check_home(paths: Paths) -> Finding:
     missing = [str(d) for d in dirs if not d.is_dir()]
     if missing:
         return fail(name, f"{listed(missing)} does not exist", "claw init")
-    loose = loose_dirs(paths)
+    # The token and config files have checks of their own.
+    dirs_open = loose_dirs(paths)
+    files = [p for p in loose_files(paths) if p.path not in (paths.token_file, paths.config_file)]
+    loose = [*dirs_open, *files]
     if loose:
-        what = "folder is" if len(loose) == 1 else "folders are"
-        detail = f"{len(loose)} {what} open to other users: {listed([p.describe() for p in loose])}"
-        return warn(name, detail, f"{FIX_COMMAND} (makes state folders {DIR_MODE:04o})")
+        counts = [_count(len(found), noun) for found, noun in ((dirs_open, "folder"), (files, "file")) if found]
+        shown = listed([p.describe() for p in loose])
+        detail = f"{' and '.join(counts)} of the state open to other users: {shown}"
+        return warn(name, detail, f"{FIX_COMMAND} (makes state folders {DIR_MODE:04o}, files {FILE_MODE:04o})")
     return ok(name, f"{' and '.join(str(d) for d in dirs)}, private ({DIR_MODE:04o})")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def check_token(paths: Paths) -> Finding:

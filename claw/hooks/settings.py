@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from claw.settings_base import Section
+from claw.settings_base import Name, Section
 
 HookSourceName = Literal["workspace", "managed", "bundled"]
 
@@ -25,4 +25,5 @@ class HooksSettings(Section):
 
     enabled: bool = Field(default=True, description="false turns every hook off")
     timeout_seconds: float = Field(default=30.0, gt=0, le=3600, description="how long one hook may take per event")
-    entries: dict[str, HookEntry] = {}
+    entries: dict[Name, HookEntry] = {}
+    """By hook name (the hook's folder name, or the `name` in its HOOK.md)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from claw.settings_base import Section
+from claw.settings_base import HttpUrl, Section
 
 
 class EmbeddingSettings(Section):
@@ -13,7 +13,7 @@ class EmbeddingSettings(Section):
     provider: str = "openai"
     """A provider name (`[providers.<name>]` or a built-in one) whose URL and key are used."""
     model: str | None = None
-    base_url: str | None = None
+    base_url: HttpUrl | None = None
     dimensions: int | None = Field(default=None, ge=8)
     batch_size: int = Field(default=64, ge=1, le=2048)
     timeout_seconds: float = Field(default=30.0, gt=0)

@@ -1,8 +1,10 @@
 """Logging for a long-lived gateway: stderr plus a private, rotating file, with secrets redacted.
 
 Nothing should log a secret in the first place; the redaction filter is the second
-line of defence for the values claw knows (the gateway token, provider API keys),
-applied to every record the handlers write, tracebacks included.
+line of defence for the values claw knows (the gateway token, provider API keys) and for
+credentials written into URLs (`http://user:password@host`), applied to every record the
+handlers write, tracebacks included. Log files are 0600, whatever the umask, and so is a log
+file an older claw left readable: it is tightened when it is opened.
 """
 
 from __future__ import annotations
@@ -16,23 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from claw.paths import ensure_private_dir
+from claw.redact import REDACTED, redact_urls
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-REDACTED = "[redacted]"
 _MIN_SECRET_CHARS = 8  # shorter values would redact ordinary words
 
 
 class RedactSecrets(logging.Filter):
-    """Replaces known secret values in a record's message and traceback."""
+    """Replaces known secret values, and credentials in URLs, in a record's message and traceback."""
 
-    def __init__(self, secrets: Iterable[str | None]) -> None:
+    def __init__(self, secrets: Iterable[str | None] = ()) -> None:
         super().__init__()
         self._secrets = sorted({s for s in secrets if s and len(s) >= _MIN_SECRET_CHARS}, key=len, reverse=True)
 
     def _clean(self, text: str) -> str:
         for secret in self._secrets:
             text = text.replace(secret, REDACTED)
-        return text
+        return redact_urls(text) if "@" in text else text
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
@@ -47,10 +49,16 @@ class RedactSecrets(logging.Filter):
 
 
 class PrivateRotatingFileHandler(RotatingFileHandler):
-    """A rotating log file created with mode 0600 (the default would follow the umask)."""
+    """A rotating log file of mode 0600: created so (the default would follow the umask), and made so
+    when it exists already. Rotated files keep the mode, being renamed."""
 
     def _open(self) -> TextIOWrapper:
         fd = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+        except BaseException:
+            os.close(fd)
+            raise
         return open(fd, "a", encoding=self.encoding, errors=self.errors)  # noqa: SIM115 (the handler owns it)
 
 

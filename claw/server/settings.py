@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from claw.errors import ConfigError
 from claw.server.auth import TOKEN_ENV, check_bind
 from claw.server.auth_limiter import AuthLimiter
+from claw.settings_base import check_bind_host
 
 if TYPE_CHECKING:
     from claw.config import GatewaySettings
@@ -45,6 +46,10 @@ class ServerSettings:
     (failures per credential and per address, window, lockout, memory cap) are its constructor's."""
 
     def __post_init__(self) -> None:
+        try:  # config.toml's gateway.bind is checked at load; this is for `--bind`
+            check_bind_host(self.bind)
+        except ValueError as exc:
+            raise ConfigError(f"bind address {self.bind!r}: {exc}") from None
         check_bind(self.bind, self.token)
         if not (self.token and self.token.strip()):  # fail closed on loopback too: no token, no server
             raise ConfigError(f"the gateway server needs a token: run `claw init` or set {TOKEN_ENV}")

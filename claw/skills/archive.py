@@ -1,7 +1,10 @@
 """Unpack a skill from a folder, a .zip or a .tar.gz into a staging folder, refusing anything that escapes.
 
 Refused: members with absolute paths or `..`, symlinks and hardlinks whose target
-lies outside, devices and fifos, and archives over the size or member limits.
+lies outside, devices and fifos, and sources over the size or member limits. A folder
+is held to the same limits as an archive, counted before anything is copied; what is
+written is counted too, against one budget for the whole skill, so neither a file that
+grows during the copy nor an archive whose headers understate its sizes gets past them.
 Regular files and folders are written first and links last, so no member is ever
 written through a link; then every link is resolved once more against the real
 staging folder (a link inside a linked folder can point elsewhere than its name says).
@@ -37,16 +40,30 @@ def archive_kind(path: Path) -> str:
     raise UsageError(f"cannot install {path}: give a skill folder, a .zip or a .tar.gz")
 
 
+class _Budget:
+    """Bytes the whole unpacked skill may still take."""
+
+    def __init__(self, source: Path) -> None:
+        self.source = source
+        self.left = MAX_TOTAL_BYTES
+
+    def spend(self, count: int) -> None:
+        self.left -= count
+        if self.left < 0:
+            raise UsageError(f"refusing {self.source.name}: it unpacks to more than {MAX_TOTAL_BYTES:,} bytes")
+
+
 def unpack(source: Path, dest: Path) -> None:
     """Copy or extract `source` into the empty folder `dest`; raises UsageError naming what is unsafe."""
     kind = archive_kind(source)
+    budget = _Budget(source)
     try:
         if kind == "folder":
-            shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
+            _copy_folder(source, dest, budget)
         elif kind == "zip":
-            _unzip(source, dest)
+            _unzip(source, dest, budget)
         else:
-            _untar(source, dest)
+            _untar(source, dest, budget)
     except FileExistsError as exc:
         raise UsageError(f"refusing {source.name}: {Path(exc.filename or '?').name!r} appears twice") from None
     except (OSError, shutil.Error, tarfile.TarError, zipfile.BadZipFile) as exc:
@@ -75,7 +92,38 @@ def _link_target(member: str, target: str, archive: Path, kind: str) -> str:
     return resolved
 
 
-def _untar(source: Path, dest: Path) -> None:
+def _copy_folder(source: Path, dest: Path, budget: _Budget) -> None:
+    _count_folder(source)
+
+    def copy_file(src: str, dst: str) -> None:
+        # O_NONBLOCK: a fifo put in place since the count must not hang the copy; fstat refuses it.
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with open(fd, "rb") as handle:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise UsageError(f"refusing {source.name}: {os.path.relpath(src, source)!r} is not a regular file")
+            _write(Path(dst), handle, mode, budget)
+
+    shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True, copy_function=copy_file)
+
+
+def _count_folder(source: Path) -> None:
+    """The folder against the archive limits, before anything is copied; devices and fifos are refused."""
+    members = total = 0
+    for dirpath, dirnames, filenames in os.walk(source):  # symlinked folders are listed, not entered
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            info = os.lstat(path)
+            members += 1
+            if stat.S_ISREG(info.st_mode):
+                total += info.st_size
+            elif not (stat.S_ISDIR(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+                shown = os.path.relpath(path, source)
+                raise UsageError(f"refusing {source.name}: {shown!r} is a device, fifo or other special file")
+        _limits(source, members, total)  # folder by folder, so a huge tree is refused early
+
+
+def _untar(source: Path, dest: Path, budget: _Budget) -> None:
     try:
         tar = tarfile.open(source)  # noqa: SIM115 - closed below
     except (tarfile.TarError, OSError) as exc:
@@ -99,13 +147,13 @@ def _untar(source: Path, dest: Path) -> None:
                 handle = tar.extractfile(m)
                 if handle is None:  # cannot happen for a regular file member
                     raise UsageError(f"cannot read member {m.name!r} of {source.name}")
-                _write(dest / path, handle, m.mode)
+                _write(dest / path, handle, m.mode, budget)
             else:
                 raise UsageError(f"refusing {source.name}: member {m.name!r} is a device, fifo or other special file")
         _make_links(dest, links, source)
 
 
-def _unzip(source: Path, dest: Path) -> None:
+def _unzip(source: Path, dest: Path, budget: _Budget) -> None:
     try:
         archive = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -127,18 +175,15 @@ def _unzip(source: Path, dest: Path) -> None:
                 (dest / path).mkdir(parents=True, exist_ok=True)
             else:
                 with archive.open(info) as handle:
-                    _write(dest / path, handle, mode or 0o644)
+                    _write(dest / path, handle, mode or 0o644, budget)
         _make_links(dest, links, source)
 
 
-def _write(target: Path, handle: IO[bytes], mode: int) -> None:
+def _write(target: Path, handle: IO[bytes], mode: int, budget: _Budget) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    written = 0
     with open(target, "xb") as out:
         while chunk := handle.read(_CHUNK):
-            written += len(chunk)
-            if written > MAX_TOTAL_BYTES:
-                raise UsageError(f"refusing the archive: {target.name} unpacks to more than {MAX_TOTAL_BYTES:,} bytes")
+            budget.spend(len(chunk))
             out.write(chunk)
     os.chmod(target, 0o755 if mode & 0o111 else 0o644)
 

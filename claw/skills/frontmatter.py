@@ -1,6 +1,9 @@
 """Split a SKILL.md into its YAML frontmatter (a mapping) and its Markdown body.
 
-The frontmatter sits between a first line `---` and the next line `---` (or `...`).
+The frontmatter sits between a first line `---` and the next line `---` (or `...`), and is at
+most `MAX_FRONTMATTER_BYTES`: a few keys, never a document. The cap is checked before any YAML
+is parsed (PyYAML takes about six times a document's size in memory), and `read_head` reads
+only as much of a file as a frontmatter within the cap can take, so a 50 MB SKILL.md costs 64 KB.
 PyYAML's C loader is used when libyaml is there (it is about five times faster,
 which matters when hundreds of skills are on disk); both loaders are the safe ones.
 """
@@ -8,7 +11,7 @@ which matters when hundreds of skills are on disk); both loaders are the safe on
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import IO, Any
 
 import yaml
 
@@ -20,20 +23,52 @@ except AttributeError:  # PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
 
+MAX_FRONTMATTER_BYTES = 64 * 1024
+# Room past the cap for a BOM, the opening line's spaces and the closing line (`---` or `...`, CRLF).
+_SLACK_BYTES = 64
+
+
 class FrontmatterError(ValueError):
     """The frontmatter is missing or unreadable; the message says what is wrong."""
 
 
-def split_frontmatter(text: str) -> tuple[str, str]:
-    """`(yaml_text, body)`; raises FrontmatterError when there is no well-formed block."""
+def read_head(handle: IO[bytes], limit: int = MAX_FRONTMATTER_BYTES) -> str:
+    """The start of a file: as much as a frontmatter of up to `limit` bytes and its closing line take.
+
+    Decoded leniently: a character cut at the end spoils only the last line, which `split_frontmatter`
+    never trusts when the text is this long."""
+    return handle.read(limit + _SLACK_BYTES).decode("utf-8", errors="replace")
+
+
+def split_frontmatter(text: str, limit: int = MAX_FRONTMATTER_BYTES) -> tuple[str, str]:
+    """`(yaml_text, body)`; raises FrontmatterError when there is no well-formed block of at most `limit` bytes.
+
+    Only the first `limit` characters (and a little) are split into lines: a character is at least one
+    byte, so a frontmatter within the cap lies inside them. `text` may be just a file's start (`read_head`)."""
     text = text.removeprefix("\ufeff")
-    lines = text.splitlines(keepends=True)
+    window = text[: limit + _SLACK_BYTES]
+    lines = window.splitlines(keepends=True)
+    # Text this long may be cut short (here, or by read_head): its last line may be the start of a longer
+    # one, so it is dropped unless it ends. `----------` cut after three dashes is no closing line.
+    cut = len(window.encode("utf-8")) >= limit + _SLACK_BYTES
+    if cut and lines and lines[-1] == lines[-1].rstrip("\r\n"):
+        lines.pop()
     if not lines or lines[0].strip() != "---":
         raise FrontmatterError("no YAML frontmatter (the file must start with a '---' line)")
-    for index in range(1, len(lines)):
-        if lines[index].rstrip() in ("---", "..."):
-            return "".join(lines[1:index]), "".join(lines[index + 1 :])
-    raise FrontmatterError("the frontmatter is never closed (no second '---' line)")
+    size = 0  # bytes before the closing line
+    for index, line in enumerate(lines):
+        if index and line.rstrip() in ("---", "..."):
+            consumed = sum(len(before) for before in lines[: index + 1])
+            return "".join(lines[1:index]), text[consumed:]
+        size += len(line.encode("utf-8"))
+        if size > limit:
+            break
+    if size <= limit and not cut:
+        raise FrontmatterError("the frontmatter is never closed (no second '---' line)")
+    raise FrontmatterError(
+        f"the frontmatter is larger than {limit // 1024} KB (no closing '---' line within it); "
+        "keep it to a few keys and put the rest in the body"
+    )
 
 
 def load_yaml(text: str, what: str = "frontmatter") -> Any:

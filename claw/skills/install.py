@@ -19,7 +19,7 @@ from claw.errors import NotFoundError, UsageError
 from claw.paths import ensure_private_dir
 from claw.skills.archive import unpack
 from claw.skills.audit import dropper_findings, scripts_in
-from claw.skills.parse import SkillParseError, parse_skill_text
+from claw.skills.parse import SkillParseError, parse_skill_file
 from claw.skills.skill import SKILL_FILE, Skill
 
 _NEW_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -44,11 +44,12 @@ def add_skill(source: Path, skills_dir: Path, *, force: bool = False, trust: boo
     try:
         unpack(source, staging / "unpacked")
         root = _skill_root(staging / "unpacked", source)
-        text = (root / SKILL_FILE).read_text(encoding="utf-8", errors="replace")
-        try:
-            skill = parse_skill_text(text, skills_dir / "?", "managed")
+        try:  # only the frontmatter's share of SKILL.md is read to parse it
+            skill = parse_skill_file(root / SKILL_FILE, skills_dir / "?", "managed")
         except SkillParseError as exc:
             raise UsageError(f"invalid skill in {source}: {exc}") from None
+        # The audit reads all of it: a valid skill, within the unpacked size limit.
+        text = (root / SKILL_FILE).read_text(encoding="utf-8", errors="replace")
         findings = tuple(dropper_findings(text))
         if findings and not trust:
             raise UsageError(

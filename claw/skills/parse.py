@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from claw.skills.frontmatter import FrontmatterError, load_yaml, read_frontmatter
+from claw.skills.frontmatter import FrontmatterError, load_yaml, read_frontmatter, read_head
 from claw.skills.skill import Requires, Skill, SkillSource
 
 MAX_NAME_CHARS = 64
@@ -33,6 +33,17 @@ _OS_ALIASES = {
 
 class SkillParseError(ValueError):
     """Why a SKILL.md was skipped (one line, without the file name)."""
+
+
+def parse_skill_file(path: Path, directory: Path, source: SkillSource) -> Skill:
+    """The skill the SKILL.md at `path` describes, reading no more of it than a frontmatter may take
+    (`MAX_FRONTMATTER_BYTES`); raises SkillParseError."""
+    try:
+        with path.open("rb") as handle:
+            head = read_head(handle)
+    except OSError as exc:
+        raise SkillParseError(f"cannot read {path.name}: {exc.strerror}") from None
+    return parse_skill_text(head, directory, source)
 
 
 def parse_skill_text(text: str, directory: Path, source: SkillSource) -> Skill:

@@ -232,6 +232,7 @@ def test_torn_transcript_line_is_a_warning_naming_the_session(claw_env: ClawEnv,
 def test_quarantined_session_index_is_a_warning(claw_env: ClawEnv, home: Path) -> None:
     corrupt = home / "agents" / "main" / "sessions" / "sessions.json.corrupt-20250102T030405000000Z"
     corrupt.write_text("{not json")
+    corrupt.chmod(0o600)  # as the store leaves it: renamed, with the index's mode (others would be warned about)
     checks = doctor_json(claw_env.env)
     assert not_ok(checks) == {"sessions": "warn"}
     assert str(corrupt) in checks["sessions"]["detail"]
@@ -284,6 +285,7 @@ def test_memory_index_that_cannot_be_opened_is_a_warning(claw_env: ClawEnv, home
     index = home / "memory" / "main.sqlite"
     index.parent.mkdir(mode=0o700)
     index.write_bytes(b"this is not a database" * 100)
+    index.chmod(0o600)  # as claw creates it
     checks = doctor_json(claw_env.env)
     assert not_ok(checks) == {"memory index": "warn"}
     assert str(index) in checks["memory index"]["detail"]
@@ -323,6 +325,7 @@ def test_runtime_file_of_a_gateway_that_does_not_answer(claw_env: ClawEnv, home:
     info = {"pid": os.getpid(), "url": "ws://127.0.0.1:9/", "bind": "127.0.0.1", "port": 9,
             "startedAt": time.time(), "version": "0"}  # fmt: skip
     runtime.write_text(json.dumps(info))
+    runtime.chmod(0o600)  # as claw writes it
     checks = doctor_json(claw_env.env)
     assert not_ok(checks) == {"gateway": "warn"}
     assert "ws://127.0.0.1:9/" in checks["gateway"]["detail"] and "did not answer" in checks["gateway"]["detail"]
