@@ -5,6 +5,10 @@ from `build_gateway`; nothing registers itself on import. To add a capability: w
 the members of `claw.gateway.capability.Capability` (subclass `BaseCapability` and override what it
 adds), construct it here with exactly what it needs, and put it in the `use(...)` call where its prompt
 section belongs.
+
+A capability that needs gateway operations declares them as its own host protocol (`SkillsHost`,
+`SubagentsHost` …, built from the needs in `claw.gateway.host`) and is handed the gateway here, which
+satisfies them all; it never sees the rest of the `Gateway`.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ from claw.automations.methods import automation_methods
 from claw.gateway.capability import BaseCapability
 
 if TYPE_CHECKING:
+    from claw.automations.host import AutomationsHost
     from claw.gateway.capability import Method
-    from claw.gateway.gateway import Gateway
     from claw.gateway.services import GatewayService
     from claw.tools.base import Tool
 
@@ -23,8 +23,8 @@ class AutomationsCapability(BaseCapability):
 
     name = "automations"
 
-    def __init__(self, gateway: Gateway, deliver: Deliver | None = None) -> None:
-        self.manager = AutomationManager(gateway, deliver)  # gateway.db opens only when needed
+    def __init__(self, host: AutomationsHost, deliver: Deliver | None = None) -> None:
+        self.manager = AutomationManager(host, deliver)  # gateway.db opens only when needed
 
     def tools(self) -> Sequence[Tool]:
         from claw.automations.tool import AutomationsTool

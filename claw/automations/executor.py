@@ -21,7 +21,7 @@ from claw.gateway.msg_context import MsgContext
 from claw.store.db import Database
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.automations.host import AutomationsHost
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +36,15 @@ class Executor:
     """Turns a `Claim` into an agent run and records what came of it."""
 
     def __init__(
-        self, gateway: Callable[[], Gateway], db: Database, now: Callable[[], float], deliver: Deliver | None = None
+        self,
+        host: Callable[[], AutomationsHost],
+        db: Database,
+        now: Callable[[], float],
+        deliver: Deliver | None = None,
     ) -> None:
         self._db = db
         self._now = now
-        self._gw = gateway
+        self._host = host
         self._to_channel = deliver
         self.agent_runs: dict[str, str] = {}
         """Ledger run id → agent run id, for the runs in flight (so a stopping scheduler can abort them)."""
@@ -62,7 +66,7 @@ class Executor:
         run = replace(run, agent_run_id=agent_run_id or run.agent_run_id)
         target = parse_delivery(job.delivery)
         delivery_status = _delivery_status(target.kind, status, (output or "").strip())
-        keep = self._gw().config.automations.keep_runs
+        keep = self._host().config.automations.keep_runs
         finished = await self._db.awrite(
             lambda c: finish_run(
                 c, run, status=status, output=output, error=error, now=self._now(),
@@ -78,8 +82,8 @@ class Executor:
 
     async def _turn(self, job: Job, run: JobRun, dispatched: asyncio.Future[str] | None) -> str:
         key = job.session_key
-        if job.session_mode == "isolated" and self._gw().sessions(job.agent_id).get(key) is not None:
-            await self._gw().reset_session(key)
+        if job.session_mode == "isolated" and self._host().sessions(job.agent_id).get(key) is not None:
+            await self._host().reset_session(key)
         ctx = MsgContext(
             body=job.message,
             channel=CRON_CHANNEL,
@@ -90,16 +94,11 @@ class Executor:
             command_authorized=False,  # a job's text is never a slash command, and is not the owner speaking
             system_event=job.session_mode == "main",
         )
-        result = await self._gw().dispatch(ctx, lane="cron")
-        if result.run_id is None:
-            raise ClawError(f"the gateway did not start a run ({result.status})")
-        self.agent_runs[run.id] = result.run_id
+        agent_run = await self._host().start_run(ctx, lane="cron")  # no run (NoRunStarted): the error recorded
+        self.agent_runs[run.id] = agent_run.id
         if dispatched is not None and not dispatched.done():
-            dispatched.set_result(result.run_id)
-        await self._db.awrite(lambda c: set_agent_run(c, run.id, result.run_id or "", result.session_key))
-        agent_run = self._gw().runs.get(result.run_id)
-        if agent_run is None:
-            raise ClawError(f"run {result.run_id} vanished before it finished")
+            dispatched.set_result(agent_run.id)
+        await self._db.awrite(lambda c: set_agent_run(c, run.id, agent_run.id, agent_run.session_key))
         outcome = await agent_run.wait()
         assert outcome is not None
         if outcome.status == "ok":
@@ -107,7 +106,7 @@ class Executor:
         raise ClawError(outcome.error or outcome.status)
 
     async def _deliver(self, job: Job, run: JobRun, url: str) -> JobRun:
-        settings = self._gw().config.automations
+        settings = self._host().config.automations
         payload = webhook_payload(job.to_wire(), run.to_wire())
         # Cancelled here, the row stays `pending`; the next start marks it `unknown` rather than send twice.
         delivered, error = await post_webhook(
@@ -122,7 +121,6 @@ class Executor:
         if not delivered:
             log.warning("automation %s run %s: webhook delivery failed: %s", job.id, run.id, error)
         return replace(run, delivery_status=status, delivery_error=error)
-
 
     async def _announce(self, run: JobRun, channel: str, target: str, text: str) -> JobRun:
         """Queue the reply in the channels' outbox (`queued`); without an account for `channel` it stays

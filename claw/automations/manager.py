@@ -27,17 +27,17 @@ from claw.errors import NotFoundError
 from claw.store.db import Database
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.automations.host import AutomationsHost
 
 _LIVE_OWNERS: set[str] = set()
 """Owner tokens of the managers alive in this process (a run row names the process and manager that runs it)."""
 
 
 class AutomationManager:
-    def __init__(self, gateway: Gateway, deliver: Deliver | None = None, clock: Clock | None = None) -> None:
-        self._gateway = weakref.ref(gateway)  # the gateway holds this manager (through its capability): no cycle
+    def __init__(self, host: AutomationsHost, deliver: Deliver | None = None, clock: Clock | None = None) -> None:
+        self._host = weakref.ref(host)  # the gateway holds this manager (through its capability): no cycle
         self.deliver = deliver
-        self.paths = gateway.paths
+        self.paths = host.paths
         self.clock: Clock = clock or SystemClock()
         self.owner = f"{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._db: Database | None = None
@@ -48,11 +48,11 @@ class AutomationManager:
         _LIVE_OWNERS.add(self.owner)
 
     @property
-    def gateway(self) -> Gateway:
-        gateway = self._gateway()
-        if gateway is None:
+    def host(self) -> AutomationsHost:
+        host = self._host()
+        if host is None:
             raise RuntimeError("the gateway of this automation manager is gone")
-        return gateway
+        return host
 
     @property
     def db(self) -> Database:
@@ -65,7 +65,7 @@ class AutomationManager:
     @property
     def executor(self) -> Executor:
         if self._executor is None:
-            self._executor = Executor(lambda: self.gateway, self.db, lambda: self.clock.now(), self.deliver)
+            self._executor = Executor(lambda: self.host, self.db, lambda: self.clock.now(), self.deliver)
         return self._executor
 
     def close(self) -> None:
@@ -109,7 +109,7 @@ class AutomationManager:
 
         def write(conn: sqlite3.Connection) -> Job:
             taken = {job.name for job in store.list_jobs(conn)}
-            job = new_job(params, self.gateway.config, self.clock.now(), taken)
+            job = new_job(params, self.host.config, self.clock.now(), taken)
             store.insert_job(conn, job)
             return job
 
@@ -123,7 +123,7 @@ class AutomationManager:
         def write(conn: sqlite3.Connection) -> Job:
             job = store.find_job(conn, ref)
             taken = {j.name for j in store.list_jobs(conn)}
-            updated = changed_job(job, params, self.gateway.config, self.clock.now(), taken)
+            updated = changed_job(job, params, self.host.config, self.clock.now(), taken)
             store.save_job(conn, updated)
             return updated
 
@@ -184,7 +184,7 @@ class AutomationManager:
         """Abort the runs in flight, give them `grace` seconds to be recorded, then let go of the database."""
         if self._executor is not None:
             for agent_run_id in list(self._executor.agent_runs.values()):
-                self.gateway.abort(agent_run_id)
+                self.host.abort(agent_run_id)
         if self._tasks:
             _done, pending = await asyncio.wait(set(self._tasks), timeout=grace)
             for task in pending:

@@ -23,7 +23,7 @@ from claw.automations import ledger, store
 from claw.automations.manager import AutomationManager
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.automations.host import AutomationsHost
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +61,10 @@ class Scheduler:
 
     @property
     def enabled(self) -> bool:
-        settings = self.manager.gateway.config.automations
+        settings = self.manager.host.config.automations
         return settings.enabled and os.environ.get("CLAW_SKIP_AUTOMATIONS", "") not in ("1", "true", "yes")
 
-    async def start(self, gateway: Gateway) -> None:
+    async def start(self, gateway: AutomationsHost) -> None:
         if not self.enabled:
             log.info("automations are turned off; no job will fire in this gateway")
             return
@@ -144,7 +144,7 @@ class Scheduler:
         version = await asyncio.to_thread(db.data_version)
         self._watching = True
         since_sweep = 0.0
-        poll = self.manager.gateway.config.automations.poll_seconds
+        poll = self.manager.host.config.automations.poll_seconds
         while True:
             await asyncio.sleep(poll)
             since_sweep += poll

@@ -12,16 +12,16 @@ from claw.channels.methods import channel_methods
 from claw.gateway.capability import BaseCapability, HttpRoute
 
 if TYPE_CHECKING:
+    from claw.channels.gateway_host import ChannelsHost
     from claw.gateway.capability import Method
-    from claw.gateway.gateway import Gateway
     from claw.gateway.services import GatewayService
 
 
 class ChannelsCapability(BaseCapability):
     name = "channels"
 
-    def __init__(self, gateway: Gateway) -> None:
-        self.manager = ChannelManager(gateway)  # gateway.db opens only when needed
+    def __init__(self, host: ChannelsHost) -> None:
+        self.manager = ChannelManager(host)  # gateway.db opens only when needed
 
     def methods(self) -> Mapping[str, Method]:
         return channel_methods(self.manager)

@@ -22,14 +22,14 @@ from claw.channels.schema import MIGRATIONS
 from claw.store.db import Database
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.channels.gateway_host import ChannelsHost
 
 
 class ChannelManager:
-    def __init__(self, gateway: Gateway) -> None:
-        self._gateway = weakref.ref(gateway)
-        self.paths = gateway.paths
-        self.config = gateway.config
+    def __init__(self, host: ChannelsHost) -> None:
+        self._host = weakref.ref(host)  # the gateway holds this manager (through its capability): no cycle
+        self.paths = host.paths
+        self.config = host.config
         self._db: Database | None = None
         self._adapters: dict[tuple[str, str], ChannelAdapter] | None = None
         self._health: dict[tuple[str, str], Health] = {}
@@ -40,11 +40,11 @@ class ChannelManager:
         self.running = False
 
     @property
-    def gateway(self) -> Gateway:
-        gateway = self._gateway()
-        if gateway is None:
+    def host(self) -> ChannelsHost:
+        host = self._host()
+        if host is None:
             raise RuntimeError("the gateway of this channel manager is gone")
-        return gateway
+        return host
 
     @property
     def db(self) -> Database:

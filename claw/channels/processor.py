@@ -27,7 +27,7 @@ from claw.errors import ClawError, GatewayUnavailable
 
 if TYPE_CHECKING:
     from claw.channels.manager import ChannelManager
-    from claw.gateway.gateway import DispatchResult
+    from claw.gateway.dispatch_result import DispatchResult
     from claw.gateway.runs import RunOutcome
 
 log = logging.getLogger(__name__)
@@ -54,11 +54,11 @@ class InboxProcessor:
         return self._parked and not self.waiters and not self.m.inbox_wake.is_set()
 
     async def run(self) -> None:
-        while not self.m.gateway.closing:
+        while not self.m.host.closing:
             self.m.inbox_wake.clear()
             rows = await self.m.db.aread(lambda c: inbox.pending(c, 200))
             for row in rows:
-                if self.m.gateway.closing or not await self._process(row):
+                if self.m.host.closing or not await self._process(row):
                     return
             if not rows:
                 self._parked = True
@@ -104,7 +104,7 @@ class InboxProcessor:
             await self._finish(row, "failed", "interrupted too often", adapter=adapter, reply=FAILED_REPLY)
             return True
         try:
-            result = await self.m.gateway.dispatch(ctx)
+            result = await self.m.host.dispatch(ctx)
         except GatewayUnavailable:
             await self.m.db.awrite(lambda c: inbox.release(c, row.id, time.time()))
             return False
@@ -119,7 +119,7 @@ class InboxProcessor:
         if result.status == "accepted" and result.run_id:
             streamer = None
             if adapter.limits.supports_edits and adapter.streams:
-                streamer = EditStreamer(self.m.gateway, adapter, row.reply_to, result.run_id).start()
+                streamer = EditStreamer(self.m.host, adapter, row.reply_to, result.run_id).start()
             before = self._tails.get(row.conversation)
             task = asyncio.create_task(self._follow(adapter, row, result, streamer, before))
             self._tails[row.conversation] = task
@@ -147,7 +147,7 @@ class InboxProcessor:
         before: asyncio.Task[None] | None,
     ) -> None:
         run_id, key = result.run_id or "", result.session_key
-        run = self.m.gateway.runs.get(run_id)
+        run = self.m.host.find_run(run_id)
         outcome = await run.wait() if run is not None else None
         placeholder = await streamer.finish() if streamer is not None else None
         if before is not None:  # the previous reply of this conversation is queued first
@@ -155,7 +155,7 @@ class InboxProcessor:
         if outcome is None:
             await self._finish(row, "failed", "the run vanished", adapter=adapter, reply=FAILED_REPLY, session_key=key)
             return
-        if outcome.status == "aborted" and self.m.gateway.closing and not (run and run.drop_reason):
+        if outcome.status == "aborted" and self.m.host.closing and not (run and run.drop_reason):
             await self.m.db.awrite(lambda c: inbox.release(c, row.id, time.time()))  # the next start runs it again
             return
         if outcome.status == "error":

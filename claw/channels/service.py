@@ -21,8 +21,8 @@ from claw.channels.delivery import DeliveryWorker
 from claw.channels.processor import InboxProcessor
 
 if TYPE_CHECKING:
+    from claw.channels.gateway_host import ChannelsHost
     from claw.channels.manager import ChannelManager
-    from claw.gateway.gateway import Gateway
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class ChannelService:
         fetching; what it stores wakes the processor, which makes this False again.)"""
         return self.processor.idle and self.delivery.idle
 
-    async def start(self, gateway: Gateway) -> None:
+    async def start(self, gateway: ChannelsHost) -> None:
         m = self.manager
         if not m.adapters:
             return  # no channel configured: nothing to receive, and no account to deliver to

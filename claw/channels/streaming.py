@@ -20,7 +20,7 @@ from claw.channels.adapter import ChannelAdapter, SendError
 from claw.gateway.run_event import Stream
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.gateway.host import RunWatch
 
 log = logging.getLogger(__name__)
 
@@ -31,14 +31,14 @@ CURSOR = " …"
 class EditStreamer:
     def __init__(
         self,
-        gateway: Gateway,
+        runs: RunWatch,
         adapter: ChannelAdapter,
         reply_to: Mapping[str, Any],
         run_id: str,
         *,
         interval: float = EDIT_INTERVAL_SECONDS,
     ) -> None:
-        self._gw = gateway
+        self._runs = runs
         self._adapter = adapter
         self._reply_to = reply_to
         self._run_id = run_id
@@ -70,7 +70,7 @@ class EditStreamer:
         return None if self._failed else self.message_id
 
     async def _consume(self) -> None:
-        replay, sub = self._gw.subscribe_run(self._run_id)
+        replay, sub = self._runs.subscribe_run(self._run_id)
         async with sub:
             last = 0
             for event in replay:

@@ -1,7 +1,8 @@
 """`Capability`: what memory, skills, automations, subagents, hooks and channels add to a gateway.
 
-A capability is an object built in `claw.compose` with exactly what it needs, holding its own state
-(an index, a manager, a registry). The gateway asks it once, in `Gateway.use`, for what it adds:
+A capability is an object built in `claw.compose` with exactly what it needs (of the gateway, only the
+operations its own host protocol names: see `claw.gateway.host`), holding its own state (an index, a
+manager, a registry). The gateway asks it once, in `Gateway.use`, for what it adds:
 
 - `tools()`: tools the model may call (a name already taken is kept by whoever came first)
 - `sections()`: prompt sections, in the order the capabilities were given
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
     from claw.tools.base import Tool
 
 Method = Callable[["Gateway", dict[str, Any]], Awaitable[Any]]
-"""An RPC method: the gateway and the request's params (with `_channel`, the caller's channel)."""
+"""An RPC method: the gateway and the request's raw params (with `_channel`, the caller's channel). Write
+one as a function of a params model, wrapped with `claw.gateway.rpc_params.takes`, which checks them."""
 
 
 @dataclass(frozen=True, slots=True)

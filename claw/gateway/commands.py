@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from claw.errors import ClawError
+from claw.gateway import hook_points
 from claw.gateway.capability import Command
-from claw.hooks import points as hook_points
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway

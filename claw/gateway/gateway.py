@@ -2,7 +2,9 @@
 
 Every client — the CLI, the console, a WebSocket peer — goes through `dispatch` (messages) and
 `call_method` (the core's RPC methods and those of the capabilities it was given with `use`).
-`claw.compose.build_gateway` builds one with every capability, in one place.
+`claw.compose.build_gateway` builds one with every capability, in one place, handing each the gateway
+typed as its own narrow host protocol (`claw.gateway.host`): a capability reaches only the public
+operations its protocol names, never the runner, the lanes or the buses.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,11 +22,13 @@ from claw.agent.run_result import RunFailed
 from claw.agent.runner import AgentRunner
 from claw.config import Config
 from claw.errors import ClawError, GatewayUnavailable, NotFoundError, UsageError
-from claw.gateway import commands, run_event
+from claw.gateway import commands, hook_points, run_event
 from claw.gateway.capability import Capability, HttpRoute, Method
 from claw.gateway.command_syntax import parse_command
 from claw.gateway.dedupe import InboundDedupe
-from claw.gateway.event_bus import EventBus
+from claw.gateway.dispatch_result import DispatchResult, NoRunStarted
+from claw.gateway.event_bus import EventBus, Subscription
+from claw.gateway.hook_bus import HookBus
 from claw.gateway.lanes import LaneScheduler
 from claw.gateway.methods import CORE_METHODS
 from claw.gateway.msg_context import MsgContext
@@ -35,8 +39,6 @@ from claw.gateway.runs import Run, RunOutcome, RunRegistry, new_run_id
 from claw.gateway.services import GatewayService
 from claw.gateway.session_keys import agent_of, normalize_session_key, session_key_for
 from claw.gateway.ttl_cache import TtlCache
-from claw.hooks import points as hook_points
-from claw.hooks.bus import HookBus
 from claw.paths import Paths
 from claw.providers.failover import ModelRouter
 from claw.store.sessions import SessionEntry, SessionStore
@@ -48,30 +50,6 @@ log = logging.getLogger(__name__)
 
 C = TypeVar("C", bound=Capability)
 IDEMPOTENCY_TTL_SECONDS = 20 * 60
-
-
-@dataclass(frozen=True, slots=True)
-class DispatchResult:
-    """What became of an inbound message: a run, a command reply, a dropped duplicate, a message merged
-    into a queued run (collect mode), or one the full queue refused."""
-
-    status: str  # accepted | command | duplicate | merged | dropped
-    agent_id: str
-    session_key: str
-    run_id: str | None = None
-    reply: str | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "status": self.status,
-            "agentId": self.agent_id,
-            "sessionKey": self.session_key,
-        }
-        if self.run_id:
-            out["runId"] = self.run_id
-        if self.reply is not None:
-            out["reply"] = self.reply
-        return out
 
 
 class Gateway:
@@ -89,7 +67,8 @@ class Gateway:
         self.config = config
         self.bus = EventBus()
         self.hooks = HookBus()
-        """Lifecycle hook events (claw/hooks/points.py says where each one fires)."""
+        """Lifecycle hook events (`claw.gateway.hook_points` says where each one fires); the hooks
+        capability attaches what runs for them."""
         self.runs = RunRegistry()
         self.lanes = LaneScheduler(
             {
@@ -343,13 +322,39 @@ class Gateway:
     def abort_session(self, session_key: str) -> int:
         return sum(self.abort(run.id) for run in self.runs.active(session_key))
 
-    def subscribe_run(self, run_id: str) -> tuple[list[RunEvent], Any]:
+    def subscribe_run(self, run_id: str) -> tuple[list[RunEvent], Subscription]:
         """Events so far and a live subscription for the rest (subscribed first, so nothing falls between)."""
         run = self.runs.get(run_id)
         if run is None:
             raise NotFoundError(f"unknown run {run_id}")
         sub = self.bus.subscribe(lambda e: e.run_id == run_id)
         return list(run.events), sub
+
+    # --- what capabilities ask of the gateway (their host protocols, claw/gateway/host.py) ------
+
+    async def start_run(self, ctx: MsgContext, *, lane: str, model: str | None = None) -> Run:
+        """`dispatch` for a caller that needs a run of its own (a subagent, an automation's turn, a message
+        between sessions): the run, already queued on its lanes. `NoRunStarted` when the message became
+        something else (a slash command's reply, a duplicate, a message merged into a queued run)."""
+        result = await self.dispatch(ctx, lane=lane, model=model)
+        run = self.runs.get(result.run_id) if result.status == "accepted" and result.run_id else None
+        if run is None:
+            raise NoRunStarted(result)
+        return run
+
+    def find_run(self, run_id: str) -> Run | None:
+        """A running run, or one of the recently finished ones."""
+        return self.runs.get(run_id)
+
+    def active_runs(self, session_key: str | None = None) -> list[Run]:
+        """The runs not yet finished (queued or running), of one session or of all."""
+        return self.runs.active(session_key)
+
+    def publish_lifecycle(self, run: Run, data: dict[str, Any]) -> None:
+        """Add a lifecycle event that a capability knows of to `run`'s stream (a subagent it spawned).
+        Nothing once the run is finishing: its terminal event must stay its last."""
+        if not run.finished and not run.finishing:
+            self._emit(run, Stream.LIFECYCLE, data)
 
     async def _execute(self, run: Run) -> None:
         """Run on the lanes, then record the turn and emit exactly one terminal lifecycle event."""

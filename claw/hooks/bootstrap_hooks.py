@@ -8,28 +8,30 @@ is cut to the per-file cap, and the whole to the total cap, as the loader does.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claw.agent.bootstrap import MIN_REMAINING_CHARS, BootstrapFile, trim_bootstrap
-from claw.hooks.events import AgentBootstrap
+from claw.gateway.hook_events import AgentBootstrap
 
 if TYPE_CHECKING:
     from claw.agent.env import AgentEnv
     from claw.agent.run_request import RunRequest
-    from claw.gateway.gateway import Gateway
+    from claw.gateway.hook_bus import HookBus
 
 log = logging.getLogger(__name__)
 
 
 class BootstrapHooks:
-    """Registered in `gateway.runner.bootstrap_filters` by the hooks extension."""
+    """The hooks capability's bootstrap filter: fires `agent:bootstrap` on the gateway's hook bus."""
 
-    def __init__(self, gateway: Gateway) -> None:
-        self._gateway = gateway
+    def __init__(self, bus: HookBus, state_dir: Path) -> None:
+        self._bus = bus
+        self._state_dir = state_dir
 
     async def __call__(self, run: RunRequest, env: AgentEnv, files: list[BootstrapFile]) -> list[BootstrapFile]:
         event = AgentBootstrap(
-            state_dir=self._gateway.paths.data_dir,
+            state_dir=self._state_dir,
             session_key=run.session_key,
             agent_id=env.agent_id,
             run_id=run.id,
@@ -37,7 +39,7 @@ class BootstrapHooks:
             channel=run.ctx.channel,
             files=[(f.name, f.content) for f in files],
         )
-        done = await self._gateway.hooks.fire(event)
+        done = await self._bus.fire(event)
         if done is event:  # no hook ran, or none succeeded
             return files
         return rebuild(files, done.files, env)

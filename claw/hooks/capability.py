@@ -1,5 +1,6 @@
-"""Hooks as a capability: the registry behind `gateway.hooks`, the `agent:bootstrap` filter, and the
-`hooks.*` RPC methods. Handlers are imported on their first event, never when the gateway is built."""
+"""Hooks as a capability: the registry that tells the gateway's hook bus which handlers run, the
+`agent:bootstrap` filter, and the `hooks.*` RPC methods. Handlers are imported on their first event,
+never when the gateway is built."""
 
 from __future__ import annotations
 
@@ -14,19 +15,19 @@ from claw.hooks.registry import HookRegistry
 if TYPE_CHECKING:
     from claw.agent.bootstrap import BootstrapFilter
     from claw.gateway.capability import Method
-    from claw.gateway.gateway import Gateway
+    from claw.hooks.host import HooksHost
 
 
 class HooksCapability(BaseCapability):
     name = "hooks"
 
-    def __init__(self, gateway: Gateway) -> None:
-        self.gateway = gateway
-        self.registry = HookRegistry(gateway.paths, gateway.config.hooks, gateway.workspace)
-        gateway.hooks.attach(self.registry)  # the core fires its events into this gateway's hook bus
+    def __init__(self, host: HooksHost) -> None:
+        self.host = host
+        self.registry = HookRegistry(host.paths, host.config.hooks, host.workspace)
+        host.hooks.attach(self.registry)  # the gateway fires its events into its hook bus; these say who runs
 
     def bootstrap_filters(self) -> Sequence[BootstrapFilter]:
-        return (BootstrapHooks(self.gateway),)
+        return (BootstrapHooks(self.host.hooks, self.host.paths.data_dir),)
 
     def methods(self) -> Mapping[str, Method]:
         return hook_methods(self.registry)

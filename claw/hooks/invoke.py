@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from claw.hooks.events import HookEvent
+from claw.gateway.hook_events import HookEvent
 from claw.hooks.hook import Hook
 from claw.hooks.loader import HookLoadError, load_handler
 

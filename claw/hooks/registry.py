@@ -1,5 +1,9 @@
 """`HookRegistry`: which hooks each agent has, which are enabled, and which run for an event.
 
+It is the `HookSource` the hooks capability attaches to the gateway's hook bus: for each event it
+hands the bus one handler per enabled hook, which imports and calls the hook's handler.py
+(`claw.hooks.invoke`).
+
 Enabled, by `[hooks.entries.<name>]`: `enabled = true|false` decides; unset, a managed hook
 ($CLAW_HOME/hooks, put there by the user) runs while bundled and workspace hooks wait to be
 enabled. A workspace hook is code in a folder the agent itself can write to, so it never runs
@@ -12,14 +16,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from claw.config import load_config
 from claw.errors import ClawError
+from claw.gateway.hook_bus import HookHandler
+from claw.gateway.hook_events import HookEvent
 from claw.hooks.discovery import Discovery, discover, hook_roots
-from claw.hooks.events import HookEvent
 from claw.hooks.hook import Hook
+from claw.hooks.invoke import invoke
 from claw.hooks.settings import HooksSettings
 from claw.paths import Paths
 
@@ -85,6 +92,14 @@ class HookRegistry:
         """The enabled hooks for `event`, in run order; gateway-wide events use the main agent's workspace."""
         agent_id = getattr(event, "agent_id", None) or DEFAULT_AGENT
         return [s.hook for s in self.states(agent_id) if s.enabled and s.hook.handles(event.name)]
+
+    def handlers(self, event: HookEvent) -> list[HookHandler]:
+        """`HookSource`: one handler per hook `matching` the event, in the same order."""
+        return [partial(self.run_hook, hook) for hook in self.matching(event)]
+
+    async def run_hook(self, hook: Hook, event: HookEvent) -> bool:
+        """Run `hook` on `event` under the timeout in force now; True if it returned in time without raising."""
+        return await invoke(hook, event, self.timeout_seconds)
 
     def rows(self, agent_id: str = DEFAULT_AGENT) -> list[dict[str, Any]]:
         """`claw hooks ls` rows: every hook found, with shadowed and invalid copies last."""

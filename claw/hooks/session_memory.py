@@ -17,7 +17,7 @@ import unicodedata
 from datetime import datetime
 from pathlib import Path
 
-from claw.hooks.events import CommandEvent
+from claw.gateway.hook_events import CommandEvent
 from claw.paths import ensure_private_dir
 from claw.providers.base import ModelError
 from claw.store.transcript import Transcript

@@ -19,24 +19,24 @@ if TYPE_CHECKING:
     from claw.agent.sections import PromptSectionSource, RunEnvSource
     from claw.gateway.capability import Method
     from claw.gateway.commands import Fallback
-    from claw.gateway.gateway import Gateway
+    from claw.skills.host import SkillsHost
 
 
 class SkillsCapability(BaseCapability):
     name = "skills"
 
-    def __init__(self, gateway: Gateway) -> None:
-        self.gateway = gateway
+    def __init__(self, host: SkillsHost) -> None:
+        self.host = host
 
     def read_roots(self) -> Sequence[Path]:
-        paths, config = self.gateway.paths, self.gateway.config
+        paths, config = self.host.paths, self.host.config
         return (paths.skills_dir, bundled_dir("skills"), *extra_dirs(paths, config))
 
     def sections(self) -> Sequence[PromptSectionSource]:
-        return (SkillsSection(self.gateway),)
+        return (SkillsSection(self.host),)
 
     def env_sources(self) -> Sequence[RunEnvSource]:
-        return (SkillEnvSource(self.gateway),)
+        return (SkillEnvSource(self.host),)
 
     def commands(self) -> Sequence[Command]:
         return (Command("skill", "run a skill: /skill <name> [input]; /skill alone lists them", skill_command),)

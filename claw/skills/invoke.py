@@ -14,7 +14,7 @@ from claw.skills.catalog import SkillReport, SkillStatus, build_report
 from claw.skills.skill import Skill
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.skills.host import SkillsHost
 
 
 def invocation_message(skill: Skill, args: str) -> str:
@@ -26,10 +26,10 @@ def invocation_message(skill: Skill, args: str) -> str:
     )
 
 
-async def _report(gw: Gateway, call: CommandCall) -> SkillReport:
-    workspace = gw.workspace(call.agent_id)
+async def _report(host: SkillsHost, call: CommandCall) -> SkillReport:
+    workspace = host.workspace(call.agent_id)
     return await asyncio.to_thread(
-        build_report, gw.paths, gw.config, call.agent_id, workspace, channel=call.channel, sender_id=call.sender_id
+        build_report, host.paths, host.config, call.agent_id, workspace, channel=call.channel, sender_id=call.sender_id
     )
 
 
@@ -45,10 +45,10 @@ def _find(report: SkillReport, name: str) -> SkillStatus | None:
     return next((s for s in report.statuses if wanted in (s.skill.name.lower(), s.skill.command_name)), None)
 
 
-async def skill_command(gw: Gateway, call: CommandCall) -> str | RunInstead:
+async def skill_command(host: SkillsHost, call: CommandCall) -> str | RunInstead:
     """`/skill` lists the skills you can run; `/skill <name> [args]` runs one."""
     name, _, args = call.args.partition(" ")
-    report = await _report(gw, call)
+    report = await _report(host, call)
     if not name:
         runnable = _invocable(report)
         if not runnable:
@@ -66,9 +66,9 @@ async def skill_command(gw: Gateway, call: CommandCall) -> str | RunInstead:
     return RunInstead(invocation_message(found.skill, args.strip()))
 
 
-async def skill_by_name(gw: Gateway, call: CommandCall) -> RunInstead | None:
+async def skill_by_name(host: SkillsHost, call: CommandCall) -> RunInstead | None:
     """`/<name> [args]` for a runnable skill; None (the text goes to the model) for anything else."""
-    report = await _report(gw, call)
+    report = await _report(host, call)
     for status in _invocable(report):
         if call.name in (status.skill.name.lower(), status.skill.command_name):
             return RunInstead(invocation_message(status.skill, call.args))

@@ -22,7 +22,7 @@ from claw.skills.skill import Skill
 
 if TYPE_CHECKING:
     from claw.config import Config
-    from claw.gateway.gateway import Gateway
+    from claw.gateway.host import Configured
 
 
 class SkillEnvSource:
@@ -30,18 +30,18 @@ class SkillEnvSource:
 
     name = "skills"
 
-    def __init__(self, gateway: Gateway) -> None:
-        self._gw = gateway
+    def __init__(self, host: Configured) -> None:
+        self._host = host
 
     async def env(self, request: SectionRequest) -> dict[str, str]:
-        config = self._gw.config
+        config = self._host.config
         if not any(e.enabled and (e.env or e.api_key) for e in config.skills.entries.values()):
             return {}  # the usual case: no skill is configured with variables, so nothing to discover or gate
         # Discovery and gating (stats, PATH lookups) go to a worker thread, as a new skills snapshot does.
         return await asyncio.to_thread(self._eligible_env, config, request)
 
     def _eligible_env(self, config: Config, request: SectionRequest) -> dict[str, str]:
-        found = discover_for(self._gw.paths, config, request.workspace)
+        found = discover_for(self._host.paths, config, request.workspace)
         ctx = run_gate_context(config, request)  # the gating the skills prompt section uses for this run
         configured = [s for s in found.skills if skill_vars(s, ctx.entry(s))]
         return configured_env((s for s in configured if ineligibility(s, ctx) is None), ctx.settings)

@@ -17,7 +17,7 @@ from claw.store.transcript import utc_now_iso
 
 if TYPE_CHECKING:
     from claw.config import Config
-    from claw.gateway.gateway import Gateway
+    from claw.skills.host import SkillsHost
     from claw.store.sessions import SessionEntry
 
 log = logging.getLogger(__name__)
@@ -28,8 +28,8 @@ class SkillsSection:
 
     name = "skills"
 
-    def __init__(self, gateway: Gateway) -> None:
-        self._gw = gateway
+    def __init__(self, host: SkillsHost) -> None:
+        self._host = host
 
     async def render(self, request: SectionRequest) -> str | None:
         # The usual turn finds the session's snapshot still current: a few stats and a comparison, done
@@ -48,7 +48,7 @@ class SkillsSection:
         found, previous, entry = survey.found, survey.previous, survey.entry
         for bad in found.invalid:  # said once per snapshot, not on every turn
             log.warning("skipped skill %s: %s", bad.path / "SKILL.md", bad.reason)
-        limits = self._gw.config.skills.limits
+        limits = self._host.config.skills.limits
         report = gate(found, survey.ctx)
         listing = fit(
             candidates(report.eligible),
@@ -59,17 +59,17 @@ class SkillsSection:
         if entry is not None:
             log.info("skills snapshot v%d for %s: %d skills", snapshot.version, entry.session_key, len(listing.entries))
             try:
-                self._gw.sessions(request.agent_id).merge_extra(entry.session_key, {SNAPSHOT_KEY: snapshot.to_json()})
+                self._host.sessions(request.agent_id).merge_extra(entry.session_key, {SNAPSHOT_KEY: snapshot.to_json()})
             except OSError as exc:  # the turn still gets its skills; the next one tries to record them again
                 log.warning("could not record the skills snapshot of %s: %s", entry.session_key, exc)
         return snapshot
 
     def _survey(self, request: SectionRequest) -> _Survey:
         """The skills found now, the session's gate context, and its saved snapshot."""
-        gw = self._gw
-        found = discover_for(gw.paths, gw.config, request.workspace)
-        ctx = run_gate_context(gw.config, request)
-        entry = gw.sessions(request.agent_id).get(request.session_key)
+        host = self._host
+        found = discover_for(host.paths, host.config, request.workspace)
+        ctx = run_gate_context(host.config, request)
+        entry = host.sessions(request.agent_id).get(request.session_key)
         previous = SkillsSnapshot.from_json(entry.extra.get(SNAPSHOT_KEY)) if entry else None
         return _Survey(found, ctx, fingerprint(found.stamp, ctx), entry, previous)
 

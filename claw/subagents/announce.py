@@ -20,7 +20,8 @@ from claw.subagents.record import Announce, SubagentRecord
 from claw.tools.truncate import cut_head_tail
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.gateway.host import SessionLookup
+    from claw.subagents.host import SubagentsHost
     from claw.subagents.registry import SubagentRegistry
 
 log = logging.getLogger(__name__)
@@ -56,11 +57,11 @@ def announcement(record: SubagentRecord) -> str:
     return "\n".join(lines)
 
 
-async def announce(gw: Gateway, registry: SubagentRegistry, record: SubagentRecord) -> Announce:
+async def announce(host: SubagentsHost, registry: SubagentRegistry, record: SubagentRecord) -> Announce:
     """Deliver the announcement of `record`; returns how (`delivered`, `noted` or `failed`). The registry
     learns of the announcement turn as soon as it is queued; its final state is for the caller to record."""
     text = announcement(record)
-    parent = gw.runs.get(record.parent_run_id)
+    parent = host.find_run(record.parent_run_id)
     base = parent.ctx if parent is not None else None
     ctx = MsgContext(
         body=text,
@@ -76,26 +77,23 @@ async def announce(gw: Gateway, registry: SubagentRegistry, record: SubagentReco
         system_event=True,
     )
     try:
-        result = await gw.dispatch(ctx, lane=ANNOUNCE_LANE, model=parent.model_override if parent else None)
-    except ClawError as exc:
+        run = await host.start_run(ctx, lane=ANNOUNCE_LANE, model=parent.model_override if parent else None)
+    except ClawError as exc:  # shutting down, the parent agent gone, or no run (NoRunStarted)
         log.info("subagent %s: no announcement turn (%s); noting it in %s", record.run_id, exc, ctx.session_key)
-        return await note(gw, record, text)
-    run = gw.runs.get(result.run_id) if result.run_id else None
-    if run is None:
-        return await note(gw, record, text)
+        return await note(host, record, text)
     registry.update(record.run_id, announce="running", announce_run_id=run.id)
     await run.wait()
     if run.started_at is None:  # stopped while queued: its message was never recorded
-        return await note(gw, record, text)
+        return await note(host, record, text)
     return "delivered"
 
 
-async def note(gw: Gateway, record: SubagentRecord, text: str) -> Announce:
+async def note(host: SessionLookup, record: SubagentRecord, text: str) -> Announce:
     """Append the announcement to the parent's transcript for its next turn; `noted`, or `failed`."""
     agent_id = agent_of(record.parent_session_key)
 
     def write() -> None:
-        store = gw.sessions(agent_id)
+        store = host.sessions(agent_id)
         entry = store.get_or_create(record.parent_session_key)
         store.transcript(entry).append({"role": "system", "content": text, "subagentRunId": record.run_id})
         store.record_turn(record.parent_session_key, preview=text)

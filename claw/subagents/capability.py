@@ -16,15 +16,15 @@ if TYPE_CHECKING:
     from claw.agent.sections import PromptSectionSource
     from claw.gateway.capability import Method
     from claw.gateway.commands import StopListener
-    from claw.gateway.gateway import Gateway
+    from claw.subagents.host import SubagentsHost
     from claw.tools.base import Tool
 
 
 class SubagentsCapability(BaseCapability):
     name = "subagents"
 
-    def __init__(self, gateway: Gateway) -> None:
-        self.gateway = gateway
+    def __init__(self, host: SubagentsHost) -> None:
+        self.host = host
         self.registry = SubagentRegistry()
 
     def tools(self) -> Sequence[Tool]:
@@ -33,13 +33,13 @@ class SubagentsCapability(BaseCapability):
         from claw.subagents.send_tool import SendTool
         from claw.subagents.spawn_tool import SpawnTool
 
-        gw = self.gateway
-        return (SpawnTool(gw, self.registry), ListTool(gw), HistoryTool(gw), SendTool(gw))
+        host = self.host
+        return (SpawnTool(host, self.registry), ListTool(host), HistoryTool(host), SendTool(host))
 
     def sections(self) -> Sequence[PromptSectionSource]:
         from claw.subagents.section import SubagentSection
 
-        return (SubagentSection(self.gateway),)
+        return (SubagentSection(self.host),)
 
     def commands(self) -> Sequence[Command]:
         describe = "list this session's subagents; /subagents stop <runId|all>"
@@ -51,6 +51,6 @@ class SubagentsCapability(BaseCapability):
     def methods(self) -> Mapping[str, Method]:
         return subagent_methods(self.registry)
 
-    def stop_children(self, gateway: Gateway, session_key: str) -> int:
+    def stop_children(self, host: SubagentsHost, session_key: str) -> int:
         """/stop in a session also stops the subagents it spawned (each is then announced as stopped)."""
-        return sum(gateway.abort(r.run_id) for r in self.registry.active_children(session_key))
+        return sum(host.abort(r.run_id) for r in self.registry.active_children(session_key))

@@ -10,13 +10,13 @@ from claw.subagents.record import SubagentRecord
 
 if TYPE_CHECKING:
     from claw.gateway.commands import CommandCall
-    from claw.gateway.gateway import Gateway
+    from claw.subagents.host import SubagentsHost
     from claw.subagents.registry import SubagentRegistry
 
 SHOWN = 20
 
 
-async def subagents_command(registry: SubagentRegistry, gw: Gateway, call: CommandCall) -> str:
+async def subagents_command(registry: SubagentRegistry, host: SubagentsHost, call: CommandCall) -> str:
     mine = [r for r in registry.all() if r.parent_session_key == call.session_key]
     words = call.args.split()
     if not words or words[0] in ("list", "ls"):
@@ -29,7 +29,7 @@ async def subagents_command(registry: SubagentRegistry, gw: Gateway, call: Comma
         chosen = running if target == "all" else [r for r in running if r.run_id.startswith(target)]
         if not chosen:
             return f"No running subagent matches {target!r}."
-        stopped = sum(gw.abort(r.run_id) for r in chosen)
+        stopped = sum(host.abort(r.run_id) for r in chosen)
         return f"Stopping {stopped} subagent{'s' if stopped != 1 else ''}; the parent hears of it."
     raise UsageError("/subagents: use /subagents, or /subagents stop <runId|all>")
 

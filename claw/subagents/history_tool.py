@@ -19,7 +19,7 @@ from claw.tools.args import int_arg, str_arg
 from claw.tools.base import ToolContext, ToolResult
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.gateway.host import SessionLookup
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
@@ -47,15 +47,15 @@ class HistoryTool:
         "additionalProperties": False,
     }
 
-    def __init__(self, gateway: Gateway) -> None:
-        self._gw = gateway
+    def __init__(self, host: SessionLookup) -> None:
+        self._host = host
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raw_key = str_arg(args, "sessionKey", tool=self.name, allow_empty=False)
         limit = min(MAX_LIMIT, int_arg(args, "limit", tool=self.name) or DEFAULT_LIMIT)
         with_tools = args.get("includeTools") is True
-        entry = target_entry(self._gw, ctx, raw_key, self.name)
-        store = self._gw.sessions(agent_of(entry.session_key))
+        entry = target_entry(self._host, ctx, raw_key, self.name)
+        store = self._host.sessions(agent_of(entry.session_key))
         lines = await asyncio.to_thread(store.transcript(entry).read)
         rows = [row for line in lines if (row := sanitise(line, with_tools)) is not None]
         picked: list[dict[str, Any]] = []

@@ -15,7 +15,7 @@ from claw.tools.args import ToolArgumentError, int_arg, number_arg
 from claw.tools.base import ToolContext, ToolResult
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.subagents.host import SubagentsHost
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
@@ -39,8 +39,8 @@ class ListTool:
         "additionalProperties": False,
     }
 
-    def __init__(self, gateway: Gateway) -> None:
-        self._gw = gateway
+    def __init__(self, host: SubagentsHost) -> None:
+        self._host = host
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         kinds = _kinds(args.get("kinds"), self.name)
@@ -54,7 +54,7 @@ class ListTool:
                 continue
             if since and _utc(entry.updated_at) < since:
                 continue
-            if reachable(self._gw, ctx, entry):
+            if reachable(self._host, ctx, entry):
                 continue
             rows.append(self._row(entry))
             if len(rows) >= limit:
@@ -63,8 +63,8 @@ class ListTool:
 
     def _entries(self, ctx: ToolContext) -> list[SessionEntry]:
         allowed = ctx.settings.tools.sessions.allow_agents
-        agents = [a for a in self._gw.config.agent_ids if a == ctx.agent_id or "*" in allowed or a in allowed]
-        found = [e for agent in agents for e in self._gw.sessions(agent).list()]
+        agents = [a for a in self._host.config.agent_ids if a == ctx.agent_id or "*" in allowed or a in allowed]
+        found = [e for agent in agents for e in self._host.sessions(agent).list()]
         return sorted(found, key=lambda e: _utc(e.updated_at), reverse=True)
 
     def _row(self, entry: SessionEntry) -> dict[str, Any]:
@@ -75,7 +75,7 @@ class ListTool:
             "updatedAt": entry.updated_at,
             "messages": entry.message_count,
             "lastMessage": entry.last_preview,
-            "running": bool(self._gw.runs.active(entry.session_key)),
+            "running": bool(self._host.active_runs(entry.session_key)),
         }
         if isinstance(entry.extra.get(PARENT_KEY), str):
             row["spawnedBy"] = entry.extra[PARENT_KEY]

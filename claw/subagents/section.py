@@ -10,7 +10,7 @@ from claw.agent.sections import SectionRequest
 from claw.subagents.policy import DEPTH_KEY, PARENT_KEY
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.subagents.host import SubagentsHost
 
 SUBAGENT_RULES = """## Subagent
 You are a subagent: a separate run started by session {parent} to do one task (depth {depth}).
@@ -26,14 +26,14 @@ class SubagentSection:
 
     name = "subagent"
 
-    def __init__(self, gateway: Gateway) -> None:
-        self._gw = weakref.ref(gateway)
+    def __init__(self, host: SubagentsHost) -> None:
+        self._host = weakref.ref(host)  # the gateway holds this section (in its runner): no cycle
 
     async def render(self, request: SectionRequest) -> str | None:
-        gw = self._gw()
-        if gw is None or not is_subagent_key(request.session_key):
+        host = self._host()
+        if host is None or not is_subagent_key(request.session_key):
             return None
-        entry = gw.sessions(request.agent_id).get(request.session_key)
+        entry = host.sessions(request.agent_id).get(request.session_key)
         extra = entry.extra if entry else {}
         parent = extra.get(PARENT_KEY) or "the requesting session"
         return SUBAGENT_RULES.format(parent=parent, depth=extra.get(DEPTH_KEY, 1))

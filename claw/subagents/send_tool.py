@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from claw.errors import ClawError
+from claw.gateway.dispatch_result import NoRunStarted
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.session_keys import agent_of
 from claw.subagents.announce import ANNOUNCE_LANE
@@ -19,7 +20,7 @@ from claw.tools.args import ToolArgumentError, str_arg
 from claw.tools.base import ToolContext, ToolResult
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.subagents.host import SubagentsHost
 
 DEFAULT_TIMEOUT_SECONDS = 60.0
 MAX_TIMEOUT_SECONDS = 600.0
@@ -44,18 +45,18 @@ class SendTool:
         "additionalProperties": False,
     }
 
-    def __init__(self, gateway: Gateway) -> None:
-        self._gw = gateway
+    def __init__(self, host: SubagentsHost) -> None:
+        self._host = host
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         message = str_arg(args, "message", tool=self.name).strip()
         if not message or len(message) > MAX_MESSAGE_CHARS:
             raise ToolArgumentError(f"{self.name}: 'message' must be 1 to {MAX_MESSAGE_CHARS} chars")
         timeout = _timeout(args.get("timeoutSeconds"), self.name)
-        entry = target_entry(self._gw, ctx, str_arg(args, "sessionKey", tool=self.name), self.name)
+        entry = target_entry(self._host, ctx, str_arg(args, "sessionKey", tool=self.name), self.name)
         if entry.session_key == ctx.session_key:
             raise ClawError(f"{self.name}: that is this session; answer here instead of sending to yourself")
-        caller = self._gw.runs.get(ctx.run_id)
+        caller = self._host.find_run(ctx.run_id)
         inbound = MsgContext(
             body=message,
             body_for_agent=f"[Message from session {ctx.session_key}]\n{message}",
@@ -65,10 +66,10 @@ class SendTool:
             session_key=entry.session_key,
             command_authorized=False,  # another session's text is never a slash command here
         )
-        result = await self._gw.dispatch(inbound, lane=ANNOUNCE_LANE)
-        run = self._gw.runs.get(result.run_id) if result.run_id else None
-        if run is None:
-            raise ClawError(f"{self.name}: {entry.session_key} did not start a turn ({result.status})")
+        try:
+            run = await self._host.start_run(inbound, lane=ANNOUNCE_LANE)
+        except NoRunStarted as exc:
+            raise ClawError(f"{self.name}: {entry.session_key} did not start a turn ({exc.status})") from None
         reply: dict[str, Any] = {"sessionKey": entry.session_key, "runId": run.id}
         if timeout == 0:
             return ToolResult(json.dumps({**reply, "status": "accepted"}))

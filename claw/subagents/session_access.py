@@ -11,7 +11,7 @@ from claw.subagents.policy import ALLOW_KEY, PARENT_KEY, agent_refusal, visibili
 from claw.tools.base import ToolContext
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.gateway.host import SessionLookup
 
 KINDS = ("main", "direct", "group", "channel", "cron", "subagent", "other")
 MAX_LINEAGE = 8
@@ -32,7 +32,7 @@ def kind_of(session_key: str) -> str:
     return "other"
 
 
-def lineage(gw: Gateway, entry: SessionEntry) -> list[str]:
+def lineage(host: SessionLookup, entry: SessionEntry) -> list[str]:
     """The session keys `entry` was spawned from, nearest first."""
     chain: list[str] = []
     current: SessionEntry | None = entry
@@ -42,19 +42,19 @@ def lineage(gw: Gateway, entry: SessionEntry) -> list[str]:
             break
         chain.append(parent)
         try:
-            current = gw.sessions(agent_of(parent)).get(parent)
+            current = host.sessions(agent_of(parent)).get(parent)
         except ClawError:  # the parent's agent is no longer configured
             break
     return chain
 
 
-def reachable(gw: Gateway, ctx: ToolContext, entry: SessionEntry) -> str | None:
+def reachable(host: SessionLookup, ctx: ToolContext, entry: SessionEntry) -> str | None:
     """None when the caller may see and message `entry`'s session, else why not."""
-    chain = lineage(gw, entry)
+    chain = lineage(host, entry)
     return visibility_refusal(ctx.session_key, entry.session_key, ctx.settings, ctx.sender_authorized, chain)
 
 
-def target_entry(gw: Gateway, ctx: ToolContext, raw_key: str, tool: str) -> SessionEntry:
+def target_entry(host: SessionLookup, ctx: ToolContext, raw_key: str, tool: str) -> SessionEntry:
     """The session a tool names (a bare key is under the caller's agent); ClawError if unknown or out of reach."""
     key = normalize_session_key(raw_key, ctx.agent_id)
     allowed = ctx.settings.tools.sessions.allow_agents
@@ -62,12 +62,12 @@ def target_entry(gw: Gateway, ctx: ToolContext, raw_key: str, tool: str) -> Sess
     if refusal:  # before looking: another agent's sessions are not even confirmed to exist
         raise ClawError(f"{tool}: {refusal}")
     try:
-        entry = gw.sessions(agent_of(key)).get(key)
+        entry = host.sessions(agent_of(key)).get(key)
     except ClawError as exc:
         raise ClawError(f"{tool}: {exc.message}") from None
     if entry is None:
         raise ClawError(f"{tool}: no session {key}; sessions_list shows the ones you can reach")
-    refusal = reachable(gw, ctx, entry)
+    refusal = reachable(host, ctx, entry)
     if refusal:
         raise ClawError(f"{tool}: {refusal}")
     return entry

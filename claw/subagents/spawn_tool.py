@@ -10,7 +10,7 @@ from claw.tools.args import ToolArgumentError, number_arg, str_arg
 from claw.tools.base import ToolContext, ToolResult
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.subagents.host import SubagentsHost
     from claw.subagents.registry import SubagentRegistry
 
 MAX_TASK_CHARS = 50_000
@@ -40,8 +40,8 @@ class SpawnTool:
         "additionalProperties": False,
     }
 
-    def __init__(self, gateway: Gateway, registry: SubagentRegistry) -> None:
-        self._gw = gateway
+    def __init__(self, host: SubagentsHost, registry: SubagentRegistry) -> None:
+        self._host = host
         self._registry = registry
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -58,7 +58,7 @@ class SpawnTool:
             timeout_s=number_arg(args, "timeoutSeconds", tool=self.name),
             label=_optional(args, "label", self.name),
         )
-        record = await spawn(self._gw, self._registry, ctx, request)
+        record = await spawn(self._host, self._registry, ctx, request)
         reply = {
             "status": "accepted",
             "runId": record.run_id,

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Any
 from claw.agent.run_scope import SCOPE_KEY, subagent_session_key
 from claw.errors import ClawError
 from claw.gateway import run_event
+from claw.gateway.dispatch_result import NoRunStarted
 from claw.gateway.msg_context import MsgContext
-from claw.gateway.run_event import Stream
-from claw.gateway.runs import Run
 from claw.subagents.policy import (
     DEPTH_KEY,
     PARENT_KEY,
@@ -28,7 +27,7 @@ from claw.subagents.supervisor import supervise
 from claw.tools.base import ToolContext
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.subagents.host import SubagentsHost
     from claw.subagents.registry import SubagentRegistry
 
 SUBAGENT_LANE = "subagent"
@@ -46,11 +45,11 @@ class SpawnRequest:
     label: str | None = None
 
 
-async def spawn(gw: Gateway, registry: SubagentRegistry, ctx: ToolContext, req: SpawnRequest) -> SubagentRecord:
+async def spawn(host: SubagentsHost, registry: SubagentRegistry, ctx: ToolContext, req: SpawnRequest) -> SubagentRecord:
     """Start the child described by `req` for the run behind `ctx`; raises ClawError with the reason if not allowed."""
     settings = ctx.settings
     limits = settings.subagents
-    caller = gw.sessions(ctx.agent_id).get(ctx.session_key)
+    caller = host.sessions(ctx.agent_id).get(ctx.session_key)
     depth = depth_of(caller.extra if caller else None)
     target = req.agent_id or ctx.agent_id
     refusal = (
@@ -60,13 +59,13 @@ async def spawn(gw: Gateway, registry: SubagentRegistry, ctx: ToolContext, req: 
     )
     if refusal:
         raise ClawError(f"sessions_spawn: {refusal}")
-    gw.config.agent(target)  # an unknown agent is a ConfigError naming the configured ones
+    host.config.agent(target)  # an unknown agent is a ConfigError naming the configured ones
     if len(registry.active_children(ctx.session_key)) >= limits.max_children:
         raise ClawError(
             f"sessions_spawn: this session already has {limits.max_children} subagents running "
             "(agents.defaults.subagents.maxChildren); wait for their results first"
         )
-    parent = gw.runs.get(ctx.run_id)
+    parent = host.find_run(ctx.run_id)
     key = subagent_session_key(target)
     record = SubagentRecord(
         run_id="",
@@ -89,7 +88,7 @@ async def spawn(gw: Gateway, registry: SubagentRegistry, ctx: ToolContext, req: 
     }
 
     def create() -> None:
-        store = gw.sessions(target)
+        store = host.sessions(target)
         store.get_or_create(key, channel=ctx.channel)
         store.merge_extra(key, extra)
 
@@ -107,24 +106,19 @@ async def spawn(gw: Gateway, registry: SubagentRegistry, ctx: ToolContext, req: 
         command_authorized=base.command_authorized,
     )
     try:
-        result = await gw.dispatch(message, lane=SUBAGENT_LANE, model=req.model or limits.model)
-        if result.run_id is None:
-            raise ClawError(f"the task was read as a slash command ({result.status}); put it in words")
+        child = await host.start_run(message, lane=SUBAGENT_LANE, model=req.model or limits.model)
     except ClawError as exc:  # the session stays, marked as never started
-        failed = replace(record, status="error", error=exc.message, announce="failed")
-        await asyncio.to_thread(gw.sessions(target).merge_extra, key, {SUBAGENT_KEY: failed.to_entry()})
-        raise ClawError(f"sessions_spawn: {exc.message}") from None
-    record = replace(record, run_id=result.run_id)
+        reason = exc.message
+        if isinstance(exc, NoRunStarted):
+            reason = f"the task was read as a slash command ({exc.status}); put it in words"
+        failed = replace(record, status="error", error=reason, announce="failed")
+        await asyncio.to_thread(host.sessions(target).merge_extra, key, {SUBAGENT_KEY: failed.to_entry()})
+        raise ClawError(f"sessions_spawn: {reason}") from None
+    record = replace(record, run_id=child.id)
     registry.add(record)
-    child = gw.runs.get(result.run_id)
-    if child is not None:  # the console draws the tree from these (and from `subagents.list`)
-        _emit(gw, child, run_event.spawned(ctx.run_id, ctx.session_key, record.depth, record.label, record.task))
+    spawned = run_event.spawned(ctx.run_id, ctx.session_key, record.depth, record.label, record.task)
+    host.publish_lifecycle(child, spawned)  # the console draws the tree from these (and from `subagents.list`)
     if parent is not None:
-        _emit(gw, parent, run_event.subagent_spawned(record.run_id, key))
-    gw.track(asyncio.create_task(supervise(gw, registry, record), name=f"subagent:{record.run_id}"))
+        host.publish_lifecycle(parent, run_event.subagent_spawned(record.run_id, key))
+    host.track(asyncio.create_task(supervise(host, registry, record), name=f"subagent:{record.run_id}"))
     return record
-
-
-def _emit(gw: Gateway, run: Run, data: dict[str, Any]) -> None:
-    if not run.finished and not run.finishing:
-        gw.bus.publish(run.next_event(Stream.LIFECYCLE, data))

@@ -121,7 +121,7 @@ async def test_failed_and_aborted_runs_end_with_their_outcome(
 async def test_channels_whose_adapter_reports_delivery_get_no_second_message_sent(
     claw_env: ClawEnv, managed: Path, make_gateway: Callable[[], Gateway]
 ) -> None:
-    from claw.hooks.points import message_sent
+    from claw.gateway.hook_points import message_sent
 
     write_hook(managed, "recorder", ["message:sent"], RECORDER)
     claw_env.server.script(text("pong"))

@@ -1,4 +1,5 @@
-"""Where the gateway fires hook events: one function per place, each building the event's payload.
+"""Where the gateway fires hook events into its `HookBus`: one function per place, each building the
+event's payload (`agent:bootstrap` is the hooks capability's own, fired from its bootstrap filter).
 
 - `startup`: end of `Gateway.start()`, after the services (channels, server) started. Background.
 - `received`: in `Gateway.dispatch`, after dedupe and before command handling, so slash commands
@@ -15,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claw.hooks.events import CommandEvent, GatewayStartup, MessageReceived, MessageSent, RunEnd
-from claw.hooks.model import HookModel
+from claw.gateway.hook_events import CommandEvent, GatewayStartup, MessageReceived, MessageSent, RunEnd
+from claw.gateway.hook_model import HookModel
 
 if TYPE_CHECKING:
     from claw.gateway.commands import CommandCall
@@ -66,7 +67,7 @@ async def command(
     store = gw.sessions(call.agent_id)
     basis = previous or current
     chain = gw.runner.model_chain(gw.agent_env(call.agent_id), basis.model_override if basis else None)
-    timeout = gw.hooks.source.timeout_seconds if gw.hooks.source else 0
+    timeout = gw.hooks.timeout_seconds
     event = CommandEvent(
         state_dir=gw.paths.data_dir,
         session_key=call.session_key,
