@@ -4,12 +4,15 @@ WebSocket clients use. Parameters are camelCase; jobs and runs come back in thei
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import AfterValidator, Field
 
 from claw.automations.job import Job
+from claw.automations.spec import JobParams
 from claw.automations.timezones import iso, local_text, utc_text
-from claw.errors import UsageError
 from claw.gateway.gateway import Gateway
+from claw.gateway.rpc_params import Flag, NonEmptyStr, NoParams, Params, takes
 
 if TYPE_CHECKING:
     from claw.automations.manager import AutomationManager
@@ -18,65 +21,88 @@ if TYPE_CHECKING:
 MAX_RUNS_LIMIT = 2000
 MAX_UPCOMING = 100
 
-
-def _ref(params: dict[str, Any]) -> str:
-    value = params.get("id")
-    if not isinstance(value, str) or not value.strip():
-        raise UsageError("missing or invalid parameter 'id' (an automation id or name)")
-    return value.strip()
+JobRef = Annotated[NonEmptyStr, AfterValidator(str.strip), Field(description="an automation id or name")]
 
 
-async def automations_list(manager: AutomationManager, gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+class JobRefParams(Params):
+    id: JobRef
+
+
+class JobGetParams(JobRefParams):
+    upcoming: int | None = Field(None, ge=1, le=MAX_UPCOMING, description=f"a whole number from 1 to {MAX_UPCOMING}")
+
+
+class JobRunParams(JobRefParams):
+    wait: Flag = False
+
+
+class JobRunsParams(JobRefParams):
+    limit: int = Field(50, ge=1, le=MAX_RUNS_LIMIT, description=f"a whole number from 1 to {MAX_RUNS_LIMIT}")
+
+
+class JobUpdateParams(JobParams):
+    """`automations.update`: `id` and the job fields to change. Like `automations.add`, these are
+    `JobParams` (shared with the CLI and the agent's tool), which refuse an unknown key rather than
+    ignore it: a misspelt field must not leave a schedule silently unchanged."""
+
+    id: JobRef
+
+
+def _job_fields(params: JobParams) -> dict[str, object]:
+    """The job fields as given, for `AutomationManager.add`/`update` (which check them as `JobParams`
+    for every entry point: that second pass finds them valid)."""
+    return params.model_dump(by_alias=True, exclude_unset=True, exclude={"id"})
+
+
+@takes(NoParams)
+async def automations_list(manager: AutomationManager, gw: Gateway, params: NoParams) -> list[dict[str, Any]]:
     return [job.to_wire() for job in await manager.list()]
 
 
-async def automations_get(manager: AutomationManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(JobGetParams)
+async def automations_get(manager: AutomationManager, gw: Gateway, params: JobGetParams) -> dict[str, Any]:
     """The job; with `upcoming: n`, also its next n firings (local to its zone, and UTC)."""
-    job = await manager.get(_ref(params))
+    job = await manager.get(params.id)
     wire = job.to_wire()
-    count = params.get("upcoming")
-    if count is not None:
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_UPCOMING:
-            raise UsageError(f"invalid parameter 'upcoming' (a whole number from 1 to {MAX_UPCOMING})")
+    if params.upcoming is not None:
         wire["upcoming"] = [
             {"at": iso(t, job.schedule.tz), "local": local_text(t, job.schedule.tz), "utc": utc_text(t)}
-            for t in upcoming(job, count, manager.clock.now())
+            for t in upcoming(job, params.upcoming, manager.clock.now())
         ]
     return wire
 
 
-async def automations_add(manager: AutomationManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(JobParams)
+async def automations_add(manager: AutomationManager, gw: Gateway, params: JobParams) -> dict[str, Any]:
     """Params: one of `cron`/`every`/`at`, `message`, optional `name`, `tz`, `agentId`, `session`, `deliver`,
     `enabled`. Refused (nothing stored) if any of it cannot be honoured."""
-    return (await manager.add(params)).to_wire()
+    return (await manager.add(_job_fields(params))).to_wire()
 
 
-async def automations_update(manager: AutomationManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(JobUpdateParams)
+async def automations_update(manager: AutomationManager, gw: Gateway, params: JobUpdateParams) -> dict[str, Any]:
     """`id` plus the fields of `automations.add` to change; `enabled` turns a job on or off."""
-    return (await manager.update(_ref(params), params)).to_wire()
+    return (await manager.update(params.id, _job_fields(params))).to_wire()
 
 
-async def automations_remove(manager: AutomationManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    job = await manager.remove(_ref(params))
+@takes(JobRefParams)
+async def automations_remove(manager: AutomationManager, gw: Gateway, params: JobRefParams) -> dict[str, Any]:
+    job = await manager.remove(params.id)
     return {"removed": job.id, "name": job.name}
 
 
-async def automations_run(manager: AutomationManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(JobRunParams)
+async def automations_run(manager: AutomationManager, gw: Gateway, params: JobRunParams) -> dict[str, Any]:
     """Run a job now. `wait: true` answers once the run is recorded; otherwise as soon as its agent run
     exists (`runId`, to follow with `agent.wait` or the run's events)."""
-    wait = params.get("wait", False)
-    if not isinstance(wait, bool):
-        raise UsageError("invalid parameter 'wait' (true or false)")
-    run = await manager.run_now(_ref(params), wait=wait)
+    run = await manager.run_now(params.id, wait=params.wait)
     return run.to_wire()
 
 
-async def automations_runs(manager: AutomationManager, gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+@takes(JobRunsParams)
+async def automations_runs(manager: AutomationManager, gw: Gateway, params: JobRunsParams) -> list[dict[str, Any]]:
     """The job's ledger, newest first (`limit`, default 50)."""
-    limit = params.get("limit", 50)
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RUNS_LIMIT:
-        raise UsageError(f"invalid parameter 'limit' (a whole number from 1 to {MAX_RUNS_LIMIT})")
-    return [run.to_wire() for run in await manager.runs(_ref(params), limit)]
+    return [run.to_wire() for run in await manager.runs(params.id, params.limit)]
 
 
 def upcoming(job: Job, count: int, now: float) -> list[float]:

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import BeforeValidator, Field
 
 from claw.channels import inbox, outbox, pairing
-from claw.errors import UsageError
+from claw.gateway.rpc_params import Flag, NonEmptyStr, NoParams, OptionalStr, Params, PositiveInt, takes
 
 if TYPE_CHECKING:
     from claw.channels.adapter import ChannelAdapter
@@ -25,15 +27,44 @@ if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
 
 
+_APPROVE_HINT = "as in `claw pairing approve telegram ABCD2345`"
+
+
+class PairingListParams(Params):
+    channel: OptionalStr = None
+
+
+class PairingApproveParams(Params):
+    channel: NonEmptyStr = Field(description=f"a channel, {_APPROVE_HINT}")
+    code: NonEmptyStr = Field(description=f"a pairing code, {_APPROVE_HINT}")
+
+
+class OutboxListParams(Params):
+    dead: Flag = False
+    limit: PositiveInt = 100
+
+
+def _digits_as_number(value: Any) -> Any:
+    return int(value) if isinstance(value, str) and value.isdigit() else value
+
+
+class OutboxRetryParams(Params):
+    id: Annotated[int, BeforeValidator(_digits_as_number)] = Field(
+        description="an entry id: a number, as `claw outbox ls` shows it"
+    )
+
+
 def _describe(adapter: ChannelAdapter) -> dict[str, Any]:
     return {"channel": adapter.channel, "accountId": adapter.account_id, **adapter.describe()}
 
 
-async def channels_list(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+@takes(NoParams)
+async def channels_list(manager: ChannelManager, gw: Gateway, params: NoParams) -> list[dict[str, Any]]:
     return [_describe(a) for a in manager.adapters.values()]
 
 
-async def channels_status(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(NoParams)
+async def channels_status(manager: ChannelManager, gw: Gateway, params: NoParams) -> dict[str, Any]:
     m = manager
     inbound = await m.db.aread(inbox.counts)
     outbound = await m.db.aread(outbox.counts)
@@ -58,48 +89,35 @@ async def channels_status(manager: ChannelManager, gw: Gateway, params: dict[str
     return {"running": m.running, "idle": service is not None and service.idle, "accounts": accounts}
 
 
-async def pairing_list(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    channel = _opt(params, "channel")
+@takes(PairingListParams)
+async def pairing_list(manager: ChannelManager, gw: Gateway, params: PairingListParams) -> dict[str, Any]:
+    channel = params.channel
     m = manager
     pending = await m.db.aread(lambda c: pairing.pending(c, time.time(), channel))
     approved = await m.db.aread(lambda c: pairing.approved(c, channel))
     return {"pending": [p.to_wire() for p in pending], "approved": approved}
 
 
-async def pairing_approve(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    channel, code = _opt(params, "channel"), _opt(params, "code")
-    if not channel or not code:
-        raise UsageError("pairing.approve needs a channel and a code, e.g. `claw pairing approve telegram ABCD2345`")
+@takes(PairingApproveParams)
+async def pairing_approve(manager: ChannelManager, gw: Gateway, params: PairingApproveParams) -> dict[str, Any]:
+    channel, code = params.channel, params.code
     request = await manager.db.awrite(lambda c: pairing.approve(c, channel.lower(), code, time.time()))
     return request.to_wire()
 
 
-async def outbox_list(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
-    dead = bool(params.get("dead", False))
-    limit = params.get("limit", 100)
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise UsageError("invalid parameter 'limit': a positive integer")
-    rows = await manager.db.aread(lambda c: outbox.listing(c, dead=dead, limit=limit))
+@takes(OutboxListParams)
+async def outbox_list(manager: ChannelManager, gw: Gateway, params: OutboxListParams) -> list[dict[str, Any]]:
+    rows = await manager.db.aread(lambda c: outbox.listing(c, dead=params.dead, limit=params.limit))
     return [r.to_wire() for r in rows]
 
 
-async def outbox_retry(manager: ChannelManager, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    row_id = params.get("id")
-    if isinstance(row_id, str) and row_id.isdigit():
-        row_id = int(row_id)
-    if isinstance(row_id, bool) or not isinstance(row_id, int):
-        raise UsageError("outbox.retry needs an entry id (a number, as `claw outbox ls` shows it)")
+@takes(OutboxRetryParams)
+async def outbox_retry(manager: ChannelManager, gw: Gateway, params: OutboxRetryParams) -> dict[str, Any]:
+    row_id = params.id
     m = manager
     row = await m.db.awrite(lambda c: outbox.retry(c, row_id, time.time()))
     m.outbox_wake.set()
     return {**row.to_wire(), "delivering": m.running}
-
-
-def _opt(params: dict[str, Any], key: str) -> str | None:
-    value = params.get(key)
-    if value is not None and not isinstance(value, str):
-        raise UsageError(f"invalid parameter {key!r}: expected a string")
-    return value or None
 
 
 def channel_methods(manager: ChannelManager) -> dict[str, Method]:

@@ -19,6 +19,7 @@ from claw.agent.turn import Turn
 from claw.agent.windows import model_window
 from claw.errors import ClawError, UsageError
 from claw.gateway.capability import BaseCapability, Command
+from claw.gateway.rpc_params import OptionalStr, SessionParams, takes
 from claw.providers.base import ModelError
 from claw.store.transcript import Transcript
 
@@ -115,23 +116,19 @@ async def _compact_command(gw: Gateway, call: CommandCall) -> str:
     )
 
 
-def _session_params(params: dict[str, Any]) -> tuple[str, str]:
-    from claw.gateway.session_keys import agent_of, normalize_session_key
-
-    agent_id = params.get("agentId") or "main"
-    key = normalize_session_key(params.get("sessionKey") or "main", agent_id)
-    return agent_of(key), key
+class CompactParams(SessionParams):
+    focus: OptionalStr = None
 
 
-async def _sessions_context(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    agent_id, key = _session_params(params)
-    return await session_context(gw, agent_id, key)
+@takes(SessionParams)
+async def _sessions_context(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+    return await session_context(gw, params.session_agent, params.session_key)
 
 
-async def _sessions_compact(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    agent_id, key = _session_params(params)
-    focus = params.get("focus")
-    result = await compact_session(gw, agent_id, key, focus if isinstance(focus, str) and focus else None)
+@takes(CompactParams)
+async def _sessions_compact(gw: Gateway, params: CompactParams) -> dict[str, Any]:
+    key = params.session_key
+    result = await compact_session(gw, params.session_agent, key, params.focus)
     if result is None:
         return {"sessionKey": key, "compacted": False}
     return {"sessionKey": key, "compacted": True, **result.to_json(), "summary": result.summary}

@@ -9,11 +9,24 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field, field_validator
+
 from claw import __version__
 from claw.errors import NotFoundError, UsageError
 from claw.gateway.capability import Method
 from claw.gateway.msg_context import MsgContext
-from claw.gateway.session_keys import agent_of, normalize_session_key
+from claw.gateway.rpc_params import (
+    AgentParams,
+    Milliseconds,
+    NonEmptyStr,
+    NoParams,
+    Number,
+    OptionalAgentSessionKey,
+    OptionalStr,
+    Params,
+    SessionParams,
+    takes,
+)
 from claw.store.sessions import SessionEntry
 from claw.tools.exec_approvals import DECISIONS
 from claw.workspace import resolve_name
@@ -22,37 +35,58 @@ if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
 
 
-def _str(params: dict[str, Any], key: str, default: str | None = None) -> str:
-    value = params.get(key, default)
-    if not isinstance(value, str) or not value:
-        raise UsageError(f"missing or invalid parameter {key!r} (a non-empty string)")
-    return value
+class AgentTurnParams(AgentParams):
+    """`agent`: run `message` as a turn; the session is `sessionKey` (under `agentId`) or the one the
+    message's channel maps to."""
+
+    message: NonEmptyStr
+    session_key: OptionalAgentSessionKey = None
+    idempotency_key: OptionalStr = None
+    model: OptionalStr = None
 
 
-def _opt_str(params: dict[str, Any], key: str, default: str | None = None) -> str | None:
-    value = params.get(key)
-    if value is None or value == "":
-        return default
-    if not isinstance(value, str):
-        raise UsageError(f"invalid parameter {key!r}: expected a string, got {type(value).__name__}")
-    return value
+class RunParams(Params):
+    run_id: NonEmptyStr
 
 
-def _number(params: dict[str, Any], key: str, default: float) -> float:
-    value = params.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise UsageError(f"invalid parameter {key!r}: expected a number, got {type(value).__name__}")
-    return float(value)
+class WaitParams(RunParams):
+    timeout_ms: Milliseconds = 30_000
 
 
-def _agent_id(params: dict[str, Any]) -> str:
-    return _opt_str(params, "agentId", "main") or "main"
+class AbortParams(SessionParams):
+    """`agent.abort`: the run `runId`, or else every run of the session."""
+
+    run_id: OptionalStr = None
 
 
-def _session_key(params: dict[str, Any]) -> tuple[str, str]:
-    agent_id = _agent_id(params)
-    key = normalize_session_key(_opt_str(params, "sessionKey", "main") or "main", agent_id)
-    return agent_of(key), key
+class HistoryParams(SessionParams):
+    limit: Number = Field(200, description="a number; 0 for the whole history")
+
+
+class WorkspaceFileParams(AgentParams):
+    name: NonEmptyStr = Field(description="a workspace file name, e.g. USER.md or user")
+
+
+class WorkspaceWriteParams(WorkspaceFileParams):
+    content: str = Field(description="a string")
+
+
+class SessionPatchParams(SessionParams):
+    """`sessions.patch`: only the fields given change; `model: null` goes back to the agent's own."""
+
+    model: str | None = Field(None, description="a model ref such as openai/gpt-4o-mini, or null")
+
+    @field_validator("model")
+    @classmethod
+    def _model_ref(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("a model ref such as openai/gpt-4o-mini, or null; got an empty string")
+        return value.strip() if value else None
+
+
+class ApprovalAnswerParams(Params):
+    id: NonEmptyStr = Field(description="a pending approval's id (see exec.approval.list)")
+    decision: NonEmptyStr = Field(description=f"one of {', '.join(sorted(DECISIONS))}")
 
 
 def session_row(entry: SessionEntry) -> dict[str, Any]:
@@ -72,11 +106,13 @@ def session_row(entry: SessionEntry) -> dict[str, Any]:
     }
 
 
-async def health(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(NoParams)
+async def health(gw: Gateway, params: NoParams) -> dict[str, Any]:
     return {"ok": True}
 
 
-async def status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(NoParams)
+async def status(gw: Gateway, params: NoParams) -> dict[str, Any]:
     return {
         "version": __version__,
         "uptimeSeconds": round(time.time() - gw.started_at, 1),
@@ -86,40 +122,39 @@ async def status(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def agent(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    message = _str(params, "message")
-    agent_id = _agent_id(params)
+@takes(AgentTurnParams)
+async def agent(gw: Gateway, params: AgentTurnParams) -> dict[str, Any]:
     ctx = MsgContext(
-        body=message,
-        channel=params["_channel"],
-        agent_id=agent_id,
-        session_key=_opt_str(params, "sessionKey"),
+        body=params.message,
+        channel=params.caller_channel,
+        agent_id=params.agent_id,
+        session_key=params.session_key,
         command_authorized=True,  # only the operator's authenticated clients reach the `agent` method
     )
-    idempotency_key, model = _opt_str(params, "idempotencyKey"), _opt_str(params, "model")
-    result = await gw.dispatch(ctx, idempotency_key=idempotency_key, model=model)
+    result = await gw.dispatch(ctx, idempotency_key=params.idempotency_key, model=params.model)
     return result.to_wire()
 
 
-async def agent_wait(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    run = gw.runs.get(_str(params, "runId"))
+@takes(WaitParams)
+async def agent_wait(gw: Gateway, params: WaitParams) -> dict[str, Any]:
+    run = gw.runs.get(params.run_id)
     if run is None:
-        raise NotFoundError(f"unknown run {params['runId']}")
-    outcome = await run.wait(_number(params, "timeoutMs", 30_000) / 1000)
+        raise NotFoundError(f"unknown run {params.run_id}")
+    outcome = await run.wait(params.timeout_ms / 1000)
     return {"status": "timeout"} if outcome is None else outcome.to_wire()
 
 
-async def agent_abort(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    if params.get("runId"):
-        return {"aborted": int(gw.abort(params["runId"]))}
-    _, key = _session_key(params)
-    return {"aborted": gw.abort_session(key)}
+@takes(AbortParams)
+async def agent_abort(gw: Gateway, params: AbortParams) -> dict[str, Any]:
+    if params.run_id:
+        return {"aborted": int(gw.abort(params.run_id))}
+    return {"aborted": gw.abort_session(params.session_key)}
 
 
-async def chat_history(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    agent_id, key = _session_key(params)
-    limit = int(_number(params, "limit", 200))
-    store = gw.sessions(agent_id)
+@takes(HistoryParams)
+async def chat_history(gw: Gateway, params: HistoryParams) -> dict[str, Any]:
+    key, limit = params.session_key, int(params.limit)
+    store = gw.sessions(params.session_agent)
     entry = store.get(key)
     if entry is None:
         return {"sessionKey": key, "sessionId": None, "messages": []}
@@ -131,38 +166,42 @@ async def chat_history(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def sessions_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
-    agent_id = _agent_id(params)
-    return [session_row(e) for e in gw.sessions(agent_id).list()]
+@takes(AgentParams)
+async def sessions_list(gw: Gateway, params: AgentParams) -> list[dict[str, Any]]:
+    return [session_row(e) for e in gw.sessions(params.agent_id).list()]
 
 
-async def sessions_get(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    agent_id, key = _session_key(params)
-    entry = gw.sessions(agent_id).get(key)
+@takes(SessionParams)
+async def sessions_get(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+    key = params.session_key
+    entry = gw.sessions(params.session_agent).get(key)
     if entry is None:
         raise NotFoundError(f"no session {key} (see `claw sessions ls`)")
     return {**session_row(entry), "entry": asdict(entry)}
 
 
-async def sessions_reset(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    agent_id, key = _session_key(params)
-    if gw.sessions(agent_id).get(key) is None:
+@takes(SessionParams)
+async def sessions_reset(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+    key = params.session_key
+    if gw.sessions(params.session_agent).get(key) is None:
         raise NotFoundError(f"no session {key} (see `claw sessions ls`)")
     gw.abort_session(key)
     return session_row(await gw.reset_session(key))
 
 
-async def sessions_delete(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    agent_id, key = _session_key(params)
+@takes(SessionParams)
+async def sessions_delete(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+    key = params.session_key
     gw.abort_session(key)
-    if not await asyncio.to_thread(gw.sessions(agent_id).delete, key):
+    if not await asyncio.to_thread(gw.sessions(params.session_agent).delete, key):
         raise NotFoundError(f"no session {key} (see `claw sessions ls`)")
     return {"deleted": key}
 
 
-async def workspace_read(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    agent_id = _agent_id(params)
-    name = resolve_name(_str(params, "name"))
+@takes(WorkspaceFileParams)
+async def workspace_read(gw: Gateway, params: WorkspaceFileParams) -> dict[str, Any]:
+    agent_id = params.agent_id
+    name = resolve_name(params.name)
     path = gw.workspace(agent_id) / name
     text = await asyncio.to_thread(path.read_text, encoding="utf-8") if path.exists() else ""
     return {
@@ -173,41 +212,37 @@ async def workspace_read(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def workspace_write(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(WorkspaceWriteParams)
+async def workspace_write(gw: Gateway, params: WorkspaceWriteParams) -> dict[str, Any]:
     from claw.store.atomic import atomic_write_text
 
-    agent_id = _agent_id(params)
-    name = resolve_name(_str(params, "name"))
-    content = params.get("content")
-    if not isinstance(content, str):
-        raise UsageError("missing or invalid parameter 'content' (a string)")
-    path = gw.workspace(agent_id) / name
+    name, content = resolve_name(params.name), params.content
+    path = gw.workspace(params.agent_id) / name
     await asyncio.to_thread(atomic_write_text, path, content, None)
     return {"name": name, "path": str(path), "chars": len(content)}
 
 
-async def sessions_patch(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(SessionPatchParams)
+async def sessions_patch(gw: Gateway, params: SessionPatchParams) -> dict[str, Any]:
     """Change a session's settings (now: `model`, a model ref, or null for the agent's own); creates the
     session if it has no turns yet."""
-    agent_id, key = _session_key(params)
-    store = gw.sessions(agent_id)
+    key = params.session_key
+    store = gw.sessions(params.session_agent)
     changes: dict[str, Any] = {}
-    if "model" in params:
-        model = params["model"]
-        if model is not None and (not isinstance(model, str) or not model.strip()):
-            raise UsageError("invalid parameter 'model' (a model ref such as openai/gpt-4o-mini, or null)")
-        changes["model_override"] = model.strip() if model else None
+    if "model" in params.model_fields_set:  # absent: unchanged; null: back to the agent's own
+        changes["model_override"] = params.model
 
     def patch() -> SessionEntry:
-        store.get_or_create(key, channel=params["_channel"])
+        store.get_or_create(key, channel=params.caller_channel)
         return store.update(key, **changes)
 
     return session_row(await asyncio.to_thread(patch))
 
 
-async def agents_get(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(AgentParams)
+async def agents_get(gw: Gateway, params: AgentParams) -> dict[str, Any]:
     """What a client needs to know about an agent: its model chain and context window."""
-    agent_id = _agent_id(params)
+    agent_id = params.agent_id
     settings = gw.config.agent(agent_id)
     return {
         "agentId": agent_id,
@@ -218,15 +253,17 @@ async def agents_get(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def commands_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, str]]:
+@takes(NoParams)
+async def commands_list(gw: Gateway, params: NoParams) -> list[dict[str, str]]:
     """The slash commands the gateway handles, for completion in clients."""
     return [{"name": c.name, "description": c.description} for c in gw.commands.listing()]
 
 
-async def agent_follow(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(RunParams)
+async def agent_follow(gw: Gateway, params: RunParams) -> dict[str, Any]:
     """Attach to an existing run. In-process this only checks the run exists; over WebSocket the
     server then streams the run's events (replayed from the first) and a final `res`, as after `agent`."""
-    run_id = _str(params, "runId")
+    run_id = params.run_id
     run = gw.runs.get(run_id)
     if run is None:
         raise NotFoundError(f"unknown run {run_id}")
@@ -234,7 +271,8 @@ async def agent_follow(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return {"status": status, "runId": run.id, "agentId": run.agent_id, "sessionKey": run.session_key}
 
 
-async def approval_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+@takes(NoParams)
+async def approval_list(gw: Gateway, params: NoParams) -> list[dict[str, Any]]:
     """The exec questions waiting for an answer."""
     return [
         {
@@ -249,11 +287,11 @@ async def approval_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, A
     ]
 
 
-async def approval_resolve(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(ApprovalAnswerParams)
+async def approval_resolve(gw: Gateway, params: ApprovalAnswerParams) -> dict[str, Any]:
     """Answer one exec question: `{id, decision}` with `allow-once`, `allow-always` or `deny`."""
-    request_id = _str(params, "id")
-    decision = _str(params, "decision")
-    if decision not in DECISIONS:
+    request_id, decision = params.id, params.decision
+    if decision not in DECISIONS:  # here rather than in the model: this is the line clients already get
         raise UsageError(f"invalid decision {decision!r}: use one of {', '.join(sorted(DECISIONS))}")
     if not gw.approvals.resolve(request_id, decision):  # type: ignore[arg-type]
         raise NotFoundError(f"no pending approval {request_id} (already answered or expired)")

@@ -10,46 +10,41 @@ import asyncio
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field
+
 from claw.config_edit import editing, set_value
 from claw.errors import NotFoundError, UsageError
 from claw.gateway.gateway import Gateway
+from claw.gateway.rpc_params import AgentParams, NonEmptyStr, takes
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method
     from claw.hooks.registry import HookRegistry
 
 
-def _agent_id(params: dict[str, Any]) -> str:
-    agent_id = params.get("agentId") or "main"
-    if not isinstance(agent_id, str):
-        raise UsageError("invalid parameter 'agentId' (an agent id)")
-    return agent_id
+class HookParams(AgentParams):
+    name: NonEmptyStr = Field(description="a hook name")
 
 
-def _name(params: dict[str, Any]) -> str:
-    name = params.get("name")
-    if not isinstance(name, str) or not name:
-        raise UsageError("missing or invalid parameter 'name' (a hook name)")
-    return name
-
-
-async def hooks_list(registry: HookRegistry, gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+@takes(AgentParams)
+async def hooks_list(registry: HookRegistry, gw: Gateway, params: AgentParams) -> list[dict[str, Any]]:
     """Rows `name, description, events, source, enabled, status, reason, path`: every hook found for the agent."""
-    agent_id = _agent_id(params)
-    gw.config.agent(agent_id)
-    return await asyncio.to_thread(registry.rows, agent_id)
+    gw.config.agent(params.agent_id)
+    return await asyncio.to_thread(registry.rows, params.agent_id)
 
 
-async def hooks_enable(registry: HookRegistry, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(HookParams)
+async def hooks_enable(registry: HookRegistry, gw: Gateway, params: HookParams) -> dict[str, Any]:
     return await _toggle(registry, gw, params, True)
 
 
-async def hooks_disable(registry: HookRegistry, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(HookParams)
+async def hooks_disable(registry: HookRegistry, gw: Gateway, params: HookParams) -> dict[str, Any]:
     return await _toggle(registry, gw, params, False)
 
 
-async def _toggle(registry: HookRegistry, gw: Gateway, params: dict[str, Any], enabled: bool) -> dict[str, Any]:
-    agent_id, name = _agent_id(params), _name(params)
+async def _toggle(registry: HookRegistry, gw: Gateway, params: HookParams, enabled: bool) -> dict[str, Any]:
+    agent_id, name = params.agent_id, params.name
     gw.config.agent(agent_id)
     found = await asyncio.to_thread(registry.discover, agent_id)
     hook = found.get(name)

@@ -12,8 +12,6 @@ Auth (Bearer) and the Origin check happen in the server's middleware.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import re
 import time
 import uuid
 from collections.abc import AsyncGenerator
@@ -25,7 +23,7 @@ from claw.client.local import LocalClient
 from claw.errors import ClawError
 from claw.gateway.event_bus import SubscriberOverflow
 from claw.gateway.run_event import RunEvent, Stream
-from claw.gateway.session_keys import agent_of, normalize_session_key
+from claw.gateway.session_keys import InvalidSessionKey, agent_of, key_segment, normalize_session_key
 from claw.server.openai_wire import (
     AGENT_MODEL_PREFIX,
     DONE,
@@ -47,7 +45,6 @@ if TYPE_CHECKING:
 
 SESSION_HEADER = "X-Claw-Session"
 _NO_RETRY = {"x-should-retry": "false"}  # the turn already ran; the openai client must not repeat it
-_UNSAFE = re.compile(r"[^a-z0-9_.@+=-]+")
 _RESERVED_SCOPES = ("cron", "subagent")
 
 
@@ -142,19 +139,21 @@ class HttpApi:
             raise WireError(400, f"invalid JSON body: {exc}") from None
 
     def _session_key(self, request: web.Request, chat: ChatRequest, agent_id: str) -> str:
+        """The header's key (checked: a 400 names what is wrong), else one per `user` (made into a valid
+        key segment, whatever it holds), else a fresh one."""
         header = request.headers.get(SESSION_HEADER)
         if header:
-            key = normalize_session_key(header, agent_id)
+            try:
+                key = normalize_session_key(header, agent_id)
+            except InvalidSessionKey as exc:
+                raise WireError(400, f"invalid {SESSION_HEADER} header: {exc.detail}", code="invalid_session") from None
             if agent_of(key) != agent_id:
                 raise WireError(400, f"session {key} belongs to agent {agent_of(key)}, not {agent_id}", param="model")
             if key.split(":")[2] in _RESERVED_SCOPES:
                 raise WireError(400, f"session {key} is reserved for automations and subagents")
             return key
         if chat.user:
-            part = _UNSAFE.sub("-", chat.user.strip().lower())[:64] or "user"
-            if part != chat.user:  # keep distinct users distinct after cleaning
-                part += "-" + hashlib.sha256(chat.user.encode()).hexdigest()[:8]
-            return f"agent:{agent_id}:http:direct:{part}"
+            return f"agent:{agent_id}:http:direct:{key_segment(chat.user, empty='user')}"
         return f"agent:{agent_id}:http:{uuid.uuid4().hex[:16]}"
 
     async def _outcome(self, run_id: str) -> RunOutcome:

@@ -6,8 +6,11 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from claw.errors import NotFoundError, UsageError
+from pydantic import Field
+
+from claw.errors import NotFoundError
 from claw.gateway.gateway import Gateway
+from claw.gateway.rpc_params import AgentParams, Flag, NonEmptyStr, OptionalStr, takes
 from claw.skills.audit import scripts_in
 from claw.skills.catalog import SkillReport, build_report
 from claw.skills.skill import Skill
@@ -18,23 +21,40 @@ if TYPE_CHECKING:
 MAX_LISTED_FILES = 50
 
 
-async def _report(gw: Gateway, params: dict[str, Any]) -> SkillReport:
-    agent_id = params.get("agentId") or "main"
-    channel = params.get("channel") or params.get("_channel") or "cli"
-    sender = params.get("senderId") or "local"
+class SkillsParams(AgentParams):
+    """Whose view of the skills: the agent's, as seen from `channel` (default: the caller's) by `senderId`."""
+
+    channel: OptionalStr = None
+    sender_id: OptionalStr = None
+
+
+class SkillsListParams(SkillsParams):
+    show_all: Flag = Field(False, alias="all")
+
+
+class SkillInfoParams(SkillsParams):
+    name: NonEmptyStr = Field(description="a skill name")
+
+
+async def _report(gw: Gateway, params: SkillsParams) -> SkillReport:
+    agent_id = params.agent_id
+    channel = params.channel or params.caller_channel
+    sender = params.sender_id or "local"
     workspace = gw.workspace(agent_id)
     return await asyncio.to_thread(
-        build_report, gw.paths, gw.config, agent_id, workspace, channel=str(channel), sender_id=str(sender)
+        build_report, gw.paths, gw.config, agent_id, workspace, channel=channel, sender_id=sender
     )
 
 
-async def skills_list(gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
+@takes(SkillsListParams)
+async def skills_list(gw: Gateway, params: SkillsListParams) -> list[dict[str, Any]]:
     """Rows `name, description, source, eligible, reason, path, status`: eligible skills, or with `all` every one."""
     report = await _report(gw, params)
-    return report.rows(include_all=bool(params.get("all")))
+    return report.rows(include_all=params.show_all)
 
 
-async def skills_check(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(SkillsParams)
+async def skills_check(gw: Gateway, params: SkillsParams) -> dict[str, Any]:
     """Every skill with its status, and counts per status."""
     rows = (await _report(gw, params)).rows(include_all=True)
     counts: dict[str, int] = {"ok": 0, "ineligible": 0, "shadowed": 0, "invalid": 0}
@@ -43,11 +63,10 @@ async def skills_check(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
     return {"counts": counts, "skills": rows}
 
 
-async def skills_info(gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
+@takes(SkillInfoParams)
+async def skills_info(gw: Gateway, params: SkillInfoParams) -> dict[str, Any]:
     """One skill in detail: its row, requirements, flags, files, and the copies it shadows."""
-    name = params.get("name")
-    if not isinstance(name, str) or not name:
-        raise UsageError("missing or invalid parameter 'name' (a skill name)")
+    name = params.name
     report = await _report(gw, params)
     rows = [r for r in report.rows(include_all=True) if r["name"] == name]
     if not rows:

@@ -12,9 +12,12 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from claw.errors import NotFoundError, UsageError
+from pydantic import BeforeValidator, Field
+
+from claw.errors import NotFoundError
+from claw.gateway.rpc_params import Flag, Milliseconds, NonEmptyStr, Params, SessionKey, takes
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method
@@ -24,43 +27,50 @@ if TYPE_CHECKING:
 MAX_WAIT_MS = 10 * 60 * 1000
 
 
-def _text(params: dict[str, Any], key: str, *, required: bool = True) -> str | None:
-    value = params.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or not value:
-        raise UsageError(f"missing or invalid parameter {key!r} (a non-empty string)")
-    return value
+class SubagentListParams(Params):
+    parent_run_id: NonEmptyStr | None = None
+    session_key: SessionKey | None = None
+    active_only: Flag = False
 
 
-async def subagents_list(registry: SubagentRegistry, gw: Gateway, params: dict[str, Any]) -> list[dict[str, Any]]:
-    parent_run = _text(params, "parentRunId", required=False)
-    session = _text(params, "sessionKey", required=False)
-    records = registry.tree(parent_run) if parent_run else registry.all()
-    if session:
+class SubagentAbortParams(Params):
+    run_id: NonEmptyStr
+
+
+def _none_is_empty(value: Any) -> Any:
+    return [] if value is None else value
+
+
+class SubagentWaitParams(Params):
+    parent_run_id: NonEmptyStr
+    timeout_ms: Milliseconds = 30_000
+    known: Annotated[list[str], BeforeValidator(_none_is_empty)] = Field(
+        default_factory=list, description="a list of run ids"
+    )
+
+
+@takes(SubagentListParams)
+async def subagents_list(registry: SubagentRegistry, gw: Gateway, params: SubagentListParams) -> list[dict[str, Any]]:
+    records = registry.tree(params.parent_run_id) if params.parent_run_id else registry.all()
+    if session := params.session_key:
         records = [r for r in records if session in (r.parent_session_key, r.session_key)]
-    if params.get("activeOnly") is True:
+    if params.active_only:
         records = [r for r in records if not r.finished]
     return [r.to_wire() for r in records]
 
 
-async def subagents_abort(registry: SubagentRegistry, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    run_id = _text(params, "runId")
-    record = registry.get(run_id or "")
+@takes(SubagentAbortParams)
+async def subagents_abort(registry: SubagentRegistry, gw: Gateway, params: SubagentAbortParams) -> dict[str, Any]:
+    record = registry.get(params.run_id)
     if record is None:
-        raise NotFoundError(f"no subagent run {run_id} (see subagents.list)")
+        raise NotFoundError(f"no subagent run {params.run_id} (see subagents.list)")
     return {"runId": record.run_id, "aborted": int(gw.abort(record.run_id))}
 
 
-async def subagents_wait(registry: SubagentRegistry, gw: Gateway, params: dict[str, Any]) -> dict[str, Any]:
-    run_id = _text(params, "parentRunId") or ""
-    timeout_ms = params.get("timeoutMs", 30_000)
-    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int | float) or timeout_ms < 0:
-        raise UsageError("invalid parameter 'timeoutMs' (milliseconds, a number >= 0)")
-    known = params.get("known") or []
-    if not isinstance(known, list) or not all(isinstance(k, str) for k in known):
-        raise UsageError("invalid parameter 'known' (a list of run ids)")
-    return await registry.wait(run_id, known, min(float(timeout_ms), MAX_WAIT_MS) / 1000)
+@takes(SubagentWaitParams)
+async def subagents_wait(registry: SubagentRegistry, gw: Gateway, params: SubagentWaitParams) -> dict[str, Any]:
+    timeout = min(params.timeout_ms, MAX_WAIT_MS) / 1000
+    return await registry.wait(params.parent_run_id, params.known, timeout)
 
 
 def subagent_methods(registry: SubagentRegistry) -> dict[str, Method]:
