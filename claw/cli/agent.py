@@ -1,6 +1,11 @@
-"""`claw agent -m TEXT`: one turn, streamed to the terminal (or as RunEvent JSON lines with --json)."""
+"""`claw agent -m TEXT`: one turn, streamed to the terminal (or as RunEvent JSON lines with --json).
+
+The message can come from stdin too, as with most terminal tools: `-m -` reads it all, and so does
+`claw agent` without -m when stdin is a pipe or a file (`echo hi | claw agent`, `claw agent < notes.md`)."""
 
 from __future__ import annotations
+
+import sys
 
 import typer
 
@@ -8,7 +13,9 @@ from claw.cli.common import AgentOption, JsonOption
 
 
 def agent(
-    message: str = typer.Option(..., "--message", "-m", help="The message to send."),
+    message: str | None = typer.Option(
+        None, "--message", "-m", help="The message to send; - reads it from stdin (so does a pipe without -m)."
+    ),
     agent_id: str = AgentOption,
     session: str | None = typer.Option(
         None, "--session", "-s", help="Session key (default: the agent's main session)."
@@ -25,11 +32,10 @@ def agent(
     an in-process gateway runs it."""
     import asyncio
 
-    from claw.errors import NoModelError, UsageError
+    from claw.errors import NoModelError
     from claw.paths import Paths, check_agent_id
 
-    if not message.strip():
-        raise UsageError("the message is empty: pass the text with -m/--message")
+    message = _message(message)
     check_agent_id(agent_id)
     from claw.cli.remote_turn import gateway_url, run_remote_turn
 
@@ -54,3 +60,28 @@ def agent(
         run_one_turn(paths, config, message, agent_id=agent_id, session=session, model=model, json_out=json_out)
     )
     raise typer.Exit(code)
+
+
+def _message(given: str | None) -> str:
+    """The message to send: `given`, or stdin's whole text for `-m -` or for no -m with stdin not a terminal.
+    Refused in one line (exit 2) when there is none: a terminal without -m, or an empty text."""
+    from claw.errors import UsageError
+
+    stdin = sys.stdin
+    if given is not None and given != "-":
+        if not given.strip():
+            raise UsageError("the message is empty: pass the text with -m/--message")
+        return given
+    if given is None and (stdin is None or stdin.isatty()):
+        raise UsageError("no message: pass it with -m TEXT, or pipe it in (echo hi | claw agent)")
+    if stdin is None:  # `-m -` with no stdin at all (closed by whoever started us)
+        raise UsageError("-m - reads the message from stdin, but there is no stdin: pass the text with -m TEXT")
+    if stdin.isatty():
+        print("(reading the message from stdin; end it with Ctrl-D)", file=sys.stderr)
+    try:
+        text = stdin.read()
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"the message on stdin is not {stdin.encoding} text ({exc.reason})") from None
+    if not text.strip():
+        raise UsageError("the message read from stdin is empty: pipe some text in, or pass it with -m TEXT")
+    return text.rstrip("\r\n")  # `echo hi |` sends "hi\n": the line's end is not part of the message

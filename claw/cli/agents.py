@@ -7,13 +7,13 @@ from typing import Any
 
 import typer
 
-from claw.cli.common import JsonOption
+from claw.cli.common import JsonOption, WideOption, listing
 
 app = typer.Typer(help="Agents and the bindings that route messages to them.", no_args_is_help=True)
 
 
-@app.command("ls")
-def ls(json_out: bool = JsonOption) -> None:
+@listing(app)
+def ls(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
     """Each agent: workspace, model, sessions, bindings."""
     from claw.cli.common import load, print_json
     from claw.store.sessions import SessionStore
@@ -38,19 +38,26 @@ def ls(json_out: bool = JsonOption) -> None:
     if json_out:
         print_json(rows)
         return
-    _table(
-        ("AGENT", "MODEL", "SESSIONS", "BINDINGS", "WORKSPACE"),
-        [
-            (
-                r["agentId"] + (" (default)" if r["default"] else ""),
-                r["model"] or "—",
-                r["sessions"],
-                r["bindings"],
-                r["workspace"],
-            )
-            for r in rows
-        ],
+    from claw.cli.table import Column, print_table
+
+    columns = (
+        Column("AGENT", flex=True, floor=14),
+        Column("MODEL", flex=True, floor=16),
+        Column("SESSIONS", right=True),
+        Column("BINDINGS", right=True),
+        Column("WORKSPACE", flex=True, floor=16, cut="middle"),
     )
+    table = [
+        (
+            r["agentId"] + (" (default)" if r["default"] else ""),
+            r["model"],
+            r["sessions"],
+            r["bindings"],
+            r["workspace"],
+        )
+        for r in rows
+    ]
+    print_table(columns, table, wide=wide)
 
 
 @app.command("add")
@@ -96,7 +103,7 @@ def rm(agent_id: str = typer.Argument(..., help="The agent to remove from config
 
 
 @app.command("bindings")
-def bindings(json_out: bool = JsonOption) -> None:
+def bindings(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
     """The bindings, most specific first: the order in which they are tried."""
     from claw.cli.common import load, print_json
     from claw.gateway.routing import specificity
@@ -110,9 +117,15 @@ def bindings(json_out: bool = JsonOption) -> None:
     if not rows:
         print("No bindings: every message goes to the default agent (main). Add [[bindings]] to config.toml.")
         return
-    _table(
-        ("#", "AGENT", "MATCH", "SPECIFICITY"), [(r["index"], r["agentId"], r["match"], r["specificity"]) for r in rows]
+    from claw.cli.table import Column, print_table
+
+    columns = (
+        Column("#", right=True),
+        Column("AGENT", flex=True),
+        Column("MATCH", flex=True, floor=20),
+        Column("SPECIFICITY", right=True),
     )
+    print_table(columns, [(r["index"], r["agentId"], r["match"], r["specificity"]) for r in rows], wide=wide)
 
 
 @app.command("route")
@@ -167,15 +180,3 @@ def _binding_row(index: int, binding: Any) -> dict[str, Any]:
     agent = fields.pop("agentId")
     match = ", ".join(f"{k}={v}" for k, v in fields.items()) or "everything"
     return {"index": index, "agentId": agent, "match": match}
-
-
-def _table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(box=None, header_style="bold")
-    for column in columns:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*(str(v) for v in row))
-    Console().print(table)

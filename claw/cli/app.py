@@ -12,7 +12,8 @@ from claw.errors import ClawError
 
 app = typer.Typer(
     name="claw",
-    help="claw: a terminal-first, self-hosted personal AI agent gateway.",
+    help="claw: a terminal-first, self-hosted personal AI agent gateway.\n\n"
+    "Run `claw` alone in a terminal to open the console (as `claw chat` does).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -20,10 +21,22 @@ app = typer.Typer(
 )
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from claw import __version__
+
+        print(f"claw {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
-    """claw: a terminal-first, self-hosted personal AI agent gateway."""
-    # A callback keeps `claw` a group of commands even when `register` added only one.
+def _root(
+    _version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version, help="Print claw's version and exit."
+    ),
+) -> None:
+    # A callback keeps `claw` a group of commands even when `register` added one command, or none.
+    pass
 
 
 def _command(name: str, function: Callable[..., Any]) -> None:
@@ -164,12 +177,20 @@ def register(only: str | None = None) -> typer.Typer:
     return app
 
 
+def _opens_console(args: list[str]) -> bool:
+    """Bare `claw` in a terminal opens the console; with its output piped or redirected it prints the help
+    (and exits 2, as a missing command does), so a script or a pipe never finds itself in a full-screen app."""
+    return not args and all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+
+
 def main() -> None:
     """Entry point: user errors become one line on stderr and a non-zero exit, never a traceback."""
-    first = sys.argv[1] if len(sys.argv) > 1 else None
-    register(first if first in SUBCOMMANDS else None)
+    args = ["chat"] if _opens_console(sys.argv[1:]) else sys.argv[1:]
+    first = args[0] if args else None
+    if first != "--version":  # the version needs no subcommand: none is imported
+        register(first if first in SUBCOMMANDS else None)
     try:
-        app()
+        app(args=args)
     except ClawError as exc:
         print(f"claw: {exc.message}", file=sys.stderr)
         sys.exit(exc.exit_code)

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from claw.cli.common import JsonOption
+from claw.cli.common import JsonOption, WideOption, listing
 
 app = typer.Typer(help="Schedule agent turns: cron expressions, intervals and one-shots.", no_args_is_help=True)
 
@@ -74,8 +74,8 @@ def add(
     print(f"Added {job_line(job)}")
 
 
-@app.command("ls")
-def ls(json_out: bool = JsonOption) -> None:
+@listing(app)
+def ls(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
     """Jobs: id, name, schedule (and in words), zone, next run in the job's zone, last status, enabled."""
     jobs = _call("automations.list")
     if json_out:
@@ -86,7 +86,7 @@ def ls(json_out: bool = JsonOption) -> None:
         return
     from claw.cli.automations_view import jobs_table
 
-    jobs_table(jobs)
+    jobs_table(jobs, wide=wide)
 
 
 @app.command("next")
@@ -131,6 +131,7 @@ def runs(
     job_id: str = IdArgument,
     limit: int = typer.Option(20, "--limit", min=1, max=2000, help="At most this many, newest first."),
     json_out: bool = JsonOption,
+    wide: bool = WideOption,
 ) -> None:
     """The job's run history: run id, start, end, status (ok|error|skipped), trigger, error, output summary."""
     rows = _call("automations.runs", id=job_id, limit=limit)
@@ -142,7 +143,7 @@ def runs(
         return
     from claw.cli.automations_view import runs_table
 
-    runs_table(rows)
+    runs_table(rows, wide=wide)
 
 
 @app.command("edit")

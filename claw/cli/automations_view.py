@@ -3,19 +3,9 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
-
-def _local(iso: str | None) -> str:
-    """An ISO time shown in this host's local zone."""
-    if not iso:
-        return "-"
-    return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+from claw.cli.table import Column, local_time, print_table
 
 
 def _next(job: dict[str, Any]) -> str:
@@ -38,34 +28,31 @@ def job_line(job: dict[str, Any]) -> str:
     return f"automation {job['id']} ({job['name']}): {schedule_cell(job)} [{job['tz']}]; {state}"
 
 
-def _console() -> Console:
-    # Piped output is for reading later or for grep: do not squeeze it into 80 columns.
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 220)
+_JOB_COLUMNS = (
+    Column("ID"),
+    Column("NAME", flex=True, floor=8),
+    Column("SCHEDULE", flex=True, floor=16),
+    Column("TZ", flex=True, floor=10, cut="middle"),  # America/Argentina/Buenos_Aires: the city is the telling part
+    Column("NEXT RUN"),
+    Column("LAST"),
+    Column("ON"),
+)
 
 
-def jobs_table(jobs: list[dict[str, Any]]) -> None:
-    table = Table(box=None, header_style="bold")
-    table.add_column("ID", no_wrap=True)
-    table.add_column("NAME", overflow="fold", min_width=8)
-    table.add_column("SCHEDULE", overflow="fold", min_width=16)
-    for column in ("TZ", "NEXT RUN", "LAST", "ON"):
-        table.add_column(column, no_wrap=True)
+def jobs_table(jobs: list[dict[str, Any]], *, wide: bool = False) -> None:
+    rows = []
     for job in jobs:
         last = job["lastStatus"] or "-"
         if job["running"]:
             last = "running"
         elif job["consecutiveErrors"] and job["lastStatus"] == "error":
             last = f"error ×{job['consecutiveErrors']}"
-        table.add_row(
-            job["id"],
-            escape(job["name"]),
-            escape(schedule_cell(job)),
-            job["tz"],
-            _next(job),
-            last,
-            "yes" if job["enabled"] else "no",
-        )
-    _console().print(table)
+        rows.append((job["id"], job["name"], schedule_cell(job), job["tz"], _next(job), last, _on(job)))
+    print_table(_JOB_COLUMNS, rows, wide=wide)
+
+
+def _on(job: dict[str, Any]) -> str:
+    return "yes" if job["enabled"] else "no"
 
 
 def upcoming_lines(job: dict[str, Any]) -> None:
@@ -99,10 +86,18 @@ def run_result(run: dict[str, Any]) -> None:
         print(run["output"])
 
 
-def runs_table(rows: list[dict[str, Any]]) -> None:
-    table = Table(box=None, header_style="bold")
-    for column in ("RUN ID", "STARTED", "FINISHED", "STATUS", "TRIGGER", "ERROR / OUTPUT"):
-        table.add_column(column, no_wrap=column != "ERROR / OUTPUT", overflow="fold")
+_RUN_COLUMNS = (
+    Column("RUN ID", flex=True, floor=12),
+    Column("STARTED"),
+    Column("FINISHED"),
+    Column("STATUS"),
+    Column("TRIGGER", flex=True, floor=8),
+    Column("ERROR / OUTPUT", flex=True, floor=12),
+)
+
+
+def runs_table(rows: list[dict[str, Any]], *, wide: bool = False) -> None:
+    lines = []
     for row in rows:
         trigger = row["trigger"]
         if trigger == "catch-up" and row["missedSlots"] > 1:
@@ -110,12 +105,6 @@ def runs_table(rows: list[dict[str, Any]]) -> None:
         detail = row["error"] or row["summary"] or ""
         if row.get("deliveryStatus"):
             detail = f"[{row['deliveryStatus']}] {detail}"
-        table.add_row(
-            row["runId"] or row["id"],
-            _local(row["startedAt"]),
-            _local(row["finishedAt"]),
-            row["status"],
-            trigger,
-            escape(detail),
-        )
-    _console().print(table)
+        started, finished = local_time(row["startedAt"]), local_time(row["finishedAt"])
+        lines.append((row["runId"] or row["id"], started, finished, row["status"], trigger, detail))
+    print_table(_RUN_COLUMNS, lines, wide=wide)

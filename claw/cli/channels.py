@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from claw.cli.common import JsonOption
+from claw.cli.common import JsonOption, WideOption, listing
 
 app = typer.Typer(help="Channel accounts (webhook hooks, Telegram bots) and their health.", no_args_is_help=True)
 
 
-@app.command("ls")
-def ls(json_out: bool = JsonOption) -> None:
+@listing(app)
+def ls(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
     """Every configured account: channel, account, mode and access policy."""
     from claw.cli.common import print_json
     from claw.cli.gateway_call import call_gateway
@@ -23,7 +23,7 @@ def ls(json_out: bool = JsonOption) -> None:
     else:
         from claw.cli.channels_view import accounts_table
 
-        accounts_table(accounts)
+        accounts_table(accounts, wide=wide)
 
 
 @app.command("status")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
+
+from claw.cli.table import Column, print_table
 
 
 def ago(stamp: float | None) -> str:
@@ -26,22 +27,37 @@ def _span(seconds: float) -> str:
     return f"{seconds / 86400:.0f}d"
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    cells = [[str(h) for h in headers], *[["—" if c is None else str(c) for c in row] for row in rows]]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    for row in cells:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-
-
 def counts(values: dict[str, int]) -> str:
     return ", ".join(f"{n} {k}" for k, n in sorted(values.items())) or "0"
 
 
-def accounts_table(accounts: list[dict[str, Any]]) -> None:
-    table(
-        ("CHANNEL", "ACCOUNT", "MODE", "DM POLICY", "GROUP POLICY"),
-        [(a["channel"], a["accountId"], a.get("mode"), a.get("dmPolicy"), a.get("groupPolicy", "—")) for a in accounts],
+_WHO = (Column("CHANNEL"), Column("ACCOUNT", flex=True), Column("SENDER", flex=True), Column("NAME", flex=True))
+"""The columns that say who a pairing request or approval is about."""
+
+
+def accounts_table(accounts: list[dict[str, Any]], *, wide: bool = False) -> None:
+    columns = (
+        Column("CHANNEL"),
+        Column("ACCOUNT", flex=True),
+        Column("MODE"),
+        Column("DM POLICY"),
+        Column("GROUP POLICY"),
     )
+    rows = [(a["channel"], a["accountId"], a.get("mode"), a.get("dmPolicy"), a.get("groupPolicy")) for a in accounts]
+    print_table(columns, rows, wide=wide)
+
+
+def pending_table(pending: list[dict[str, Any]], *, wide: bool = False) -> None:
+    """Pairing codes waiting for `claw pairing approve`."""
+    rows = [
+        (p["channel"], p["accountId"], p["senderId"], p["senderName"], p["code"], ago(p["expiresAt"])) for p in pending
+    ]
+    print_table((*_WHO, Column("CODE"), Column("EXPIRES")), rows, wide=wide)
+
+
+def approved_table(approved: list[dict[str, Any]], *, wide: bool = False) -> None:
+    rows = [(a["channel"], a["accountId"], a["senderId"], a["senderName"], ago(a["approvedAt"])) for a in approved]
+    print_table((*_WHO, Column("APPROVED")), rows, wide=wide)
 
 
 def status_lines(status: dict[str, Any]) -> None:
@@ -55,15 +71,28 @@ def status_lines(status: dict[str, Any]) -> None:
         print(f"  inbox: {counts(a['inbox'])} · outbox pending: {counts(a['outbox'])}")
 
 
-def outbox_table(rows: list[dict[str, Any]]) -> None:
-    table(
-        ("ID", "CHANNEL", "ACCOUNT", "STATUS", "PARTS", "ATTEMPTS", "NEXT", "ERROR", "TEXT"),
+_OUTBOX_COLUMNS = (
+    Column("ID", right=True),
+    Column("CHANNEL"),
+    Column("ACCOUNT", flex=True),
+    Column("STATUS"),
+    Column("PARTS"),
+    Column("TRIES", right=True),
+    Column("NEXT"),
+    Column("ERROR", flex=True),
+    Column("TEXT", flex=True),
+)
+
+
+def outbox_table(rows: list[dict[str, Any]], *, wide: bool = False) -> None:
+    print_table(
+        _OUTBOX_COLUMNS,
         [
             (
                 r["id"], r["channel"], r["accountId"], r["status"], f"{r['partsSent']}/{r['parts']}", r["attempts"],
-                ago(r["nextAttemptAt"]) if r["status"] == "queued" else "—", (r["lastError"] or "—")[:40],
-                r["preview"][:40],
+                ago(r["nextAttemptAt"]) if r["status"] == "queued" else None, r["lastError"], r["preview"],
             )
             for r in rows
         ],
+        wide=wide,
     )  # fmt: skip

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -14,6 +15,19 @@ if TYPE_CHECKING:
 
 AgentOption = typer.Option("main", "--agent", "-a", help="The agent to act on.")
 JsonOption = typer.Option(False, "--json", help="Print JSON for scripts.")
+WideOption = typer.Option(False, "--wide", help="Show every cell whole, however wide the table gets.")
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def listing(app: typer.Typer, **options: Any) -> Callable[[Command], Command]:
+    """Register a group's listing as `ls`, and as `list` too (hidden from help): people type either."""
+
+    def register(function: Command) -> Command:
+        app.command("list", hidden=True, **options)(function)
+        return app.command("ls", **options)(function)
+
+    return register
 
 
 def load(agent_id: str | None = None) -> tuple[Paths, Config]:

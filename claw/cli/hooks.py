@@ -6,7 +6,7 @@ from typing import Any
 
 import typer
 
-from claw.cli.common import AgentOption, JsonOption
+from claw.cli.common import AgentOption, JsonOption, WideOption, listing
 
 app = typer.Typer(help="List, enable and disable lifecycle hooks.", no_args_is_help=True)
 
@@ -20,8 +20,8 @@ def _call(method: str, **params: Any) -> Any:
     return call_gateway(method, **params)
 
 
-@app.command("ls")
-def ls(agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
+@listing(app)
+def ls(agent_id: str = AgentOption, json_out: bool = JsonOption, wide: bool = WideOption) -> None:
     """Every hook found: name, events, source, enabled, path (shadowed and invalid copies last)."""
     rows = _call("hooks.list", agentId=agent_id)
     if json_out:
@@ -32,17 +32,21 @@ def ls(agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
     if not rows:
         print("No hooks. Put one in $CLAW_HOME/hooks/<name>/ (HOOK.md + handler.py).")
         return
-    from rich.console import Console
-    from rich.table import Table
+    from claw.cli.table import Column, print_table
 
-    table = Table(box=None, header_style="bold")
-    for column in ("", "NAME", "EVENTS", "SOURCE", "ENABLED"):
-        table.add_column(column, no_wrap=column != "EVENTS")
-    table.add_column("PATH", overflow="fold")
+    columns = (
+        Column(""),
+        Column("NAME", flex=True, floor=16),
+        Column("EVENTS", flex=True, floor=12),
+        Column("SOURCE"),
+        Column("ENABLED"),
+        Column("PATH", flex=True, floor=16, cut="middle"),
+    )
+    table = []
     for row in rows:
         state = "yes" if row["enabled"] else ("no" if row["status"] == "disabled" else row["status"])
-        table.add_row(_MARKS[row["status"]], row["name"], ", ".join(row["events"]), row["source"], state, row["path"])
-    Console(highlight=False).print(table)
+        table.append((_MARKS[row["status"]], row["name"], ", ".join(row["events"]), row["source"], state, row["path"]))
+    print_table(columns, table, wide=wide)
     for row in rows:
         if row["status"] in ("shadowed", "invalid"):
             print(f"{_MARKS[row['status']]} {row['name']} ({row['source']}): {row['reason']}")

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import typer
 
-from claw.cli.common import JsonOption
+from claw.cli.common import JsonOption, WideOption, listing
 
 app = typer.Typer(help="Replies waiting to be delivered to channels; retry a dead or uncertain one.",
                   no_args_is_help=True)  # fmt: skip
 
 
-@app.command("ls")
+@listing(app)
 def ls(
     dead: bool = typer.Option(False, "--dead", help="Only dead letters (given up after the last attempt)."),
     limit: int = typer.Option(100, "--limit", min=1, max=10_000, help="At most this many, newest last."),
     json_out: bool = JsonOption,
+    wide: bool = WideOption,
 ) -> None:
     """Replies not sent yet: queued, sending, unknown_after_send (may have arrived; not resent) and dead."""
     from claw.cli.common import print_json
@@ -28,7 +29,7 @@ def ls(
     else:
         from claw.cli.channels_view import outbox_table
 
-        outbox_table(rows)
+        outbox_table(rows, wide=wide)
 
 
 @app.command("retry")

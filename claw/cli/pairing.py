@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from claw.cli.common import JsonOption
+from claw.cli.common import JsonOption, WideOption, listing
 
 app = typer.Typer(help="Pairing codes sent to unknown senders; approve one to let its sender in.",
                   no_args_is_help=True)  # fmt: skip
 
 
-@app.command("ls")
+@listing(app)
 def ls(
     channel: str | None = typer.Argument(None, help="Only this channel (e.g. telegram)."),
     json_out: bool = JsonOption,
+    wide: bool = WideOption,
 ) -> None:
     """Pending codes (sender, code, expiry) and the senders approved so far."""
     from claw.cli.common import print_json
@@ -23,23 +24,15 @@ def ls(
     if json_out:
         print_json(found)
         return
-    from claw.cli.channels_view import ago, table
+    from claw.cli.channels_view import approved_table, pending_table
 
     if found["pending"]:
-        table(
-            ("CHANNEL", "ACCOUNT", "SENDER", "NAME", "CODE", "EXPIRES"),
-            [(p["channel"], p["accountId"], p["senderId"], p["senderName"], p["code"], ago(p["expiresAt"]))
-             for p in found["pending"]],
-        )  # fmt: skip
+        pending_table(found["pending"], wide=wide)
     else:
         print("No pending pairing requests.")
     if found["approved"]:
         print("\nApproved:")
-        table(
-            ("CHANNEL", "ACCOUNT", "SENDER", "NAME", "APPROVED"),
-            [(a["channel"], a["accountId"], a["senderId"], a["senderName"], ago(a["approvedAt"]))
-             for a in found["approved"]],
-        )  # fmt: skip
+        approved_table(found["approved"], wide=wide)
 
 
 @app.command("approve")

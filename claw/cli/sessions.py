@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from claw.cli.common import AgentOption, JsonOption
+from claw.cli.common import AgentOption, JsonOption, WideOption, listing
 
 app = typer.Typer(help="List, read, reset, remove and export sessions.", no_args_is_help=True)
 
@@ -21,18 +21,19 @@ def _call(agent_id: str, method: str, **params: Any) -> Any:
     return call_agent_method(agent_id, method, **params)
 
 
-@app.command("ls")
+@listing(app)
 def ls(
     agent_id: str = AgentOption,
     json_out: bool = JsonOption,
     tree: bool = typer.Option(False, "--tree", help="Show subagent sessions under the sessions that spawned them."),
+    wide: bool = WideOption,
 ) -> None:
     """Table of sessions: key, id, messages, last updated."""
     from claw.cli.common import print_json
 
     rows = _call(agent_id, "sessions.list")
     if tree and (rows or json_out):
-        _print_tree(rows, json_out, agent_id)
+        _print_tree(rows, json_out, agent_id, wide)
         return
     if json_out:
         print_json(rows)
@@ -40,24 +41,23 @@ def ls(
     if not rows:
         print(f'No sessions yet for agent {agent_id}. Start one with: claw agent -m "hello"')
         return
-    from rich.console import Console
-    from rich.table import Table
+    from claw.cli.table import Column, local_time, print_table
 
-    table = Table(box=None, header_style="bold")
-    for column in ("SESSION KEY", "ID", "MESSAGES", "UPDATED", "LAST MESSAGE"):
-        table.add_column(column, no_wrap=column != "LAST MESSAGE", overflow="ellipsis")
-    for row in rows:
-        table.add_row(
-            row["sessionKey"],
-            row["sessionId"][:8],
-            str(row["messages"]),
-            _local(row["updatedAt"]),
-            row["preview"] or "",
-        )
-    Console().print(table)
+    columns = (
+        Column("SESSION KEY", flex=True, floor=20, cut="middle"),
+        Column("ID"),
+        Column("MESSAGES", right=True),
+        Column("UPDATED"),
+        Column("LAST MESSAGE", flex=True),
+    )
+    table = [
+        (row["sessionKey"], row["sessionId"][:8], row["messages"], local_time(row["updatedAt"]), row["preview"] or "")
+        for row in rows
+    ]
+    print_table(columns, table, wide=wide)
 
 
-def _print_tree(rows: list[dict[str, Any]], json_out: bool, agent_id: str) -> None:
+def _print_tree(rows: list[dict[str, Any]], json_out: bool, agent_id: str, wide: bool) -> None:
     from claw.cli.common import print_json
     from claw.cli.sessions_tree import flatten, label, nest
 
@@ -65,18 +65,19 @@ def _print_tree(rows: list[dict[str, Any]], json_out: bool, agent_id: str) -> No
     if json_out:
         print_json(forest)
         return
-    from rich.console import Console
-    from rich.table import Table
+    from claw.cli.table import Column, local_time, print_table
 
-    table = Table(box=None, header_style="bold")
-    lines = [(label(depth, row, agent_id), row) for depth, row in flatten(forest)]
-    table.add_column("SESSION", no_wrap=True, min_width=max(len(text) for text, _ in lines))  # keys stay whole
-    table.add_column("STATUS", no_wrap=True, min_width=7)
-    table.add_column("UPDATED", no_wrap=True)
-    table.add_column("LAST MESSAGE", overflow="ellipsis", no_wrap=True)
-    for text, row in lines:
-        table.add_row(text, row.get("subagentStatus") or "", _local(row["updatedAt"]), row["preview"] or "")
-    Console().print(table)
+    columns = (
+        Column("SESSION", flex=True, floor=24, cut="middle"),  # the middle: the tree's branch and the key's tail stay
+        Column("STATUS"),
+        Column("UPDATED"),
+        Column("LAST MESSAGE", flex=True),
+    )
+    table = [
+        (label(depth, row, agent_id), row.get("subagentStatus"), local_time(row["updatedAt"]), row["preview"] or "")
+        for depth, row in flatten(forest)
+    ]
+    print_table(columns, table, wide=wide)
 
 
 @app.command("show")

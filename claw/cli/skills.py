@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from claw.cli.common import AgentOption, JsonOption
+from claw.cli.common import AgentOption, JsonOption, WideOption, listing
 
 app = typer.Typer(help="List, inspect, install, create and remove skills.", no_args_is_help=True)
 
@@ -22,11 +22,12 @@ def _call(agent_id: str, method: str, **params: Any) -> Any:
     return call_agent_method(agent_id, method, **params)
 
 
-@app.command("ls")
+@listing(app)
 def ls(
     agent_id: str = AgentOption,
     show_all: bool = typer.Option(False, "--all", help="Also the ineligible, shadowed and invalid, with reasons."),
     json_out: bool = JsonOption,
+    wide: bool = WideOption,
 ) -> None:
     """The skills the agent can use (name, source, description)."""
     rows = _call(agent_id, "skills.list", all=show_all)
@@ -39,20 +40,17 @@ def ls(
         hint = "" if show_all else " usable (try --all)"
         print(f"No skills{hint}. Write one with `claw skills new NAME` or install one with `claw skills add PATH`.")
         return
-    from rich.console import Console
-    from rich.table import Table
+    from claw.cli.table import Column, print_table
 
-    console = Console(highlight=False)
-    table = Table(box=None, header_style="bold")
-    for column in ("", "NAME", "SOURCE", "DESCRIPTION / REASON"):
-        table.add_column(column, no_wrap=True)
     # One line per skill (`claw skills info NAME` and --json have the full text).
-    room = max(24, console.width - max(len(row["name"]) for row in rows) - 22)
-    for row in rows:
-        text = row["reason"] or row["description"]
-        text = text if len(text) <= room else text[: room - 1] + "…"
-        table.add_row(_MARKS[row["status"]], row["name"], row["source"], text)
-    console.print(table)
+    columns = (
+        Column(""),
+        Column("NAME", flex=True, floor=16),
+        Column("SOURCE"),
+        Column("DESCRIPTION / REASON", flex=True),
+    )
+    table = [(_MARKS[row["status"]], row["name"], row["source"], row["reason"] or row["description"]) for row in rows]
+    print_table(columns, table, wide=wide)
 
 
 @app.command("info")

@@ -88,7 +88,7 @@ def test_ls_shows_words_zone_next_run_and_state(claw: Claw) -> None:
     assert added.returncode == 0, added.stderr
     assert "0 9 * * * (At 09:00 every day) [America/New_York]" in added.stdout
     assert claw("add", "--every", "30m", "-m", "inbox", "--disabled").returncode == 0
-    table = claw("ls").stdout
+    table = claw("ls", "--wide").stdout  # every cell whole (80 columns would cut the schedule)
     brief = next(line for line in table.splitlines() if "brief" in line)
     assert "0 9 * * * (At 09:00 every day)" in brief and "America/New_York" in brief
     assert " 09:00 E" in brief  # EST or EDT: the next run in the job's own zone
