@@ -24,7 +24,9 @@ def chat(
     url: str | None = typer.Option(
         None, "--url", help="A running gateway, e.g. ws://127.0.0.1:18789/ (default: the local one, if running)."
     ),
-    model: str | None = typer.Option(None, "--model", help="Model ref for this console's turns."),
+    model: str | None = typer.Option(
+        None, "--model", help="Model ref for the session the console opens (stored with it, as /model does)."
+    ),
     theme: str | None = typer.Option(
         None, "--theme", envvar="CLAW_THEME", help="dark, light, or any Textual theme name."
     ),

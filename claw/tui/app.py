@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -108,6 +109,7 @@ class ClawApp(App[None]):
         screen work is scheduled onto the app's message loop with `call_later`."""
         answered: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         modal = ApprovalScreen(request)
+        asked_at = time.monotonic()  # the wait is the exec card's to show, apart from its run time
 
         def done(decision: str | None) -> None:
             if not answered.done():
@@ -115,10 +117,12 @@ class ClawApp(App[None]):
 
         def show() -> None:
             self.chat.status.approvals += 1
+            self.chat.approval_asked(request, asked_at)
             self.push_screen(modal, callback=done)
 
-        def hide() -> None:
+        def hide(answered_at: float) -> None:
             self.chat.status.approvals -= 1
+            self.chat.approval_answered(request, asked_at, answered_at)
             if self.screen is modal:  # the run ended (aborted) before the user answered
                 modal.dismiss("deny")
 
@@ -126,7 +130,7 @@ class ClawApp(App[None]):
         try:
             return await answered
         finally:
-            self.call_later(hide)
+            self.call_later(hide, time.monotonic())
 
 
 def make_app(

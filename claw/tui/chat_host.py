@@ -22,10 +22,10 @@ class ChatSession(Protocol):
 
     agent_id: str
     session_key: str
-    model_override: str | None
-    """The model sent with every run (`/model`); None: the session's or the agent's own."""
+    session_model: str | None
+    """The model stored with the session on screen (`/model`, `claw chat --model`); None: the agent's own."""
     agent_models: list[str]
-    context_tokens: int | None
+    """The agent's model chain: primary, then fallbacks."""
     has_model: bool
 
     @property

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from claw.errors import ClawError
 from claw.tui.chat_host import ChatSession
 from claw.tui.format import short_key
+from claw.tui.session_model import effective_model
 from claw.tui.slash import CONSOLE_COMMANDS
 from claw.tui.themes import opposite
 
@@ -53,6 +54,8 @@ class CommandsHost(ChatSession, Protocol):
 
     def load_session(self, session_key: str, *, notice: str | None = None) -> object: ...
 
+    def refresh_counters(self) -> object: ...
+
     def action_pick_session(self) -> None: ...
 
     def open_editor(self, name: str) -> None: ...
@@ -78,22 +81,38 @@ class ConsoleCommands:
         await self.host.conversation.add_notice(text, kind)  # type: ignore[arg-type]
 
     async def cmd_model(self, args: str) -> None:
+        """Show or set the model stored with the session on screen (`sessions.patch`): the gateway uses it
+        for every turn of that session, whichever client sends it; `/model default` clears it."""
         host = self.host
-        if not args:
-            chain = ", ".join(host.agent_models) or "none configured"
-            current = host.status.model or "none"
-            await self._say(f"Model: {current} (agent's models: {chain}). Switch with /model provider/model.")
+        words = args.split()
+        if not words:
+            await self._say(self._describe_model())
             return
-        ref = None if args.lower() in ("default", "-") else args.split()[0]
-        note = "for this session"
-        try:
-            await host.api.call("sessions.patch", agentId=host.agent_id, sessionKey=host.session_key, model=ref)
-        except ClawError as exc:  # an older gateway: the console still sends it with every run
-            note = f"for this console only ({exc.message})"
-        host.model_override = ref
-        host.has_model = bool(ref or host.agent_models)
-        host.status.model = ref or (host.agent_models[0] if host.agent_models else None)
-        await self._say(f"Model {note}: {host.status.model or 'none'}.")
+        if len(words) > 1:
+            await self._say("✗ one model ref, e.g. /model openai/gpt-4o-mini (or /model default)", "error")
+            return
+        ref = None if words[0].lower() in ("default", "-") else words[0]
+        row = await host.api.call("sessions.patch", agentId=host.agent_id, sessionKey=host.session_key, model=ref)
+        stored = row.get("model")
+        host.session_model = stored
+        host.has_model = bool(stored or host.agent_models)
+        host.status.model = effective_model(stored, host.agent_models)
+        host.refresh_counters()  # the window, and so the context gauge, goes with the model
+        if stored:
+            await self._say(f"Model for this session: {stored}. /model default goes back to the agent's.")
+        else:
+            await self._say(f"Model for this session: the agent's ({host.status.model or 'none configured'}).")
+
+    def _describe_model(self) -> str:
+        host = self.host
+        current = effective_model(host.session_model, host.agent_models) or "none"
+        source = "chosen for this session" if host.session_model else "the agent's"
+        chain = ", ".join(host.agent_models) or "none configured"
+        return (
+            f"Model for this session: {current} ({source}).\n"
+            f"Choices: the agent's models ({chain}), or any provider/model ref.\n"
+            "/model REF switches this session; /model default goes back to the agent's."
+        )
 
     async def cmd_sessions(self, args: str) -> None:
         self.host.action_pick_session()
@@ -149,9 +168,10 @@ class ConsoleCommands:
 
 
 def _write_export(target: str, default_name: str, text: str) -> Path:
-    """Write `text` to `target` (a directory gets `default_name` inside it); the absolute path written."""
-    path = Path(target).expanduser()
+    """Write `text` to `target` (a directory gets `default_name` inside it); the absolute path written.
+    Made absolute before writing, so a failure names the full path too (`OSError.filename`)."""
+    path = Path(target).expanduser().resolve()
     if path.is_dir():
         path = path / default_name
     path.write_text(text, encoding="utf-8")
-    return path.resolve()
+    return path

@@ -3,9 +3,11 @@
 A run accepted while another is still going waits in the queued list until it starts (its `RunView`
 knows). Each run is followed by its own worker in the screen's "runs" group: every event goes to its
 `RunView` and to the screen's `SubagentWatch`; when the run ends, the context gauge, the token counters
-and the sessions sidebar are brought up to date. A gateway command answered at once (no run) becomes a
-notice — `/new` and `/reset` reload the session instead. `follow_report` follows a turn the gateway
-started itself in this session (a subagent's report) the same way; `abort_running` stops the run under way.
+and the sessions sidebar are brought up to date. A run names no model: the gateway uses the session's
+(see `SessionLoader`), so a model chosen in one session never leaks into another. A gateway command
+answered at once (no run) becomes a notice — `/new` and `/reset` reload the session instead.
+`follow_report` follows a turn the gateway started itself in this session (a subagent's report) the
+same way; `abort_running` stops the run under way.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from claw.tui.run_view import Panes, RunView
 if TYPE_CHECKING:
     from claw.gateway.run_event import RunEvent
     from claw.tui.widgets.conversation.conversation import Conversation
+    from claw.tui.widgets.conversation.tool_card import ToolCard
     from claw.tui.widgets.events.events_pane import EventsPane
     from claw.tui.widgets.input.prompt_area import PromptArea
     from claw.tui.widgets.status.status_bar import StatusBar
@@ -85,7 +88,6 @@ class RunFollower:
                 agent_id=host.agent_id,
                 session_key=host.session_key,
                 idempotency_key=uuid.uuid4().hex,
-                model=host.model_override,
             )
         except ClawError as exc:
             await host.conversation.add_notice(f"✗ {exc.message}", "error")
@@ -98,6 +100,15 @@ class RunFollower:
         if not queued:
             await view.show_user_message()
         self._watch(view)
+
+    def card_asked_about(self, request_id: str, command: str) -> ToolCard | None:
+        """The card of the call an exec approval question is about, among the runs followed: a question
+        names its command, not its call, so the first running call of that command not tied to another."""
+        for view in self.runs.values():
+            for card in view.cards.values():
+                if card.asked_about(request_id, command):
+                    return card
+        return None
 
     def abort_running(self) -> None:
         """Ask the gateway to abort the run under way, if any (it ends as `aborted`)."""
@@ -138,8 +149,5 @@ class RunFollower:
             host.status.state = "error"
         finally:
             self.runs.pop(view.run_id, None)
-        prompt = view.prompt_tokens()
-        if prompt and host.context_tokens:
-            host.status.context_pct = min(100.0, 100.0 * prompt / host.context_tokens)
         host.refresh_counters()
         host.refresh_sidebar()

@@ -46,8 +46,6 @@ class RunView:
         self.started = False
         self.outcome: Phase | None = None
         """The run's terminal phase, once it has ended."""
-        self.usage: dict[str, int] = {}
-        self.model_calls = 0
         self.assistant: AssistantMessage | None = None
         self.streamed = False
         self._split_at = CHUNK_CHARS
@@ -76,20 +74,17 @@ class RunView:
                 await self._start()
                 status.model = data.get("model") or status.model
                 status.state = "thinking"
-                self.model_calls = 1
             case Phase.FAILOVER:
                 status.model = data.get("to") or status.model
                 await self.panes.conversation.add_notice(
                     f"⚠ {data.get('from')} failed ({data.get('reason')}); trying {data.get('to')}", "warning"
                 )
             case Phase.END:
-                self.usage = dict(data.get("usage") or {})
                 if not self.streamed and data.get("text"):  # the deltas were missed (joined late): show the reply
                     await self._delta(str(data["text"]))
                 await self._close_text()
                 await self._finish(Phase.END, "idle")
             case Phase.ERROR:
-                self.usage = dict(data.get("usage") or {})
                 await self._close_text("✗ error")
                 await self.panes.conversation.add_notice(f"✗ {data.get('message')}", "error")
                 await self._finish(Phase.ERROR, "error")
@@ -147,8 +142,7 @@ class RunView:
             await self.panes.conversation.add(card)
         card.finish(is_error=bool(data.get("isError")), result=str(data.get("result") or ""))
         if all(c.status != "running" for c in self.cards.values()):
-            self.model_calls += 1  # the results go back to the model
-            self.panes.status.state = "thinking"
+            self.panes.status.state = "thinking"  # the results go back to the model
 
     async def _close_text(self, note: str | None = None) -> None:
         """End the current assistant message (the next text, after tools, gets a new one)."""
@@ -176,10 +170,3 @@ class RunView:
             if card.status == "running":
                 card.finish(is_error=True, result="(no result: the run ended)")
         self.panes.status.state = state
-
-    def prompt_tokens(self) -> int | None:
-        """About how many tokens the last model call's prompt held: the run's input tokens spread over
-        its model calls (usage is reported per run, not per call), plus the reply that joins the history."""
-        if not self.usage.get("input") or not self.model_calls:
-            return None
-        return self.usage["input"] // self.model_calls + self.usage.get("output", 0)

@@ -1,11 +1,17 @@
 """`SessionLoader`: what the chat screen asks the gateway when it connects, and when it shows a session.
 
-On connecting it learns the agent's models and context window and the slash commands the gateway
-answers, then loads the session. Loading a session forgets the old one's runs and subagents, shows the
-last `HISTORY_LIMIT` messages (a greeting when there are none, the no-model panel when nothing could
-answer), the subagents still under way, the token counters and the model, and seeds the input history.
-A method an older gateway may lack falls back to a default (`optional`). The screen runs each of these
-in its own exclusive worker, so a failure becomes a notice in the conversation.
+On connecting it learns the agent's models and the slash commands the gateway answers, stores the
+model `claw chat --model` named with the session it opens, then loads the session. Loading a session
+forgets the old one's runs and subagents, shows the last `HISTORY_LIMIT` messages (a greeting when
+there are none, the no-model panel when nothing could answer), the subagents still under way, the
+token counters, the context gauge and the model, and seeds the input history.
+
+The model and the gauge are the session's, as the gateway reports them: the model stored with the
+session (`sessions.get`), and `sessions.context` — the numbers `/context` prints — for the model the
+next turn starts on and the share of its window the prompt fills. So the status bar, `/status` and
+`/context` agree, whichever session is on screen. A method an older gateway may lack falls back to a
+default (`optional`). The screen runs each of these in its own exclusive worker, so a failure becomes
+a notice in the conversation.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from claw.errors import ClawError
 from claw.tui import slash
 from claw.tui.chat_host import ChatSession
 from claw.tui.history_widgets import history_widgets, user_inputs
+from claw.tui.session_model import effective_model
 from claw.tui.widgets.conversation.no_model_panel import NoModelPanel
 from claw.tui.widgets.conversation.notice import Notice
 
@@ -49,6 +56,8 @@ class LoaderHost(ChatSession, Protocol):
     prompt: PromptArea
     status: StatusBar
     sidebar: SessionsSidebar
+    opening_model: str | None
+    """The model `claw chat --model` named, until it is stored with the session the console opens."""
 
     @property
     def follower(self) -> _Runs: ...
@@ -68,14 +77,28 @@ class SessionLoader:
         self.host = host
 
     async def connect(self) -> None:
-        """Learn about the agent and the commands, then load the session."""
+        """Learn about the agent and the commands, store the opening model, then load the session."""
         host = self.host
         info = await self.optional("agents.get", {}, agentId=host.agent_id)
         host.agent_models = list(info.get("models") or [])
-        host.context_tokens = info.get("contextTokens")
         commands = await self.optional("commands.list", [])
         host.prompt.catalog = slash.SlashCatalog(commands)
-        host.load_session(host.session_key)
+        notice = await self._store_opening_model()
+        host.load_session(host.session_key, notice=notice)
+
+    async def _store_opening_model(self) -> str | None:
+        """`claw chat --model X` is `/model X` for the session the console opens, done once: stored with
+        that session, so the status bar, `/status` and every other client agree on it, and it stays
+        until `/model default`. A session switched to later keeps its own. Why it failed, if it did."""
+        host = self.host
+        ref, host.opening_model = host.opening_model, None
+        if not ref:
+            return None
+        try:
+            await host.api.call("sessions.patch", agentId=host.agent_id, sessionKey=host.session_key, model=ref)
+        except ClawError as exc:
+            return f"✗ could not use the model {ref} here: {exc.message}"
+        return None
 
     async def optional(self, method: str, default: Any, **params: Any) -> Any:
         """A method an older gateway may lack: its default then."""
@@ -99,9 +122,8 @@ class SessionLoader:
         history = await host.api.call(
             "chat.history", agentId=host.agent_id, sessionKey=session_key, limit=HISTORY_LIMIT
         )
-        entry = await self.session_row()
-        session_model = entry.get("model") if entry else None
-        host.has_model = bool(host.model_override or session_model or host.agent_models)
+        entry = await self.session_row(session_key)
+        self.show_model(entry.get("model") if entry else None)
         widgets = history_widgets(history["messages"])
         if not widgets:
             widgets.append(Notice(f"{session_key} · Enter sends · /help lists commands and keys · Ctrl+D quits"))
@@ -113,17 +135,37 @@ class SessionLoader:
         await host.subagents.resume(await self.optional("subagents.list", [], sessionKey=session_key))
         host.prompt.input.inputs.seed(user_inputs(history["messages"]))
         self.show_counters(entry)
-        chain = host.agent_models
-        status.model = host.model_override or session_model or (chain[0] if chain else None)
         host.refresh_sidebar()
+        stored = host.session_model
+        report = await self.context_report(session_key)
+        if host.session_model == stored:  # else /model changed it meanwhile, and shows its own
+            self.show_context(report)
+            self.show_model(stored, report)
 
-    async def session_row(self) -> dict[str, Any] | None:
+    async def session_row(self, session_key: str) -> dict[str, Any] | None:
         """The session's `sessions.get` row; None for a session with no turns yet."""
         host = self.host
         try:
-            return await host.api.call("sessions.get", agentId=host.agent_id, sessionKey=host.session_key)
+            return await host.api.call("sessions.get", agentId=host.agent_id, sessionKey=session_key)
         except ClawError:
             return None  # a session with no turns yet
+
+    async def context_report(self, session_key: str) -> dict[str, Any] | None:
+        """What `/context` reports for the session (`sessions.context`); None from a gateway without it."""
+        return await self.optional("sessions.context", None, agentId=self.host.agent_id, sessionKey=session_key)
+
+    def show_model(self, stored: str | None, report: dict[str, Any] | None = None) -> None:
+        """Make `stored` the session's model, and show the model its next turn starts on: the one the
+        gateway reported, else the same rule worked out here (`effective_model`)."""
+        host = self.host
+        host.session_model = stored
+        host.has_model = bool(stored or host.agent_models)
+        host.status.model = report.get("model") if report else effective_model(stored, host.agent_models)
+
+    def show_context(self, report: dict[str, Any] | None) -> None:
+        """The context gauge: `/context`'s total against its window, the same number (`ctx —` unknown)."""
+        window = int(report.get("window") or 0) if report else 0
+        self.host.status.context_pct = 100.0 * int(report["total"]) / window if report and window else None
 
     def show_counters(self, entry: dict[str, Any] | None) -> None:
         """Put the session's token counters (from its row) in the status bar."""
@@ -132,7 +174,20 @@ class SessionLoader:
         self.host.status.tokens_out = int(entry.get("outputTokens") or 0)
 
     async def refresh_counters(self) -> None:
-        self.show_counters(await self.session_row())
+        """After a turn or a command: the counters and the gauge, and the model when another client (or
+        the command) changed the one stored with the session. Otherwise the model shown stays the one
+        the turn reported, which after a failover is the fallback that answered."""
+        host = self.host
+        key, shown = host.session_key, host.session_model
+        entry = await self.session_row(key)
+        report = await self.context_report(key)
+        if host.session_key != key or host.session_model != shown:
+            return  # another session is on screen by now, or /model changed this one: each shows its own
+        self.show_counters(entry)
+        self.show_context(report)
+        stored = entry.get("model") if entry else None
+        if stored != host.session_model:
+            self.show_model(stored, report)
 
     async def refresh_sidebar(self) -> None:
         """List the agent's sessions in the sidebar, when it is shown."""

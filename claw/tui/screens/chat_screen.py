@@ -41,8 +41,10 @@ from claw.tui.widgets.status.status_bar import StatusBar
 from claw.tui.widgets.subagents.subagent_row import SubagentRow
 
 if TYPE_CHECKING:
+    from claw.tools.base import ApprovalRequest
     from claw.tui.file_picker import FilePicked  # these modules import the command palette: lazily
     from claw.tui.session_picker import SessionPicked
+    from claw.tui.widgets.conversation.tool_card import ToolCard
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +75,12 @@ class ChatScreen(Screen[None]):
         """Set by the app once connected (`attach`); until then the status bar says "connecting"."""
         self.agent_id = agent_id
         self.session_key = session_key
-        self.model_override = model
-        """The model sent with every run (`/model`); None: the session's or the agent's own."""
+        self.opening_model = model
+        """`claw chat --model`: stored with the session the console opens, once connected (`SessionLoader`)."""
+        self.session_model: str | None = None
+        """The model stored with the session on screen (`/model`); None: the agent's own. Runs name no
+        model: the gateway uses the session's, so every client of the session gets the same one."""
         self.agent_models: list[str] = []
-        self.context_tokens: int | None = None
         self.has_model = True
         self.loader = SessionLoader(self)
         self.follower = RunFollower(self)
@@ -173,6 +177,23 @@ class ChatScreen(Screen[None]):
             await self.conversation.add_notice("No model configured: see the panel above, or use /model.", "error")
             return
         await self.follower.send(event.text, command=command.name if command else None)
+
+    # --- exec approvals (the app shows the question; the call's card shows the wait) ------------------
+
+    def approval_asked(self, request: ApprovalRequest, since: float) -> None:
+        """The user is asked about `request` (since `since`, monotonic): its card says it is waiting."""
+        if card := self._card_asked_about(request):
+            card.approval_asked(request.id, since)
+
+    def approval_answered(self, request: ApprovalRequest, since: float, at: float) -> None:
+        """The user answered `request` at `at`: its card counts the wait apart from the run time."""
+        if card := self._card_asked_about(request):
+            card.approval_answered(request.id, since, at)
+
+    def _card_asked_about(self, request: ApprovalRequest) -> ToolCard | None:
+        if request.session_key != self.session_key:
+            return None  # a run of a session not on screen: no card of it is shown
+        return self.follower.card_asked_about(request.id, request.command)
 
     # --- keys ------------------------------------------------------------------------------------
 

@@ -32,14 +32,23 @@ def _markdown_language() -> str | None:
 
 
 class EditorScreen(Screen[None]):
-    """Ctrl+S saves; Ctrl+R reloads from disk; Esc closes (twice when there are unsaved changes)."""
+    """Ctrl+S saves; Ctrl+R reloads from disk; Esc closes (twice when there are unsaved changes);
+    Ctrl+Home / Ctrl+End go to the start / end of the file (with Shift: selecting)."""
 
     CSS_PATH = Path(__file__).with_suffix(".tcss")
 
+    # Textual's TextArea binds Home/End to the line only, and nothing to Ctrl+Home/Ctrl+End. Under tmux
+    # (3.3, TERM=xterm-256color outside, default settings, extended-keys on or off) the application
+    # receives `ESC [1;5H` / `ESC [1;5F` for those keys — tmux re-encodes xterm's and rxvt's forms
+    # alike — which Textual names ctrl+home / ctrl+end, so these bindings are the ones that fire there.
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+r", "reload", "Reload from disk"),
         Binding("escape", "close", "Close", priority=True),
+        Binding("ctrl+home", "document_start", "Start of file", show=False),
+        Binding("ctrl+end", "document_end", "End of file", show=False),
+        Binding("ctrl+shift+home", "document_start(True)", "Select to start", show=False),
+        Binding("ctrl+shift+end", "document_end(True)", "Select to end", show=False),
     ]
 
     def __init__(self, client: GatewayClient, agent_id: str, name: str) -> None:
@@ -128,6 +137,12 @@ class EditorScreen(Screen[None]):
         self.query_one(ReloadBanner).close()
         self._measure()
         self.status.note = f"saved {result['chars']:,} chars; applies from the next turn"
+
+    def action_document_start(self, select: bool = False) -> None:
+        self.editor.move_cursor((0, 0), select=select)
+
+    def action_document_end(self, select: bool = False) -> None:
+        self.editor.move_cursor(self.editor.document.end, select=select)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._close_armed = False

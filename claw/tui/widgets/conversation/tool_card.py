@@ -1,5 +1,11 @@
 """`ToolCard`: one tool call as a collapsed line — name, short arguments, spinner then ✓/✗, duration —
-that expands (Enter or a click; Ctrl+O for all) to show the arguments and the result."""
+that expands (Enter or a click; Ctrl+O for all) to show the arguments and the result.
+
+A call that waited for the user's approval (exec) says so while it waits, and afterwards shows the
+wait apart from the run time: `✓ exec make test  3.1 s · waited 42 s for approval`. The console
+learns of the question from the approval it shows, not from the run's events, so the screen ties the
+two together (`ChatScreen.approval_asked`) by the command the question names.
+"""
 
 from __future__ import annotations
 
@@ -48,6 +54,12 @@ class ToolCard(Widget, can_focus=True):
         self.status = "running"
         self.result = ""
         self.elapsed: float | None = None
+        """Seconds from the call to its result, approval wait included (None: not known)."""
+        self.approval_wait = 0.0
+        """Seconds of `elapsed` spent waiting for the user to approve the call, not running."""
+        self.approval_id: str | None = None
+        """The approval question this call waited on, once tied to it."""
+        self._asked_at: float | None = None
         self._started = started
         """When the call started (`time.monotonic()`), for a live card; None for one from history."""
         self._frame = 0
@@ -63,7 +75,7 @@ class ToolCard(Widget, can_focus=True):
 
     def _spin(self) -> None:
         self._frame += 1
-        self.query_one(".header", Static).update(self._header())
+        self._refresh_header()
 
     def finish(self, *, is_error: bool, result: str, elapsed: float | None = None) -> None:
         """Record the result; the spinner becomes ✓ or ✗ and a failure expands the card."""
@@ -74,11 +86,32 @@ class ToolCard(Widget, can_focus=True):
         self.elapsed = elapsed
         if self.is_mounted:
             self._timer.pause()
-            self.query_one(".header", Static).update(self._header())
+            self._refresh_header()
             self.set_class(is_error, "-error")
         if is_error:
             self.expanded = True
         self._refresh_body()
+
+    def asked_about(self, request_id: str, command: str) -> bool:
+        """Whether the approval question `request_id`, about `command`, is this call's: the one it is tied
+        to, or for a call not yet tied to one, a running call with that command line."""
+        if self.approval_id is not None:
+            return self.approval_id == request_id
+        args = self.args if isinstance(self.args, dict) else {}
+        return self.status == "running" and str(args.get("command", "")).strip() == command.strip()
+
+    def approval_asked(self, request_id: str, since: float) -> None:
+        """The user is being asked (since `since`, monotonic) whether this call may run."""
+        self.approval_id = request_id
+        self._asked_at = since
+        self._refresh_header()
+
+    def approval_answered(self, request_id: str, since: float, at: float) -> None:
+        """The user answered at `at`; the wait is counted apart from the run time."""
+        self.approval_id = request_id
+        self._asked_at = None
+        self.approval_wait += max(0.0, at - since)
+        self._refresh_header()
 
     def action_toggle(self) -> None:
         self.expanded = not self.expanded
@@ -88,9 +121,12 @@ class ToolCard(Widget, can_focus=True):
 
     def watch_expanded(self, expanded: bool) -> None:
         self.set_class(expanded, "-expanded")
+        self._refresh_header()
+        self._refresh_body()
+
+    def _refresh_header(self) -> None:
         if self.is_mounted:
             self.query_one(".header", Static).update(self._header())
-        self._refresh_body()
 
     def _refresh_body(self) -> None:
         if self.expanded and self.is_mounted:
@@ -111,7 +147,12 @@ class ToolCard(Widget, can_focus=True):
         style = {"running": "bold yellow", "ok": "bold green", "error": "bold red"}[self.status]
         line = Text.assemble((mark, style), " ", (self.tool_name, "bold"), " ")
         line.append(short_args(self.args), style="dim")
+        if self._asked_at is not None and self.status == "running":
+            line.append("  waiting for approval", style="bold yellow")
         if self.elapsed is not None:
-            line.append(f"  {duration(self.elapsed)}", style="dim italic")
+            ran = max(0.0, self.elapsed - self.approval_wait)
+            line.append(f"  {duration(ran)}", style="dim italic")
+        if self.approval_wait and self._asked_at is None:
+            line.append(f" · waited {duration(self.approval_wait)} for approval", style="dim italic")
         line.append("  ▾" if self.expanded else "  ▸", style="dim")
         return line

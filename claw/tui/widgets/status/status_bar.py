@@ -36,6 +36,7 @@ class StatusBar(Widget):
     tokens_in: reactive[int] = reactive(0)
     tokens_out: reactive[int] = reactive(0)
     context_pct: reactive[float | None] = reactive(None)
+    """The share of the model's window the session's prompt fills, as `/context` counts it; None: unknown."""
     queued: reactive[int] = reactive(0)
     approvals: reactive[int] = reactive(0)
     """Exec questions waiting for the user; while there are any, they are the state shown."""
@@ -55,7 +56,8 @@ class StatusBar(Widget):
         line.append(self.model or "no model", style="" if self.model else "bold red")
         line.append("  │  ", style="dim")
         line.append(f"↑{tokens(self.tokens_in)} ↓{tokens(self.tokens_out)}")
-        ctx = "ctx —" if self.context_pct is None else f"ctx {self.context_pct:.0f}%"
+        # One decimal, as `/context` prints its total: the gauge is that number (`SessionLoader.show_context`).
+        ctx = "ctx —" if self.context_pct is None else f"ctx {self.context_pct:.1f}%"
         line.append(f"  {ctx}", style="bold red" if (self.context_pct or 0) >= 85 else "")
         if self.queued:
             line.append("  │  ", style="dim")
