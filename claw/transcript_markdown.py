@@ -11,6 +11,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from claw.transcript_entries import REASONS, trailing_partial
+
 RESULT_LIMIT = 4000  # characters of one tool result kept in an export
 
 _HEADINGS = {"user": "User", "assistant": "Assistant", "system": "System"}
@@ -21,7 +23,9 @@ def transcript_to_markdown(entries: list[dict[str, Any]], *, title: str, result_
 
     Messages get a heading each; an assistant's tool calls follow its text with their
     arguments as JSON; tool results are fenced and cut to `result_limit` characters;
-    compaction summaries are marked as such. Entries of unknown kinds are left out.
+    compaction summaries are marked as such; a turn that never finished is marked interrupted,
+    and a reply still streaming (partial entries at the end) is shown as such. Entries of unknown
+    kinds, and partials that a later entry supersedes, are left out.
     """
     lines = [f"# {title}", ""]
     stamps = [entry["createdAt"] for entry in entries if isinstance(entry.get("createdAt"), str)]
@@ -29,6 +33,9 @@ def transcript_to_markdown(entries: list[dict[str, Any]], *, title: str, result_
         lines += [f"_{_when(stamps[0])} – {_when(stamps[-1])}_", ""]
     for entry in entries:
         lines += _render(entry, result_limit)
+    streaming = trailing_partial(entries)
+    if streaming is not None:
+        lines += ["## Assistant (still streaming)", "", streaming, ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -51,12 +58,21 @@ def _render(entry: dict[str, Any], limit: int) -> list[str]:
         lines += [text, ""]
     if entry.get("aborted"):
         lines += ["_(aborted)_", ""]
+    if entry.get("interrupted"):
+        lines += [f"_({interrupted_label(entry)})_", ""]
     for call in entry.get("toolCalls") or []:
         if not isinstance(call, dict):
             continue
         lines += [f"**Tool call** `{call.get('name', '?')}` (`{call.get('id', '')}`)", ""]
         lines += [*_fenced(_pretty_arguments(call.get("arguments")), "json"), ""]
     return lines
+
+
+def interrupted_label(entry: dict[str, Any]) -> str:
+    """`interrupted: <why>` for the entry closing a turn that never finished (shown by `claw sessions show` too)."""
+    why = REASONS.get(str(entry.get("reason")), "the turn did not finish")
+    error = entry.get("error")
+    return f"interrupted: {why}" + (f" ({error})" if isinstance(error, str) and error else "")
 
 
 def _tool_result(entry: dict[str, Any], limit: int) -> list[str]:

@@ -5,6 +5,13 @@ assistant message together with the results of every tool call it made. A
 compaction entry replaces everything before its first kept entry with its
 summary. Conversion is incremental, so a 10,000-message transcript costs only
 the new entries on each turn.
+
+A turn that did not end with a reply is said to have: an assistant entry that closes
+an interrupted turn, or a reply cut short, goes to the model with a note saying so, and
+a user message that got no reply at all (a turn still running elsewhere, or written
+before turns were always closed) is followed by a note-only assistant message before the
+next user message. Partial entries (a reply's text while it streams) are passed over:
+the entry that supersedes them holds the whole text.
 """
 
 from __future__ import annotations
@@ -13,8 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claw.agent.tokens import estimate_message
+from claw.transcript_entries import REASONS
 
 MISSING_RESULT = "[no result: the run was interrupted before this tool finished]"
+NO_REPLY = "[No reply: this message was not answered (the turn did not finish).]"
+DETAIL_LIMIT = 300  # characters of a failed run's error kept in the note
 
 
 @dataclass(slots=True)
@@ -22,6 +32,7 @@ class Unit:
     messages: list[dict[str, Any]]
     first_id: str | None
     starts_turn: bool
+    run_id: str | None = None
     tokens: int = 0
     chars: int = 0
     """Characters of text and tool-call arguments (what pruning weighs)."""
@@ -54,6 +65,9 @@ def to_message(entry: dict[str, Any]) -> dict[str, Any] | None:
     if role == "system":
         return {"role": "user", "content": f"[System event] {content or ''}"}
     if role == "assistant":
+        note = interruption_note(entry)
+        if note is not None:
+            content = f"{content}\n\n{note}" if isinstance(content, str) and content else note
         msg: dict[str, Any] = {"role": "assistant", "content": content or None}
         calls = entry.get("toolCalls") or []
         if calls:
@@ -73,6 +87,19 @@ def to_message(entry: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def interruption_note(entry: dict[str, Any]) -> str | None:
+    """What the model is told about an assistant entry that is not a whole reply, or None for one that is."""
+    if entry.get("interrupted"):
+        why = REASONS.get(str(entry.get("reason")), "the turn was interrupted")
+        if isinstance(entry.get("error"), str):
+            why = f"{why}: {entry['error'][:DETAIL_LIMIT]}"
+    elif entry.get("aborted"):
+        why = REASONS["aborted"]
+    else:
+        return None
+    return f"[This reply is incomplete: {why}.]" if entry.get("content") else f"[No reply: {why}.]"
+
+
 class HistoryView:
     """The units of one transcript, kept up to date as entries are appended."""
 
@@ -80,11 +107,12 @@ class HistoryView:
         self.units: list[Unit] = []
         self._consumed = 0
         self._first_entry_id: str | None = None
+        self._unanswered: Unit | None = None  # the newest user message with no assistant message after it
 
     def update(self, entries: list[dict[str, Any]]) -> None:
         first_id = entries[0].get("id") if entries else None
         if len(entries) < self._consumed or first_id != self._first_entry_id:
-            self.units, self._consumed = [], 0  # the transcript was replaced (reset, rewrite)
+            self.units, self._consumed, self._unanswered = [], 0, None  # the transcript was replaced
         self._first_entry_id = first_id
         if self.units:
             self._consumed -= self._unit_entry_count.pop()
@@ -120,12 +148,29 @@ class HistoryView:
             last.messages.append(msg)
             self._count_into_last()
             return
+        run_id = entry.get("runId") if isinstance(entry.get("runId"), str) else None
+        if entry.get("role") == "user":
+            self._answer_unanswered(run_id)
+        elif msg["role"] == "assistant":
+            self._unanswered = None
         if self.units:
             self.units[-1].seal()
-        unit = Unit([msg], entry.get("id"), starts_turn=entry.get("role") in ("user", "system"))
+        unit = Unit([msg], entry.get("id"), starts_turn=entry.get("role") in ("user", "system"), run_id=run_id)
         unit._open_calls = [c["id"] for c in msg.get("tool_calls", ())]
         self.units.append(unit)
         self._unit_entry_count.append(1)
+        if entry.get("role") == "user":
+            self._unanswered = unit
+
+    def _answer_unanswered(self, run_id: str | None) -> None:
+        """Before a user message, say so if the one before it got no reply (unless both are one run's:
+        messages steered or collected into a running turn)."""
+        unit = self._unanswered
+        if unit is None or (run_id is not None and unit.run_id == run_id):
+            return
+        unit.messages.append({"role": "assistant", "content": NO_REPLY})
+        unit.seal()
+        self._unanswered = None
 
     def _count_into_last(self) -> None:
         if self._unit_entry_count:

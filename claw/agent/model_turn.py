@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from claw.agent.partial_reply import PartialReply
 from claw.agent.turn import Emit
 from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
 from claw.gateway.run_event import Stream
@@ -24,13 +25,17 @@ class ToolCall:
 
 @dataclass(slots=True)
 class ModelTurn:
-    """What one model call produced so far; `text` is kept even if the call is aborted midway."""
+    """What one model call produced so far; `text` is kept even if the call is aborted midway.
+
+    With `partial`, the text is also saved to the transcript as it streams, each piece before its event
+    goes out: whatever a client has been shown, the transcript has, but for the last few KB or second."""
 
     model: str | None = None
     parts: list[str] = field(default_factory=list)
     calls: dict[int, dict[str, str]] = field(default_factory=dict)
     usage: Usage = Usage(0, 0)
     finish_reason: str | None = None
+    partial: PartialReply | None = None
 
     @property
     def text(self) -> str:
@@ -44,6 +49,11 @@ class ModelTurn:
                 raise ModelError("other", "the model sent a tool call without a name")
             out.append(ToolCall(call["id"] or f"call_{index}", call["name"], call["arguments"] or "{}"))
         return out
+
+    def close(self) -> None:
+        """The call ended, complete or not: no more partial saves (the entry written next supersedes them)."""
+        if self.partial is not None:
+            self.partial.close()
 
     async def stream(
         self,
@@ -60,6 +70,8 @@ class ModelTurn:
             self.model = ref
             if isinstance(delta, TextDelta):
                 self.parts.append(delta.text)
+                if self.partial is not None:
+                    self.partial.add(delta.text)
                 emit(Stream.ASSISTANT, run_event.delta(delta.text))
             elif isinstance(delta, ToolCallDelta):
                 call = self.calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})

@@ -1,8 +1,10 @@
 """The agent loop: assemble context → model (streamed) → tools → model … until a reply has no tool calls.
 
 The transcript is written as the run goes (the user message first, then each
-assistant message and tool result), so a crash or an abort loses at most the
-line being written. The runner emits `start`, assistant and tool events; the
+assistant message and tool result, and a streaming reply's text every few KB or
+second), so a crash or an abort loses at most the line being written, and every
+turn ends in the transcript even when the run fails or its process dies
+(`claw/agent/turn_guard.py`). The runner emits `start`, assistant and tool events; the
 gateway emits the one terminal lifecycle event from what `execute` returns or raises.
 Everything a run's prompts are built from is put together once, as its `Turn`.
 """
@@ -19,11 +21,13 @@ from claw.agent.bootstrap import BootstrapFilter, filter_for_run
 from claw.agent.context_manager import ContextManager
 from claw.agent.env import AgentEnv
 from claw.agent.model_turn import ModelTurn, ToolCall
+from claw.agent.partial_reply import PartialReply
 from claw.agent.run_request import RunRequest
 from claw.agent.run_result import RunFailed, RunResult
 from claw.agent.run_scope import RunScope, scope_of
 from claw.agent.sections import PromptSectionSource, RunEnvSource, SectionRequest
 from claw.agent.turn import Emit, Turn
+from claw.agent.turn_guard import TurnGuard
 from claw.config import ModelSettings
 from claw.errors import ClawError, NoModelError
 from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
@@ -75,6 +79,12 @@ class AgentRunner:
             raise RunFailed(NoModelError().message, code=run_event.NO_MODEL)
         transcript = env.sessions.transcript(entry)
         emit(Stream.LIFECYCLE, run_event.started(chain[0], entry.session_id, env.agent_id))
+        async with TurnGuard(env, run.session_key, transcript, run.id):
+            return await self._run_turn(run, env, transcript, chain, emit)
+
+    async def _run_turn(
+        self, run: RunRequest, env: AgentEnv, transcript: Transcript, chain: list[str], emit: Emit
+    ) -> RunResult:
         for note in run.notes:
             transcript.append({"role": "system", "content": note, "runId": run.id})
         role = "system" if run.ctx.system_event else "user"
@@ -102,10 +112,11 @@ class AgentRunner:
                 transcript.append({"role": "user", "content": steered.ctx.body_for_agent, "runId": run.id})
                 emit(Stream.LIFECYCLE, run_event.steered(steered.id, steered.ctx.body))
             prompt = await self.context.prepare(turn, tool_ctx)
-            model_turn = ModelTurn()
+            model_turn = ModelTurn(partial=PartialReply(transcript, run.id))
             try:
                 await model_turn.stream(self._router, turn.chain, prompt.messages, turn.tools, emit)
             except BaseException as exc:
+                model_turn.close()
                 if model_turn.text:
                     transcript.append(
                         {"role": "assistant", "content": model_turn.text, "runId": run.id, "aborted": True}
@@ -115,6 +126,7 @@ class AgentRunner:
                     if await self._recover(turn):
                         continue
                 raise
+            model_turn.close()  # before the reply's entry: no partial may follow it
             may_recover = True
             usage["input"] += model_turn.usage.input_tokens
             usage["output"] += model_turn.usage.output_tokens

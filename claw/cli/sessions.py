@@ -99,11 +99,17 @@ def show(
         print_json(history)
         return
     from rich.console import Console
+    from rich.markup import escape
+
+    from claw.transcript_entries import trailing_partial
 
     console = Console(highlight=False)
     console.print(f"[bold]{history['sessionKey']}[/] (id {history['sessionId']})")
     for entry in history["messages"]:
         _print_entry(console, entry)
+    streaming = trailing_partial(history["messages"])
+    if streaming is not None:  # partial entries at the end: a reply is streaming (superseded ones are skipped)
+        console.print(f"\n[bold green]assistant[/] [yellow](still streaming)[/]\n{escape(streaming)}")
 
 
 def _print_entry(console: Any, entry: dict[str, Any]) -> None:
@@ -119,7 +125,13 @@ def _print_entry(console: Any, entry: dict[str, Any]) -> None:
         )
     elif role == "assistant":
         text = entry.get("content") or ""
-        if text:
+        if entry.get("interrupted"):  # a turn that never finished: shown even when nothing had streamed
+            from claw.transcript_markdown import interrupted_label
+
+            mark = f"[yellow]({escape(interrupted_label(entry))})[/]"
+            body = f"\n{escape(text)}" if text else ""
+            console.print(f"\n[bold green]assistant[/] [dim]{when}[/] {mark}{body}")
+        elif text:
             mark = " [yellow](aborted)[/]" if entry.get("aborted") else ""
             console.print(f"\n[bold green]assistant[/] [dim]{when}[/]{mark}\n{escape(text)}")
         for call in entry.get("toolCalls") or ():

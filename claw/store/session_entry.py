@@ -50,6 +50,12 @@ class SessionEntry:
     gives the key a new id. Timestamps are ISO-8601 UTC strings. `extra` holds fields
     added by later features (it also keeps unknown keys found in the file, so nothing a
     newer claw wrote is dropped).
+
+    `message_count` is derived from the transcript, never kept on its own: the transcript's
+    entries that have a `role` (user, assistant, tool and system messages, the assistant entry
+    closing an interrupted turn included), not its markers (compactions, partial replies). It is
+    set after every turn, and recounted when the store finds the two disagreeing (a process
+    killed mid-turn never got to set it).
     """
 
     session_key: str

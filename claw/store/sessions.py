@@ -16,10 +16,11 @@ from typing import Any
 from claw.errors import NotFoundError
 from claw.paths import ensure_private_dir
 from claw.store.atomic import fsync_dir
-from claw.store.file_lock import locked
+from claw.store.file_lock import lock_path, locked
 from claw.store.index_file import SessionIndexFile, Stamp, compact_utc
 from claw.store.session_entry import SessionEntry, make_preview
-from claw.store.transcript import Transcript, utc_now_iso
+from claw.store.transcript import Entry, Transcript, utc_now_iso
+from claw.store.turn_repair import close_interrupted_turn
 
 __all__ = ["INDEX_NAME", "SessionEntry", "SessionStore"]
 
@@ -63,6 +64,12 @@ class SessionStore:
 
     Session keys are case-insensitive (stored lowercased). Transcripts are never deleted: `reset` and
     `delete` move them to `archive/`. Methods are thread-safe.
+
+    The transcript is the record, the index a summary of it: before a session's transcript is first
+    used through this store, a turn that a dead process left open in it is closed
+    (`claw.store.turn_repair`) and the entry's `message_count` is recounted from the transcript when the
+    two disagree (a process killed mid-turn never recorded its turn); `close_interrupted_turn` does the
+    same on demand (the runner, before each turn).
     """
 
     def __init__(self, sessions_dir: Path) -> None:
@@ -102,14 +109,28 @@ class SessionStore:
         return self.sessions_dir / f"{session_id}.jsonl"
 
     def transcript(self, entry_or_key: SessionEntry | str) -> Transcript:
-        """The transcript of a session; one shared object per session id, so its read cache is reused."""
+        """The transcript of a session; one shared object per session id, so its read cache is reused.
+        Its first read or append settles it first (see the class docstring), in the caller's thread."""
         with self._lock:
             entry = entry_or_key if isinstance(entry_or_key, SessionEntry) else self._require(entry_or_key)
             found = self._transcripts.get(entry.session_id)
             if found is None:
-                found = Transcript(self.transcript_path(entry.session_id))
-                self._transcripts[entry.session_id] = found
+                key, session_id = entry.session_key, entry.session_id
+                found = Transcript(
+                    self.transcript_path(session_id),
+                    on_first_use=lambda: self._settle_quietly(key, session_id, found),
+                )
+                self._transcripts[session_id] = found
             return found
+
+    def close_interrupted_turn(self, key: str) -> Entry | None:
+        """Close the session's last turn if a process that died left it open, and recount the index's
+        message count from the transcript if they disagree; the closing entry appended, or None.
+        Does disk I/O (and, when something changed, an index write): call it off the event loop."""
+        entry = self._require(key)
+        transcript = self.transcript(entry)
+        transcript.skip_first_use()  # this is the first use's work
+        return self._settle(entry.session_key, entry.session_id, transcript)
 
     # -- changes ----------------------------------------------------------------
 
@@ -230,6 +251,32 @@ class SessionStore:
 
     # -- internals --------------------------------------------------------------
 
+    def _settle(self, key: str, session_id: str, transcript: Transcript) -> Entry | None:
+        """Close an interrupted turn in `transcript` (session `session_id` of `key`), then recount."""
+        closed = close_interrupted_turn(transcript)
+        count = transcript.message_count()
+        entry = self.get(key)
+        if entry is None or entry.session_id != session_id or entry.message_count == count:
+            return closed
+        log.info("session %s: %d messages in the index, %d in the transcript", key, entry.message_count, count)
+
+        def recount(index: _Index) -> None:
+            current = index.entries.get(key)
+            if current is not None and current.session_id == session_id:  # not after a reset elsewhere
+                # Bookkeeping, not activity: `updated_at` stays.
+                index.entries[key] = dataclasses.replace(current, message_count=count)
+
+        self._change(recount)
+        return closed
+
+    def _settle_quietly(self, key: str, session_id: str, transcript: Transcript) -> None:
+        """`_settle` on a transcript's first use: a reader must still get its entries when the repair or
+        the index write fails (a read-only disk, say)."""
+        try:
+            self._settle(key, session_id, transcript)
+        except Exception:
+            log.exception("could not settle the transcript of session %s", key)
+
     def _require(self, key: str) -> SessionEntry:
         with self._lock:
             self._refresh()
@@ -330,6 +377,7 @@ class SessionStore:
         if transcript is not None:
             transcript.close()
         source = self.transcript_path(session_id)
+        lock_path(source).unlink(missing_ok=True)  # the turn lock of a session that is no longer used
         if not source.exists():
             return None
         ensure_private_dir(self.archive_dir)

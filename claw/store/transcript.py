@@ -7,6 +7,7 @@ import logging
 import os
 import secrets
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -14,6 +15,7 @@ from typing import Any
 
 from claw.paths import ensure_private_dir
 from claw.store.jsonl import ParsedChunk, encode_line, parse_chunk
+from claw.store.turn_state import OpenTurn, TurnTracker
 
 log = logging.getLogger(__name__)
 
@@ -48,20 +50,45 @@ class Transcript:
     our back is parsed from where we stopped, anything else is re-read in full.
     Returned entries are shared with the cache: treat them as read-only.
     Thread-safe, so it may be used from `asyncio.to_thread`.
+
+    The cache also follows where the last turn stands (`open_turn`, see `claw.store.turn_state`).
+    `on_first_use`, if given, runs once, before the first read, count or append of this object (the
+    session store closes a turn that a dead process left open there); `read_cached` does not count,
+    since it answers only after a read.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, on_first_use: Callable[[], None] | None = None) -> None:
         self.path = Path(path)
         self.last_read_skipped = 0  # malformed lines plus a torn tail, as of the last read
         self.lines_parsed = 0  # json.loads calls made by reads (a cache hit adds none)
         self._lock = threading.Lock()
         self._fd: int | None = None
+        self._on_first_use = on_first_use
         self._reset_cache()
+
+    @property
+    def first_use_pending(self) -> bool:
+        """True until `on_first_use` has run (always False without one)."""
+        return self._on_first_use is not None
+
+    def skip_first_use(self) -> None:
+        """Drop `on_first_use` unrun: for a caller about to do that work itself (and wanting its result)."""
+        with self._lock:
+            self._on_first_use = None
+
+    def _first_use(self) -> None:
+        if self._on_first_use is None:  # the common case, without taking the lock
+            return
+        with self._lock:
+            hook, self._on_first_use = self._on_first_use, None
+        if hook is not None:
+            hook()
 
     # -- writing ----------------------------------------------------------------
 
     def append(self, entry: Entry) -> Entry:
         """Add `entry` (given an `id` and `createdAt` if missing); returns it as written."""
+        self._first_use()
         record = dict(entry)
         record.setdefault("createdAt", utc_now_iso())
         with self._lock:
@@ -125,6 +152,7 @@ class Transcript:
         if (fresh_file or in_step) and after.st_size == before.st_size + len(data):
             self._entries.append(record)
             self._messages += "role" in record
+            self._turns.feed(record)
             self._ids.add(record["id"])
             self._offset = after.st_size
             self._sample = (self._sample + data)[-_SAMPLE:]
@@ -136,6 +164,7 @@ class Transcript:
 
     def read(self) -> list[Entry]:
         """Every readable entry, in file order."""
+        self._first_use()
         with self._lock:
             self._refresh()
             return list(self._entries)
@@ -159,8 +188,17 @@ class Transcript:
         """The last `n` entries."""
         return self.read()[-n:] if n > 0 else []
 
+    def open_turn(self) -> OpenTurn | None:
+        """The turn the transcript ends inside of (started, not finished), or None; a cache hit costs a stat."""
+        self._first_use()
+        with self._lock:
+            self._refresh()
+            return self._turns.state()
+
     def message_count(self) -> int:
-        """How many entries are messages (have a `role`), as opposed to markers like compactions."""
+        """How many entries are messages (have a `role`), as opposed to markers like compactions and
+        partial replies: the session index's `messageCount`."""
+        self._first_use()
         with self._lock:  # kept up to date with the cache: every turn asks, and 10,000 entries take ms to count
             self._refresh()
             return self._messages
@@ -168,6 +206,7 @@ class Transcript:
     def _reset_cache(self) -> None:
         self._entries: list[Entry] = []
         self._messages = 0  # entries with a `role`
+        self._turns = TurnTracker()
         self._ids: set[str] = set()
         self._skipped = 0
         self._offset = 0
@@ -205,6 +244,8 @@ class Transcript:
         self.lines_parsed += chunk.lines_parsed
         self._entries.extend(chunk.entries)
         self._messages += sum(1 for entry in chunk.entries if "role" in entry)
+        for entry in chunk.entries:
+            self._turns.feed(entry)
         self._ids.update(entry["id"] for entry in chunk.entries if isinstance(entry.get("id"), str))
         self._skipped += chunk.skipped
         self._sample = (self._sample + data[max(0, chunk.consumed - _SAMPLE) : chunk.consumed])[-_SAMPLE:]
