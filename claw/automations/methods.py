@@ -1,5 +1,8 @@
 """RPC methods `automations.list|get|add|update|remove|run|runs`: the one API the CLI, the console and
-WebSocket clients use. Parameters are camelCase; jobs and runs come back in their wire form."""
+WebSocket clients use. Parameters are camelCase; jobs and runs come back in their wire form.
+
+Each is bound to the capability's `AutomationManager`, which holds all they need; the gateway that
+`Gateway.call_method` hands every method first is not used."""
 
 from __future__ import annotations
 
@@ -11,7 +14,6 @@ from pydantic import AfterValidator, Field
 from claw.automations.job import Job
 from claw.automations.spec import JobParams
 from claw.automations.timezones import iso, local_text, utc_text
-from claw.gateway.gateway import Gateway
 from claw.gateway.rpc_params import Flag, NonEmptyStr, NoParams, Params, takes
 
 if TYPE_CHECKING:
@@ -55,12 +57,12 @@ def _job_fields(params: JobParams) -> dict[str, object]:
 
 
 @takes(NoParams)
-async def automations_list(manager: AutomationManager, gw: Gateway, params: NoParams) -> list[dict[str, Any]]:
+async def automations_list(manager: AutomationManager, _gateway: object, params: NoParams) -> list[dict[str, Any]]:
     return [job.to_wire() for job in await manager.list()]
 
 
 @takes(JobGetParams)
-async def automations_get(manager: AutomationManager, gw: Gateway, params: JobGetParams) -> dict[str, Any]:
+async def automations_get(manager: AutomationManager, _gateway: object, params: JobGetParams) -> dict[str, Any]:
     """The job; with `upcoming: n`, also its next n firings (local to its zone, and UTC)."""
     job = await manager.get(params.id)
     wire = job.to_wire()
@@ -73,26 +75,26 @@ async def automations_get(manager: AutomationManager, gw: Gateway, params: JobGe
 
 
 @takes(JobParams)
-async def automations_add(manager: AutomationManager, gw: Gateway, params: JobParams) -> dict[str, Any]:
+async def automations_add(manager: AutomationManager, _gateway: object, params: JobParams) -> dict[str, Any]:
     """Params: one of `cron`/`every`/`at`, `message`, optional `name`, `tz`, `agentId`, `session`, `deliver`,
     `enabled`. Refused (nothing stored) if any of it cannot be honoured."""
     return (await manager.add(_job_fields(params))).to_wire()
 
 
 @takes(JobUpdateParams)
-async def automations_update(manager: AutomationManager, gw: Gateway, params: JobUpdateParams) -> dict[str, Any]:
+async def automations_update(manager: AutomationManager, _gateway: object, params: JobUpdateParams) -> dict[str, Any]:
     """`id` plus the fields of `automations.add` to change; `enabled` turns a job on or off."""
     return (await manager.update(params.id, _job_fields(params))).to_wire()
 
 
 @takes(JobRefParams)
-async def automations_remove(manager: AutomationManager, gw: Gateway, params: JobRefParams) -> dict[str, Any]:
+async def automations_remove(manager: AutomationManager, _gateway: object, params: JobRefParams) -> dict[str, Any]:
     job = await manager.remove(params.id)
     return {"removed": job.id, "name": job.name}
 
 
 @takes(JobRunParams)
-async def automations_run(manager: AutomationManager, gw: Gateway, params: JobRunParams) -> dict[str, Any]:
+async def automations_run(manager: AutomationManager, _gateway: object, params: JobRunParams) -> dict[str, Any]:
     """Run a job now. `wait: true` answers once the run is recorded; otherwise as soon as its agent run
     exists (`runId`, to follow with `agent.wait` or the run's events)."""
     run = await manager.run_now(params.id, wait=params.wait)
@@ -100,7 +102,7 @@ async def automations_run(manager: AutomationManager, gw: Gateway, params: JobRu
 
 
 @takes(JobRunsParams)
-async def automations_runs(manager: AutomationManager, gw: Gateway, params: JobRunsParams) -> list[dict[str, Any]]:
+async def automations_runs(manager: AutomationManager, _gateway: object, params: JobRunsParams) -> list[dict[str, Any]]:
     """The job's ledger, newest first (`limit`, default 50)."""
     return [run.to_wire() for run in await manager.runs(params.id, params.limit)]
 

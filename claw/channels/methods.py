@@ -7,6 +7,9 @@
 - `pairing.approve {channel, code}`: approve the sender of a pending code
 - `outbox.list {dead?, limit?}`: replies not sent yet (or only the dead letters)
 - `outbox.retry {id}`: queue a dead, unknown or waiting reply again, now
+
+Each is bound to the capability's `ChannelManager`, and reaches the gateway only through the manager's
+`ChannelsHost`; the gateway that `Gateway.call_method` hands every method first is not used.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ if TYPE_CHECKING:
     from claw.channels.adapter import ChannelAdapter
     from claw.channels.manager import ChannelManager
     from claw.gateway.capability import Method
-    from claw.gateway.gateway import Gateway
 
 
 _APPROVE_HINT = "as in `claw pairing approve telegram ABCD2345`"
@@ -59,12 +61,12 @@ def _describe(adapter: ChannelAdapter) -> dict[str, Any]:
 
 
 @takes(NoParams)
-async def channels_list(manager: ChannelManager, gw: Gateway, params: NoParams) -> list[dict[str, Any]]:
+async def channels_list(manager: ChannelManager, _gateway: object, params: NoParams) -> list[dict[str, Any]]:
     return [_describe(a) for a in manager.adapters.values()]
 
 
 @takes(NoParams)
-async def channels_status(manager: ChannelManager, gw: Gateway, params: NoParams) -> dict[str, Any]:
+async def channels_status(manager: ChannelManager, _gateway: object, params: NoParams) -> dict[str, Any]:
     m = manager
     inbound = await m.db.aread(inbox.counts)
     outbound = await m.db.aread(outbox.counts)
@@ -85,12 +87,12 @@ async def channels_status(manager: ChannelManager, gw: Gateway, params: NoParams
         )
     from claw.channels.service import ChannelService
 
-    service = next((s for s in gw.services if isinstance(s, ChannelService)), None)
+    service = next((s for s in m.host.services if isinstance(s, ChannelService)), None)
     return {"running": m.running, "idle": service is not None and service.idle, "accounts": accounts}
 
 
 @takes(PairingListParams)
-async def pairing_list(manager: ChannelManager, gw: Gateway, params: PairingListParams) -> dict[str, Any]:
+async def pairing_list(manager: ChannelManager, _gateway: object, params: PairingListParams) -> dict[str, Any]:
     channel = params.channel
     m = manager
     pending = await m.db.aread(lambda c: pairing.pending(c, time.time(), channel))
@@ -99,20 +101,20 @@ async def pairing_list(manager: ChannelManager, gw: Gateway, params: PairingList
 
 
 @takes(PairingApproveParams)
-async def pairing_approve(manager: ChannelManager, gw: Gateway, params: PairingApproveParams) -> dict[str, Any]:
+async def pairing_approve(manager: ChannelManager, _gateway: object, params: PairingApproveParams) -> dict[str, Any]:
     channel, code = params.channel, params.code
     request = await manager.db.awrite(lambda c: pairing.approve(c, channel.lower(), code, time.time()))
     return request.to_wire()
 
 
 @takes(OutboxListParams)
-async def outbox_list(manager: ChannelManager, gw: Gateway, params: OutboxListParams) -> list[dict[str, Any]]:
+async def outbox_list(manager: ChannelManager, _gateway: object, params: OutboxListParams) -> list[dict[str, Any]]:
     rows = await manager.db.aread(lambda c: outbox.listing(c, dead=params.dead, limit=params.limit))
     return [r.to_wire() for r in rows]
 
 
 @takes(OutboxRetryParams)
-async def outbox_retry(manager: ChannelManager, gw: Gateway, params: OutboxRetryParams) -> dict[str, Any]:
+async def outbox_retry(manager: ChannelManager, _gateway: object, params: OutboxRetryParams) -> dict[str, Any]:
     row_id = params.id
     m = manager
     row = await m.db.awrite(lambda c: outbox.retry(c, row_id, time.time()))

@@ -30,4 +30,4 @@ class HooksCapability(BaseCapability):
         return (BootstrapHooks(self.host.hooks, self.host.paths.data_dir),)
 
     def methods(self) -> Mapping[str, Method]:
-        return hook_methods(self.registry)
+        return hook_methods(self.registry, self.host)

@@ -38,6 +38,11 @@ class MemoryManager:
     def settings(self) -> MemorySettings:
         return self._config.memory
 
+    def workspace(self, agent_id: str) -> Path:
+        """The agent's workspace, where its MEMORY.md and memory/ are; a `ConfigError` naming the configured
+        agents for an agent that is not one of them."""
+        return self._workspace_of(agent_id)
+
     def index(self, agent_id: str) -> MemoryIndex:
         found = self._indexes.get(agent_id)
         if found is None:

@@ -1,4 +1,8 @@
-"""RPC methods `memory.search`, `memory.status`, `memory.index` and `memory.get`."""
+"""RPC methods `memory.search`, `memory.status`, `memory.index` and `memory.get`.
+
+Each is bound to the capability's `MemoryManager`, which knows the agents' workspaces: none needs the
+gateway that `Gateway.call_method` hands every method first.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from claw.errors import UsageError
-from claw.gateway.gateway import Gateway
 from claw.gateway.rpc_params import (
     AgentParams,
     Flag,
@@ -44,16 +47,16 @@ class MemoryGetParams(AgentParams):
     lines: NonNegativeInt | None = None
 
 
-def _agent(gw: Gateway, params: AgentParams) -> str:
-    gw.config.agent(params.agent_id)  # a configured agent, or ConfigError
+def _agent(manager: MemoryManager, params: AgentParams) -> str:
+    manager.workspace(params.agent_id)  # a configured agent, or ConfigError
     return params.agent_id
 
 
 @takes(MemorySearchParams)
-async def memory_search(manager: MemoryManager, gw: Gateway, params: MemorySearchParams) -> dict[str, Any]:
+async def memory_search(manager: MemoryManager, _gateway: object, params: MemorySearchParams) -> dict[str, Any]:
     """`{results, mode, model, note?, weights}`; with `explain`, each result carries its score parts."""
     search_params = manager.params(params.query, params.max_results, params.min_score)
-    outcome = await manager.search(_agent(gw, params), search_params)
+    outcome = await manager.search(_agent(manager, params), search_params)
     return {
         "query": params.query,
         "mode": outcome.mode,
@@ -65,28 +68,28 @@ async def memory_search(manager: MemoryManager, gw: Gateway, params: MemorySearc
 
 
 @takes(AgentParams)
-async def memory_status(manager: MemoryManager, gw: Gateway, params: AgentParams) -> dict[str, Any]:
+async def memory_status(manager: MemoryManager, _gateway: object, params: AgentParams) -> dict[str, Any]:
     """Files and chunks indexed, when, and whether embeddings are on (the index is synced first)."""
-    return await manager.status(_agent(gw, params))
+    return await manager.status(_agent(manager, params))
 
 
 @takes(MemoryIndexParams)
-async def memory_index(manager: MemoryManager, gw: Gateway, params: MemoryIndexParams) -> dict[str, Any]:
+async def memory_index(manager: MemoryManager, _gateway: object, params: MemoryIndexParams) -> dict[str, Any]:
     """Sync the index with the files now (`force`: rebuild it from scratch)."""
-    agent_id = _agent(gw, params)
+    agent_id = _agent(manager, params)
     report = await manager.sync(agent_id, force=params.force)
     return {**report.to_json(), "status": await manager.status(agent_id)}
 
 
 @takes(MemoryGetParams)
-async def memory_get(manager: MemoryManager, gw: Gateway, params: MemoryGetParams) -> dict[str, Any]:
+async def memory_get(manager: MemoryManager, _gateway: object, params: MemoryGetParams) -> dict[str, Any]:
     """Lines of MEMORY.md or a memory/ note: `{path, from, text}`."""
-    agent_id = _agent(gw, params)
+    workspace = manager.workspace(params.agent_id)  # a configured agent's, or ConfigError
     rel = normalise(params.path or "")
     if not is_memory_path(rel):
         raise UsageError(f"not a memory file: {rel!r} (MEMORY.md or memory/*.md)")
     start = params.start or 1
-    text = await asyncio.to_thread(read_memory, gw.workspace(agent_id), rel, start, params.lines)
+    text = await asyncio.to_thread(read_memory, workspace, rel, start, params.lines)
     return {"path": rel, "from": start, "text": text}
 
 

@@ -11,7 +11,7 @@ from claw.gateway.capability import BaseCapability, Command
 from claw.paths import bundled_dir
 from claw.skills.catalog import extra_dirs
 from claw.skills.invoke import skill_by_name, skill_command
-from claw.skills.methods import SKILL_METHODS
+from claw.skills.methods import skill_methods
 from claw.skills.run_env import SkillEnvSource
 from claw.skills.section import SkillsSection
 
@@ -45,4 +45,4 @@ class SkillsCapability(BaseCapability):
         return (skill_by_name,)
 
     def methods(self) -> Mapping[str, Method]:
-        return SKILL_METHODS
+        return skill_methods(self.host)

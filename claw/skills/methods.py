@@ -1,15 +1,19 @@
-"""RPC methods `skills.list`, `skills.info` and `skills.check` (registered when the extension loads)."""
+"""RPC methods `skills.list`, `skills.info` and `skills.check`.
+
+Each is bound to the capability's `SkillsHost` (the settings, the workspaces), so it reaches no more of
+the gateway than the capability does; the gateway that `Gateway.call_method` hands every method first is
+not used.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from claw.errors import NotFoundError
-from claw.gateway.gateway import Gateway
 from claw.gateway.rpc_params import AgentParams, Flag, NonEmptyStr, OptionalStr, takes
 from claw.skills.audit import scripts_in
 from claw.skills.catalog import SkillReport, build_report
@@ -17,6 +21,7 @@ from claw.skills.skill import Skill
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method
+    from claw.skills.host import SkillsHost
 
 MAX_LISTED_FILES = 50
 
@@ -36,27 +41,27 @@ class SkillInfoParams(SkillsParams):
     name: NonEmptyStr = Field(description="a skill name")
 
 
-async def _report(gw: Gateway, params: SkillsParams) -> SkillReport:
+async def _report(host: SkillsHost, params: SkillsParams) -> SkillReport:
     agent_id = params.agent_id
     channel = params.channel or params.caller_channel
     sender = params.sender_id or "local"
-    workspace = gw.workspace(agent_id)
+    workspace = host.workspace(agent_id)
     return await asyncio.to_thread(
-        build_report, gw.paths, gw.config, agent_id, workspace, channel=channel, sender_id=sender
+        build_report, host.paths, host.config, agent_id, workspace, channel=channel, sender_id=sender
     )
 
 
 @takes(SkillsListParams)
-async def skills_list(gw: Gateway, params: SkillsListParams) -> list[dict[str, Any]]:
+async def skills_list(host: SkillsHost, _gateway: object, params: SkillsListParams) -> list[dict[str, Any]]:
     """Rows `name, description, source, eligible, reason, path, status`: eligible skills, or with `all` every one."""
-    report = await _report(gw, params)
+    report = await _report(host, params)
     return report.rows(include_all=params.show_all)
 
 
 @takes(SkillsParams)
-async def skills_check(gw: Gateway, params: SkillsParams) -> dict[str, Any]:
+async def skills_check(host: SkillsHost, _gateway: object, params: SkillsParams) -> dict[str, Any]:
     """Every skill with its status, and counts per status."""
-    rows = (await _report(gw, params)).rows(include_all=True)
+    rows = (await _report(host, params)).rows(include_all=True)
     counts: dict[str, int] = {"ok": 0, "ineligible": 0, "shadowed": 0, "invalid": 0}
     for row in rows:
         counts[row["status"]] += 1
@@ -64,10 +69,10 @@ async def skills_check(gw: Gateway, params: SkillsParams) -> dict[str, Any]:
 
 
 @takes(SkillInfoParams)
-async def skills_info(gw: Gateway, params: SkillInfoParams) -> dict[str, Any]:
+async def skills_info(host: SkillsHost, _gateway: object, params: SkillInfoParams) -> dict[str, Any]:
     """One skill in detail: its row, requirements, flags, files, and the copies it shadows."""
     name = params.name
-    report = await _report(gw, params)
+    report = await _report(host, params)
     rows = [r for r in report.rows(include_all=True) if r["name"] == name]
     if not rows:
         raise NotFoundError(f"no skill named {name!r} (see `claw skills ls --all`)")
@@ -100,8 +105,10 @@ def _details(skill: Skill) -> dict[str, Any]:
     }
 
 
-SKILL_METHODS: Mapping[str, Method] = {
-    "skills.list": skills_list,
-    "skills.check": skills_check,
-    "skills.info": skills_info,
-}
+def skill_methods(host: SkillsHost) -> dict[str, Method]:
+    """These methods by wire name, bound to `host`."""
+    return {
+        "skills.list": partial(skills_list, host),
+        "skills.check": partial(skills_check, host),
+        "skills.info": partial(skills_info, host),
+    }

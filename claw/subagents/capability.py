@@ -49,7 +49,7 @@ class SubagentsCapability(BaseCapability):
         return (self.stop_children,)
 
     def methods(self) -> Mapping[str, Method]:
-        return subagent_methods(self.registry)
+        return subagent_methods(self.registry, self.host)
 
     def stop_children(self, host: SubagentsHost, session_key: str) -> int:
         """/stop in a session also stops the subagents it spawned (each is then announced as stopped)."""

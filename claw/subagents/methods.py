@@ -7,6 +7,9 @@
   their announcement turns, what those spawned) has settled, or an announcement turn not in `known` has begun;
   `{status: settled|pending|timeout, announceRunIds, children}`. `claw agent -m` follows the new
   announcement turns and asks again until `settled`.
+
+Each is bound to the capability's `SubagentRegistry`, and `subagents.abort` to its `SubagentsHost` too,
+which stops the run; the gateway that `Gateway.call_method` hands every method first is not used.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from claw.gateway.rpc_params import Flag, Milliseconds, NonEmptyStr, Params, Ses
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method
-    from claw.gateway.gateway import Gateway
+    from claw.subagents.host import SubagentsHost
     from claw.subagents.registry import SubagentRegistry
 
 MAX_WAIT_MS = 10 * 60 * 1000
@@ -50,7 +53,9 @@ class SubagentWaitParams(Params):
 
 
 @takes(SubagentListParams)
-async def subagents_list(registry: SubagentRegistry, gw: Gateway, params: SubagentListParams) -> list[dict[str, Any]]:
+async def subagents_list(
+    registry: SubagentRegistry, _gateway: object, params: SubagentListParams
+) -> list[dict[str, Any]]:
     records = registry.tree(params.parent_run_id) if params.parent_run_id else registry.all()
     if session := params.session_key:
         records = [r for r in records if session in (r.parent_session_key, r.session_key)]
@@ -60,23 +65,25 @@ async def subagents_list(registry: SubagentRegistry, gw: Gateway, params: Subage
 
 
 @takes(SubagentAbortParams)
-async def subagents_abort(registry: SubagentRegistry, gw: Gateway, params: SubagentAbortParams) -> dict[str, Any]:
+async def subagents_abort(
+    registry: SubagentRegistry, host: SubagentsHost, _gateway: object, params: SubagentAbortParams
+) -> dict[str, Any]:
     record = registry.get(params.run_id)
     if record is None:
         raise NotFoundError(f"no subagent run {params.run_id} (see subagents.list)")
-    return {"runId": record.run_id, "aborted": int(gw.abort(record.run_id))}
+    return {"runId": record.run_id, "aborted": int(host.abort(record.run_id))}
 
 
 @takes(SubagentWaitParams)
-async def subagents_wait(registry: SubagentRegistry, gw: Gateway, params: SubagentWaitParams) -> dict[str, Any]:
+async def subagents_wait(registry: SubagentRegistry, _gateway: object, params: SubagentWaitParams) -> dict[str, Any]:
     timeout = min(params.timeout_ms, MAX_WAIT_MS) / 1000
     return await registry.wait(params.parent_run_id, params.known, timeout)
 
 
-def subagent_methods(registry: SubagentRegistry) -> dict[str, Method]:
-    """These methods by wire name, bound to `registry`."""
+def subagent_methods(registry: SubagentRegistry, host: SubagentsHost) -> dict[str, Method]:
+    """These methods by wire name, bound to `registry` (and `host`, to stop a run)."""
     return {
         "subagents.list": partial(subagents_list, registry),
-        "subagents.abort": partial(subagents_abort, registry),
+        "subagents.abort": partial(subagents_abort, registry, host),
         "subagents.wait": partial(subagents_wait, registry),
     }
