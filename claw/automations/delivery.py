@@ -1,8 +1,9 @@
 """Where a job's final reply goes: nowhere, a channel target, or a webhook (POST JSON, retried with backoff).
 
 Channel targets (`telegram:<chatId>[:<topicId>]`) go into the channels' outbox, which
-delivers and retries them; with no account of that channel configured the reply is kept
-with the run. Webhooks are sent from here with the standard library so that no extra
+delivers and retries them. A job is only stored with a target some configured account can
+reach (`check_reachable`); if that account is removed later, the reply is kept with the
+run. Webhooks are sent from here with the standard library so that no extra
 HTTP client is needed.
 """
 
@@ -16,11 +17,14 @@ import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from claw import __version__
 from claw.errors import UsageError
+
+if TYPE_CHECKING:
+    from claw.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +63,38 @@ def parse_delivery(text: str) -> DeliveryTarget:
     if not _CHANNEL.match(channel):
         raise UsageError(f"invalid --deliver {text!r}: {channel!r} is not a channel name")
     return DeliveryTarget("channel", channel, target.strip())
+
+
+def check_reachable(target: DeliveryTarget, config: Config) -> None:
+    """A usage error unless a configured channel account can deliver to `target` (`none` and webhooks need none).
+
+    The same accounts as the outbox's adapters (`claw.channels.manager.build_adapters`): Telegram's, when it
+    is enabled. A webhook hook is no target: `webhook:` always means a URL to POST to."""
+    if target.kind != "channel":
+        return
+    telegram = config.channels.telegram
+    given = f"--deliver {target}"
+    if target.channel != "telegram":
+        configured = "telegram" if telegram.enabled and telegram.effective_accounts() else "none"
+        raise UsageError(
+            f"unknown channel {target.channel!r} in {given}: use none, webhook:<url> or a configured channel"
+            f" (configured: {configured})"
+        )
+    if not telegram.effective_accounts():
+        raise UsageError(
+            f"no telegram account is configured for {given}: add [channels.telegram] with"
+            f' botTokenEnv = "TELEGRAM_BOT_TOKEN" (or botToken) to {config.path}'
+        )
+    if not telegram.enabled:
+        raise UsageError(
+            f"telegram is switched off for {given}: set enabled = true under [channels.telegram] in {config.path}"
+        )
+
+
+def shown(delivery: str) -> str:
+    """A stored target for a listing: a webhook URL without its credentials or query, which may hold a token."""
+    target = parse_delivery(delivery)
+    return f"webhook:{_safe(target.target)}" if target.kind == "webhook" else str(target)
 
 
 def webhook_payload(job: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:

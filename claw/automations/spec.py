@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
-from claw.automations.delivery import parse_delivery
+from claw.automations.delivery import check_reachable, parse_delivery
 from claw.automations.job import Job
 from claw.automations.schedule import parse_schedule
 from claw.automations.timezones import host_zone_name, zone
@@ -78,7 +78,7 @@ def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> J
         schedule=schedule,
         session_mode=params.session or "isolated",
         message=message,
-        delivery=str(parse_delivery(params.deliver or "none")),
+        delivery=_delivery(params.deliver or "none", config),
         enabled=enabled,
         created_at=now,
         updated_at=now,
@@ -96,7 +96,7 @@ def changed_job(job: Job, params: JobParams, config: Config, now: float, taken: 
     if params.session is not None:
         updated = replace(updated, session_mode=params.session)
     if params.deliver is not None:
-        updated = replace(updated, delivery=str(parse_delivery(params.deliver)))
+        updated = replace(updated, delivery=_delivery(params.deliver, config))
     if params.name is not None and params.name != job.name:
         updated = replace(updated, name=_name(params.name, taken - {job.name}))
     reschedule = params.schedule_given or params.tz is not None or params.enabled is True
@@ -134,6 +134,13 @@ def _agent(agent_id: str, config: Config) -> str:
     check_agent_id(agent_id)
     config.agent(agent_id)
     return agent_id
+
+
+def _delivery(text: str, config: Config) -> str:
+    """The target as stored; one that no configured channel account can reach is refused now, not at each run."""
+    target = parse_delivery(text)
+    check_reachable(target, config)
+    return str(target)
 
 
 def _tz(tz: str | None) -> str:

@@ -76,7 +76,7 @@ def add(
 
 @listing(app)
 def ls(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
-    """Jobs: id, name, schedule (and in words), zone, next run in the job's zone, last status, enabled."""
+    """Jobs: id, name, schedule (and in words), zone, next run in the job's zone, last status, target, enabled."""
     jobs = _call("automations.list")
     if json_out:
         _print_json(jobs)

@@ -35,6 +35,7 @@ _JOB_COLUMNS = (
     Column("TZ", flex=True, floor=10, cut="middle"),  # America/Argentina/Buenos_Aires: the city is the telling part
     Column("NEXT RUN"),
     Column("LAST"),
+    Column("DELIVERS", flex=True, floor=12),  # telegram:<chatId> or a webhook's host: the start tells them apart
     Column("ON"),
 )
 
@@ -47,8 +48,15 @@ def jobs_table(jobs: list[dict[str, Any]], *, wide: bool = False) -> None:
             last = "running"
         elif job["consecutiveErrors"] and job["lastStatus"] == "error":
             last = f"error ×{job['consecutiveErrors']}"
-        rows.append((job["id"], job["name"], schedule_cell(job), job["tz"], _next(job), last, _on(job)))
+        cells = (job["id"], job["name"], schedule_cell(job), job["tz"], _next(job), last, _delivers(job), _on(job))
+        rows.append(cells)
     print_table(_JOB_COLUMNS, rows, wide=wide)
+
+
+def _delivers(job: dict[str, Any]) -> str:
+    from claw.automations.delivery import shown
+
+    return shown(job["deliver"])
 
 
 def _on(job: dict[str, Any]) -> str:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
 from aiohttp import web
 
+from claw.automations import store
 from claw.automations.clock import ManualClock
 from claw.automations.delivery import parse_delivery
 from claw.errors import UsageError
@@ -95,12 +96,14 @@ async def test_webhook_refusal_is_not_retried(claw_env: ClawEnv, start_gateway: 
     assert len(receiver.received) == 1 and run.delivery_status == "failed"
 
 
-async def test_a_channel_target_is_stored_with_the_run_and_no_reply_is_not_delivered(
+async def test_a_target_whose_account_is_gone_is_stored_with_the_run_and_no_reply_is_not_delivered(
     claw_env: ClawEnv, start_gateway: Start
 ) -> None:
     clock = ManualClock(wall("2026-06-15 12:00", "UTC"))
     gw = await start_gateway(clock)
-    job = await gw.manager.add({"every": "1h", "message": "digest", "deliver": "telegram:12345"})
+    # Stored while a Telegram account was configured, which is gone now (a new job would be refused).
+    job = replace(await gw.manager.add({"every": "1h", "message": "digest"}), delivery="telegram:12345")
+    await gw.manager.db.awrite(lambda c: store.save_job(c, job))
     claw_env.server.script(text("For the chat."), text("NO_REPLY"))
     clock.advance(3600)
     await gw.finished_runs(job.id, 1)
