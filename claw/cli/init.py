@@ -156,6 +156,13 @@ def _print_summary(agent: str, done: list[tuple[str, Path, str]], ws: Path) -> N
         typer.echo(f"  {what:<{width}}  {path}  [{detail}]")
     if all(detail == "already there" for _, _, detail in done):
         typer.echo("Nothing changed: everything was already set up.")
+    if agent != "main":  # the next steps must act on this agent, not on main
+        typer.echo(f"\nWorkspace: {ws}  (edit with `claw workspace edit soul --agent {agent}`)")
+        typer.echo(f"Next steps for agent {agent}:")
+        typer.echo(f"  claw config set agents.list.{agent}.model ollama/llama3.2   # else agents.defaults.model")
+        typer.echo(f'  claw agent --agent {agent} -m "hello"')
+        typer.echo(f'  # to route a channel to it: [[bindings]] with agentId = "{agent}" (`claw agents bindings`)')
+        return
     typer.echo(f"\nWorkspace: {ws}  (edit with `claw workspace edit soul`)")
     typer.echo("Next steps:")
     typer.echo("  claw config set agents.defaults.model openai/gpt-4o-mini   # or ollama/…, see config.toml")

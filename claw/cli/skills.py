@@ -145,7 +145,11 @@ def new(
     paths, config = load(agent_id)
     parent = paths.skills_dir if managed else workspace_dir(paths, config, agent_id) / "skills"
     created = scaffold(name, parent, description)
-    print(f"Created {created}\nEdit it, then run `claw skills check`.")
+    print(f"Created {created}")
+    if description is None:  # the placeholder keeps it out of the prompt until the user writes one
+        print("Write its description (the model picks skills by it) and steps, then run `claw skills check`.")
+    else:
+        print("Edit it, then run `claw skills check`.")
 
 
 @app.command("rm")

@@ -1,9 +1,11 @@
 """Is a skill usable for this message? `ineligibility` answers with None or a one-line reason.
 
 Policy comes first (disabled in config, not in `allowBundled`, not in the agent's
-list, denied for the channel or sender); then, unless the skill says `always`,
-its requirements (os, binaries on PATH, env vars, config values) — every missing
-requirement is named, in one line.
+list, denied for the channel or sender); then a skill fresh from `claw skills new`
+whose description is still the scaffold's placeholder (the model picks skills by
+their description, so that one would only mislead it); then, unless the skill says
+`always`, its requirements (os, binaries on PATH, env vars, config values) — every
+missing requirement is named, in one line.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from typing import Any
 
 from claw.skills.settings import SkillAccess, SkillEntry, SkillsSettings
 from claw.skills.skill import Skill
+
+PLACEHOLDER_DESCRIPTION = "TODO: one line saying what {name} does and when to use it."
+"""What `claw skills new` writes as the description when given none; a skill still carrying it is not used."""
 
 
 def current_platform() -> str:
@@ -55,7 +60,13 @@ class GateContext:
 
 def ineligibility(skill: Skill, ctx: GateContext) -> str | None:
     """None if `skill` may be used under `ctx`, else why not (one line)."""
-    return _policy(skill, ctx) or (None if skill.always else _requirements(skill, ctx))
+    return _policy(skill, ctx) or _unwritten(skill) or (None if skill.always else _requirements(skill, ctx))
+
+
+def _unwritten(skill: Skill) -> str | None:
+    if skill.description == PLACEHOLDER_DESCRIPTION.format(name=skill.name):
+        return f"description is still the placeholder: edit {skill.file}"
+    return None
 
 
 def _policy(skill: Skill, ctx: GateContext) -> str | None:

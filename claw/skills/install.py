@@ -19,6 +19,7 @@ from claw.errors import NotFoundError, UsageError
 from claw.paths import ensure_private_dir
 from claw.skills.archive import unpack
 from claw.skills.audit import dropper_findings, scripts_in
+from claw.skills.gating import PLACEHOLDER_DESCRIPTION
 from claw.skills.parse import SkillParseError, parse_skill_file
 from claw.skills.skill import SKILL_FILE, Skill
 
@@ -103,7 +104,7 @@ def scaffold(name: str, parent: Path, description: str | None = None) -> Path:
     if folder.exists():
         raise UsageError(f"{folder} already exists")
     folder.mkdir(parents=True)
-    summary = (description or f"TODO: one line saying what {name} does and when to use it.").replace('"', "'")
+    summary = (description or PLACEHOLDER_DESCRIPTION.format(name=name)).replace('"', "'")
     (folder / SKILL_FILE).write_text(TEMPLATE.format(name=name, description=summary), encoding="utf-8")
     return folder / SKILL_FILE
 

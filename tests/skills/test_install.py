@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import tarfile
 import zipfile
@@ -195,3 +196,20 @@ def test_new_scaffolds_a_valid_skill_and_rm_removes_installed_ones(home: Path, e
     removed = claw(env, "skills", "rm", "shared-one")
     assert removed.returncode == 0 and not (home / "skills" / "shared-one").exists()
     assert_user_error(claw(env, "skills", "rm", "my-helper"), "no installed skill named 'my-helper'", code=1)
+
+
+def test_a_scaffold_with_the_placeholder_description_is_not_used_until_written(home: Path, env: dict[str, str]) -> None:
+    made = claw(env, "skills", "new", "my-helper")
+    assert made.returncode == 0, made.stderr
+    path = home / "workspace" / "skills" / "my-helper" / "SKILL.md"
+    assert "description" in made.stdout
+
+    check = claw(env, "skills", "check")
+    assert f"✗ my-helper (workspace): description is still the placeholder: edit {path}" in check.stdout
+    usable = json.loads(claw(env, "skills", "ls", "--json").stdout)
+    assert "my-helper" not in {r["name"] for r in usable}  # what `ls` lists is what the prompt offers
+
+    text = path.read_text()
+    path.write_text(text.replace(text.split('description: "')[1].split('"')[0], "Summarise the day's notes."))
+    usable = json.loads(claw(env, "skills", "ls", "--json").stdout)
+    assert any(r["name"] == "my-helper" and r["eligible"] for r in usable)
