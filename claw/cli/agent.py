@@ -52,10 +52,11 @@ def agent(
 
     from claw.cli.common import load
     from claw.cli.run_render import run_one_turn
+    from claw.gateway.command_syntax import parse_command
 
     paths, config = load(agent_id)
-    if not (model or config.agent(agent_id).model.chain()) and not message.lstrip().startswith("/"):
-        raise NoModelError()
+    if not (model or config.agent(agent_id).model.chain()) and parse_command(message) is None:
+        raise NoModelError()  # a slash command needs no model (and `/usr/bin/x is missing` is no command)
     code = asyncio.run(
         run_one_turn(paths, config, message, agent_id=agent_id, session=session, model=model, json_out=json_out)
     )

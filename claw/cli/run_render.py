@@ -13,13 +13,16 @@ from claw.gateway.run_event import NO_MODEL, Phase
 from claw.tools.base import ApprovalRequest, Decision
 
 if TYPE_CHECKING:  # heavy; a turn through a running gateway (RemoteClient) never loads them
-    from claw.client.protocol import GatewayClient
+    from claw.client.protocol import GatewayClient, RunHandle
     from claw.config import Config
     from claw.paths import Paths
 
 CONFIG_ERROR = "config-error"
 """Not a phase: an `error` that says no model is configured, which a script may want to tell apart."""
 EXIT_CODES = {Phase.END: 0, Phase.ERROR: 1, CONFIG_ERROR: 2, Phase.ABORTED: 130}
+COMMAND_ERROR_EXIT_CODES = {"unknown-command": 2, "usage": 2}
+"""A slash command's error (`RunHandle.error`) as an exit code: 2 for a name or arguments the user got
+wrong, like any usage error; 1 for a command that failed (`failed`)."""
 
 
 async def ask_on_terminal(request: ApprovalRequest) -> Decision:
@@ -78,18 +81,27 @@ async def drive_turn(
     """Send `message` through any `GatewayClient` (in-process or remote), render the run; return the exit code."""
     handle = await client.run(message, agent_id=agent_id, session_key=session, model=model)
     if handle.run_id is None:
-        if json_out:
-            import json
-
-            print(json.dumps({"status": handle.status, "sessionKey": handle.session_key, "reply": handle.reply}))
-        elif handle.reply:
-            print(handle.reply)
-        return 0
+        return _show_answer(handle, json_out)
     code = await _follow(client, handle.run_id, json_out)
     if code == EXIT_CODES[Phase.ABORTED]:
         return code
     interrupted = await wait_for_subagents(client, handle.run_id, json_out)  # and their announcements
     return interrupted if interrupted is not None else code
+
+
+def _show_answer(handle: RunHandle, json_out: bool) -> int:
+    """A message that started no run: a command's reply (stdout, exit 0) or its error (one `claw:` line on
+    stderr, exit 2 or 1: `COMMAND_ERROR_EXIT_CODES`); return the exit code."""
+    if json_out:
+        import json
+
+        answer = {"status": handle.status, "sessionKey": handle.session_key, "reply": handle.reply}
+        print(json.dumps(answer if handle.error is None else {**answer, "error": handle.error}))
+    elif handle.error is not None:
+        print(f"claw: {handle.reply}", file=sys.stderr)
+    elif handle.reply:
+        print(handle.reply)
+    return 0 if handle.error is None else COMMAND_ERROR_EXIT_CODES.get(handle.error, 1)
 
 
 async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> int:

@@ -41,7 +41,7 @@ class LocalClient:
             body=message, channel=self._channel, agent_id=agent_id, session_key=session_key, command_authorized=True
         )
         result: DispatchResult = await self.gateway.dispatch(ctx, idempotency_key=idempotency_key, model=model)
-        return RunHandle(result.status, result.agent_id, result.session_key, result.run_id, result.reply)
+        return RunHandle(result.status, result.agent_id, result.session_key, result.run_id, result.reply, result.error)
 
     async def events(self, run_id: str) -> AsyncIterator[RunEvent]:
         """The run's events in seq order, from the first (replayed) to the terminal one."""

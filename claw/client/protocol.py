@@ -22,6 +22,8 @@ class RunHandle:
     session_key: str
     run_id: str | None = None
     reply: str | None = None
+    error: str | None = None
+    """Set when `reply` is a command's error (`unknown-command`, `usage`, `failed`), not its answer."""
 
     @classmethod
     def from_wire(cls, payload: dict[str, Any]) -> RunHandle:
@@ -31,6 +33,7 @@ class RunHandle:
             payload["sessionKey"],
             payload.get("runId"),
             payload.get("reply"),
+            payload.get("error"),
         )
 
 

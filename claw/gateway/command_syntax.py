@@ -5,12 +5,19 @@ from __future__ import annotations
 
 
 def parse_command(text: str) -> tuple[str, str] | None:
-    """`("name", "args")` for `/name args`, else None (`//x` is a message that starts with a slash)."""
+    """`("name", "args")` for `/name args`, else None.
+
+    The name is the first word, up to any whitespace (a newline too), made of letters, digits, `-` and `_`;
+    so `/usr/bin/foo is missing` and `/a.b` are messages that start with a path, `//x` one that starts with
+    a slash, and `/ x` one that starts with a lone slash."""
     stripped = text.strip()
     if not stripped.startswith("/") or stripped.startswith("//"):
         return None
-    head, _, rest = stripped[1:].partition(" ")
+    body = stripped[1:]
+    if not body or body[0].isspace():
+        return None
+    head, *rest = body.split(None, 1)
     name = head.rstrip(":").lower()
     if not name or not name.replace("-", "").replace("_", "").isalnum():
         return None
-    return name, rest.strip()
+    return name, rest[0].strip() if rest else ""

@@ -1,18 +1,23 @@
 """Slash commands: handled by the gateway itself, never sent to the model.
 
-A command is a standalone message starting with `/` (an optional `:` may follow
-the name). Unknown commands are ordinary text for the model, as in OpenClaw.
+A command is a message whose first word is `/name` (an optional `:` may follow the name; see
+`command_syntax`). A name that neither a command nor a capability's fallback (a skill's `/<name>`)
+takes is answered with an error naming the nearest name, not sent to the model: a mistyped `/stauts`
+would otherwise reach it as a question, and the README promises that slash commands never do.
+A message that starts with a path (`/usr/bin/foo is missing`) is not a command, and goes to the model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import difflib
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from claw.errors import ClawError
+from claw.errors import ClawError, UsageError
 from claw.gateway import hook_points
 from claw.gateway.capability import Command
+from claw.gateway.dispatch_result import CommandError
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -37,9 +42,28 @@ class RunInstead:
     message: str
 
 
+@dataclass(frozen=True, slots=True)
+class NotACommand:
+    """A fallback's answer for a `/name` it does not take, with the names it would take (a skill fallback's
+    runnable skills), so that the "unknown command" reply can offer the nearest of them."""
+
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CommandFailed:
+    """A command's reply that is an error: `/bogus` (`unknown-command`), `/queue sideways` (`usage`: a
+    `UsageError`), or a command that could not do its job (`failed`: any other `ClawError`). Channels
+    answer with `message` like any reply; `claw agent` prints it as an error and exits non-zero."""
+
+    message: str
+    kind: CommandError
+
+
 Handler = Callable[["Gateway", CommandCall], Awaitable["str | RunInstead"]]
-Fallback = Callable[["Gateway", CommandCall], Awaitable["str | RunInstead | None"]]
-"""Asked in order about a `/name` that is not a command (e.g. `/<skill>`); None means "not mine"."""
+Fallback = Callable[["Gateway", CommandCall], Awaitable["str | RunInstead | NotACommand | None"]]
+"""Asked in order about a `/name` that is not a command (e.g. `/<skill>`); `NotACommand` (or None)
+means "not mine"."""
 StopListener = Callable[["Gateway", str], int]
 """Called by /stop with the session key; each stops what it owns there (e.g. the session's subagents)
 and returns how many runs it stopped."""
@@ -134,17 +158,29 @@ class CommandTable:
         """Every command, by name."""
         return sorted(self._commands.values(), key=lambda c: c.name)
 
-    async def run(self, gw: Gateway, call: CommandCall) -> str | RunInstead | None:
-        """The command's reply, a `RunInstead`, or None if `call.name` is not a command (the text goes to
-        the model)."""
-        found = self._commands.get(call.name)
-        if found is None:
+    async def run(self, gw: Gateway, call: CommandCall) -> str | RunInstead | CommandFailed:
+        """The command's reply, a `RunInstead` (a normal run, reworded), or `CommandFailed`: a name that no
+        command and no fallback takes, or a command (or fallback) that raised a `ClawError`."""
+        try:
+            found = self._commands.get(call.name)
+            if found is not None:
+                return await found.handler(gw, call)
+            near: list[str] = []
             for fallback in self.fallbacks:
                 answer = await fallback(gw, call)
-                if answer is not None:
+                if isinstance(answer, NotACommand):
+                    near += answer.names
+                elif answer is not None:
                     return answer
-            return None
-        try:
-            return await found.handler(gw, call)
-        except ClawError as exc:  # a command used wrongly answers with the reason, like any other reply
-            return exc.message
+        except ClawError as exc:  # a command used wrongly answers with the reason, flagged as an error
+            return CommandFailed(exc.message, "usage" if isinstance(exc, UsageError) else "failed")
+        return CommandFailed(unknown_command(call.name, [*self._commands, *near]), "unknown-command")
+
+
+def unknown_command(name: str, known: Iterable[str]) -> str:
+    """`unknown command /stauts (did you mean /status?) — /help lists them`: the nearest known name by
+    `difflib`'s ratio, when one is near enough (its default cutoff, 0.6: `/stat` finds `/status`, `/bogus`
+    finds nothing)."""
+    nearest = difflib.get_close_matches(name, sorted(set(known)), n=1)
+    hint = f" (did you mean /{nearest[0]}?)" if nearest else ""
+    return f"unknown command /{name}{hint} — /help lists them"

@@ -7,9 +7,14 @@ command's reply, a merged message's run) without importing the `Gateway` itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from claw.errors import ClawError
+
+CommandError = Literal["unknown-command", "usage", "failed"]
+"""Why a command's reply is an error: no command has that name; the command was used wrongly (a
+`UsageError`); or it could not do its job (any other `ClawError`). `claw agent` exits 2 for the first
+two and 1 for the third."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +27,8 @@ class DispatchResult:
     session_key: str
     run_id: str | None = None
     reply: str | None = None
+    error: CommandError | None = None
+    """Set when `reply` is a command's error rather than its answer (wire: `error`, beside `reply`)."""
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -33,6 +40,8 @@ class DispatchResult:
             out["runId"] = self.run_id
         if self.reply is not None:
             out["reply"] = self.reply
+        if self.error is not None:
+            out["error"] = self.error
         return out
 
 

@@ -280,7 +280,10 @@ class Gateway:
             reply = await self.commands.run(self, call)
             if isinstance(reply, commands.RunInstead):  # e.g. `/skill name args`: a normal run, reworded
                 ctx = replace(ctx, body_for_agent=reply.message)
-            elif reply is not None:
+            elif isinstance(reply, commands.CommandFailed):  # `/bogus`, `/queue sideways`: an error, not the model
+                failed = DispatchResult("command", agent_id, session_key, reply=reply.message, error=reply.kind)
+                return self._remember(idempotency_key, failed)
+            else:
                 return self._remember(idempotency_key, DispatchResult("command", agent_id, session_key, reply=reply))
         run = Run(new_run_id(), agent_id, session_key, ctx, model_override=model, lane=lane)
         if lane == "main":

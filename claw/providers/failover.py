@@ -94,11 +94,14 @@ class ModelRouter:
                     raise
                 self._cool_down(ref)
                 failures.append(f"{ref}: {exc.message}")
-                log.warning("model %s failed (%s): %s", ref, exc.kind, exc.message)
+                # INFO, not WARNING: the failure reaches the user already (the run's failover event, or its
+                # error when no model is left), and a `claw agent` that sets up no logging would print a
+                # warning a second time, through Python's last-resort handler. The gateway's log has INFO.
+                log.info("model %s failed (%s): %s", ref, exc.kind, exc.message)
                 if i + 1 < len(candidates):
                     await on_failover(ref, candidates[i + 1], exc)
-                elif len(candidates) == 1:
-                    raise
+                elif len(candidates) == 1:  # named like each of "every model failed: …"
+                    raise ModelError(exc.kind, f"{ref}: {exc.message}", status=exc.status) from None
                 else:
                     raise ModelError(
                         exc.kind, "every model failed: " + "; ".join(failures), status=exc.status

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from claw.config import ProviderSettings
 from claw.providers.base import ChatRequest, Finish, ModelDelta, ModelError, TextDelta, ToolCallDelta, Usage
 from claw.providers.request_body import RequestEncoder
+from claw.redact import redact_url, redact_urls
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -30,6 +31,8 @@ DEFAULT_BASE_URLS = {
     "lmstudio": "http://127.0.0.1:1234/v1",
     "openrouter": "https://openrouter.ai/api/v1",
 }
+KEYLESS_PROVIDERS = frozenset({"ollama", "vllm", "llamacpp", "lmstudio"})
+"""Local servers that need no API key by default: an error about them never says a key is missing."""
 _OVERFLOW_HINTS = (
     "context length",
     "context_length",
@@ -94,7 +97,21 @@ class OpenAICompatProvider:
                 for delta in chunk_deltas(chunk):
                     yield delta
         except openai.APIError as exc:
-            raise _classify(exc) from None
+            raise _classify(exc, self._where(), self._missing_key()) from None
+
+    def _where(self) -> str:
+        """`provider x at http://***@host:port/v1`: the URL the client really uses (its own default, or
+        `OPENAI_BASE_URL`, when config names none), without the credentials it may carry."""
+        url = str(self._client.base_url).rstrip("/") if self._client is not None else "its endpoint"
+        return f"provider {self.name} at {redact_url(url)}"
+
+    def _missing_key(self) -> str | None:
+        """What to say when no API key was found for this provider (None when one was, or none is needed)."""
+        if self.name in KEYLESS_PROVIDERS or api_key(self.name, self._settings, self._env) is not None:
+            return None
+        variable = self._settings.api_key_env or default_key_env(self.name)
+        needed = "" if self.name in ("openai", "openrouter") else " if the endpoint needs one"
+        return f"no API key is set for {self.name}: set {variable}{needed}"
 
     def _body(self, params: dict[str, Any]) -> dict[str, Any]:
         if not _post_takes_content():  # an openai client from before raw request bodies
@@ -112,11 +129,16 @@ def endpoint(name: str, settings: ProviderSettings, environ: Mapping[str, str]) 
 
     A None base URL leaves it to the `openai` client: `OPENAI_BASE_URL`, else api.openai.com."""
     base_url = settings.base_url or (None if name == "openai" else DEFAULT_BASE_URLS.get(name))
-    api_key = settings.api_key or (environ.get(settings.api_key_env) if settings.api_key_env else None)
-    if api_key is None:
-        api_key = environ.get(default_key_env(name))
     # Local servers ignore the key; a real endpoint answers 401, which is reported as an auth error.
-    return base_url, api_key or "not-needed"
+    return base_url, api_key(name, settings, environ) or "not-needed"
+
+
+def api_key(name: str, settings: ProviderSettings, environ: Mapping[str, str]) -> str | None:
+    """Provider `name`'s API key: config's `apiKey`, else its `apiKeyEnv` variable, else `default_key_env`'s."""
+    key = settings.api_key or (environ.get(settings.api_key_env) if settings.api_key_env else None)
+    if key is None:  # an `apiKeyEnv` variable set but empty does not fall back
+        key = environ.get(default_key_env(name))
+    return key or None
 
 
 @functools.cache
@@ -169,15 +191,19 @@ def _str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _classify(exc: Exception) -> ModelError:
+def _classify(exc: Exception, where: str, missing_key: str | None) -> ModelError:
+    """`exc` as a `ModelError` whose message names `where` the request went (`_where`) for the errors
+    that are about the endpoint, and says `missing_key` when no key was found (the likely cause of a 401,
+    and worth knowing before the next try when the endpoint cannot be reached at all)."""
     import openai
 
     status = getattr(exc, "status_code", None)
     message = _message_of(exc)
+    key_note = f"; {missing_key}" if missing_key else ""
     if isinstance(exc, openai.APITimeoutError):
-        return ModelError("timeout", "model request timed out")
+        return ModelError("timeout", f"model request to {where} timed out")
     if isinstance(exc, openai.APIConnectionError):
-        return ModelError("connection", f"cannot reach the model endpoint ({message})")
+        return ModelError("connection", f"cannot reach {where} ({_cause(exc)}){key_note}")
     lowered = message.lower()
     if status == 400 or status == 413:
         if any(hint in lowered for hint in _OVERFLOW_HINTS):
@@ -185,11 +211,22 @@ def _classify(exc: Exception) -> ModelError:
         return ModelError("bad_request", message, status=status)
     if status == 429:
         return ModelError("rate_limit", message, status=status)
+    if status in (401, 403) and missing_key:
+        return ModelError("auth", f"{where} refused the request ({status}: {message}): {missing_key}", status=status)
     if status in (401, 403):
-        return ModelError("auth", f"the endpoint refused the API key ({status}): {message}", status=status)
+        return ModelError("auth", f"{where} refused the API key ({status}): {message}", status=status)
     if status is not None and status >= 500:
         return ModelError("server", message, status=status)
     return ModelError("other", message, status=status)
+
+
+def _cause(exc: Exception) -> str:
+    """What lies under openai's bare "Connection error.": httpx's reason ("All connection attempts failed",
+    "[Errno -2] Name or service not known"), any credentials in it masked."""
+    cause: BaseException = exc
+    while cause.__cause__ is not None:
+        cause = cause.__cause__
+    return redact_urls(str(cause) or _message_of(exc))
 
 
 def _message_of(exc: Exception) -> str:

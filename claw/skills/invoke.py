@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from claw.gateway.commands import CommandCall, RunInstead
+from claw.errors import ClawError, UsageError
+from claw.gateway.command_syntax import parse_command
+from claw.gateway.commands import CommandCall, NotACommand, RunInstead
 from claw.skills.catalog import SkillReport, SkillStatus, build_report
 from claw.skills.skill import Skill
 
@@ -58,18 +60,26 @@ async def skill_command(host: SkillsHost, call: CommandCall) -> str | RunInstead
         return "\n".join(lines)
     found = _find(report, name)
     if found is None:
-        return f"Unknown skill {name!r}. Send /skill to list the skills you can run."
+        raise UsageError(f"Unknown skill {name!r}. Send /skill to list the skills you can run.")
     if not found.skill.user_invocable:
-        return f"Skill {found.skill.name} cannot be run by hand (its SKILL.md says user-invocable: false)."
+        raise ClawError(f"Skill {found.skill.name} cannot be run by hand (its SKILL.md says user-invocable: false).")
     if not found.eligible:
-        return f"Skill {found.skill.name} is not available: {found.reason}"
+        raise ClawError(f"Skill {found.skill.name} is not available: {found.reason}")
     return RunInstead(invocation_message(found.skill, args.strip()))
 
 
-async def skill_by_name(host: SkillsHost, call: CommandCall) -> RunInstead | None:
-    """`/<name> [args]` for a runnable skill; None (the text goes to the model) for anything else."""
+async def skill_by_name(host: SkillsHost, call: CommandCall) -> RunInstead | NotACommand:
+    """`/<name> [args]` for a runnable skill; for anything else, the names that would run one (for the
+    gateway's "did you mean")."""
     report = await _report(host, call)
-    for status in _invocable(report):
+    runnable = _invocable(report)
+    for status in runnable:
         if call.name in (status.skill.name.lower(), status.skill.command_name):
             return RunInstead(invocation_message(status.skill, call.args))
-    return None
+    return NotACommand(tuple(name for status in runnable for name in _slash_names(status.skill)))
+
+
+def _slash_names(skill: Skill) -> tuple[str, ...]:
+    """What `/<name>` runs `skill`: its `command_name`, and its own name when that is a command word too."""
+    own = skill.name.lower()
+    return (skill.command_name, own) if parse_command(f"/{own}") == (own, "") else (skill.command_name,)

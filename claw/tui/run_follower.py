@@ -93,6 +93,9 @@ class RunFollower:
             await host.conversation.add_notice(f"✗ {exc.message}", "error")
             return
         if handle.run_id is None:
+            if handle.error is not None:  # `/bogus`, `/queue sideways`: shown as the error it is
+                await host.conversation.add_notice(f"✗ {handle.reply}", "error")
+                return
             await self._command_replied(command, handle.reply)
             return
         queued = any(view.outcome is None for view in self.runs.values())

@@ -3,7 +3,7 @@ and what the completion popup offers.
 
 The gateway handles `/new /reset /stop /status` (and whatever later capabilities register,
 reported by the `commands.list` method); the console handles the rest locally. Anything
-else starting with `/` is ordinary text for the model, as in the gateway.
+else whose first word is `/name` goes to the gateway, which answers an unknown name with an error.
 """
 
 from __future__ import annotations

@@ -46,11 +46,15 @@ async def test_commands_never_reach_the_model(claw_env: ClawEnv, client: LocalCl
     rows = await client.call("sessions.list")
     assert rows[0]["sessionId"] != old_id and rows[0]["messages"] == 0
     assert len(claw_env.server.chat_requests) == 1
-    # an unknown slash word is just text for the model
+    # an unknown slash word is an error, not a question for the model; a path is a message
     unknown = await client.run("/frobnicate now")
-    assert unknown.status == "accepted"
-    await collect(client, unknown.run_id)
-    assert claw_env.server.last_request().body["messages"][-1]["content"] == "/frobnicate now"
+    assert unknown.status == "command" and unknown.error == "unknown-command" and unknown.run_id is None
+    assert unknown.reply == "unknown command /frobnicate — /help lists them"
+    assert len(claw_env.server.chat_requests) == 1
+    path = await client.run("/usr/bin/frobnicate is missing")
+    assert path.status == "accepted"
+    await collect(client, path.run_id)
+    assert claw_env.server.last_request().body["messages"][-1]["content"] == "/usr/bin/frobnicate is missing"
 
 
 async def test_channel_session_keys_follow_dm_scope(claw_env: ClawEnv, make_client) -> None:

@@ -70,6 +70,6 @@ async def test_unreachable_endpoint_fails_over(claw_env: ClawEnv, make_client, m
     failover = [e.data for e in events if e.stream == "lifecycle" and e.data["phase"] == "failover"]
     assert len(failover) == 1, failover
     assert failover[0]["from"] == "dead/primary-model" and failover[0]["to"] == "openai/backup-model"
-    assert failover[0]["reason"].startswith("cannot reach the model endpoint")
+    assert failover[0]["reason"].startswith(f"cannot reach provider dead at {dead} (")
     assert events[-1].data["text"] == "alive"
     assert [r.body["model"] for r in claw_env.server.chat_requests] == ["backup-model"]

@@ -42,10 +42,12 @@ async def test_slash_name_runs_the_skill_unless_a_command_has_that_name(
     requests = len(claw_env.server.chat_requests)
     status = await client.run("/status")
     assert status.status == "command" and "Session agent:main:main" in status.reply
-    unknown = await client.run("/not-a-skill hello")  # still plain text for the model
-    await collect(client, unknown.run_id)
-    assert last_user_message(claw_env) == "/not-a-skill hello"
-    assert len(claw_env.server.chat_requests) == requests + 1
+    unknown = await client.run("/not-a-skill hello")  # neither a command nor a skill: an error
+    assert unknown.error == "unknown-command" and unknown.run_id is None
+    assert unknown.reply.startswith("unknown command /not-a-skill")
+    typo = await client.run("/trip-plna to Faro")  # the did-you-mean knows the skills too
+    assert typo.reply == "unknown command /trip-plna (did you mean /trip-plan?) — /help lists them"
+    assert len(claw_env.server.chat_requests) == requests
 
 
 async def test_listing_unknown_ineligible_and_not_invocable(claw_env: ClawEnv, workspace: Path, client) -> None:
@@ -58,13 +60,14 @@ async def test_listing_unknown_ineligible_and_not_invocable(claw_env: ClawEnv, w
     assert "manual-only" not in listing.reply and "needs-bin" not in listing.reply
     unknown = await client.run("/skill nope")
     assert unknown.reply == "Unknown skill 'nope'. Send /skill to list the skills you can run."
+    assert unknown.error == "usage"
     blocked = await client.run("/skill needs-bin")
     assert blocked.reply == "Skill needs-bin is not available: missing binaries on PATH: claw-test-absent-binary"
+    assert blocked.error == "failed"
     manual = await client.run("/skill manual-only")
-    assert "cannot be run by hand" in manual.reply
-    not_a_command = await client.run("/manual-only")
-    await collect(client, not_a_command.run_id)
-    assert last_user_message(claw_env) == "/manual-only"
+    assert "cannot be run by hand" in manual.reply and manual.error == "failed"
+    not_a_command = await client.run("/manual-only")  # not runnable by hand, so no `/<name>` either
+    assert not_a_command.error == "unknown-command" and not_a_command.run_id is None
     help_reply = await client.run("/help")
-    assert "/skill" in help_reply.reply
-    assert len(claw_env.server.chat_requests) == 1
+    assert "/skill" in help_reply.reply and help_reply.error is None
+    assert len(claw_env.server.chat_requests) == 0
