@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from claw.automations.executor import Deliver
 from claw.automations.manager import AutomationManager
-from claw.automations.methods import automation_methods
 from claw.gateway.capability import BaseCapability
 
 if TYPE_CHECKING:
@@ -22,6 +21,7 @@ class AutomationsCapability(BaseCapability):
     """Scheduled jobs. `deliver` sends a job's reply to a channel target (the channels capability's)."""
 
     name = "automations"
+    method_namespaces = ("automations.",)
 
     def __init__(self, host: AutomationsHost, deliver: Deliver | None = None) -> None:
         self.manager = AutomationManager(host, deliver)  # gateway.db opens only when needed
@@ -32,6 +32,8 @@ class AutomationsCapability(BaseCapability):
         return (AutomationsTool(self.manager),)
 
     def methods(self) -> Mapping[str, Method]:
+        from claw.automations.methods import automation_methods  # on first use: see claw.gateway.method_table
+
         return automation_methods(self.manager)
 
     def services(self) -> Sequence[GatewayService]:

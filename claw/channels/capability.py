@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from claw.channels.manager import ChannelManager
-from claw.channels.methods import channel_methods
 from claw.gateway.capability import BaseCapability, HttpRoute
 
 if TYPE_CHECKING:
@@ -19,11 +18,14 @@ if TYPE_CHECKING:
 
 class ChannelsCapability(BaseCapability):
     name = "channels"
+    method_namespaces = ("channels.", "outbox.", "pairing.")
 
     def __init__(self, host: ChannelsHost) -> None:
         self.manager = ChannelManager(host)  # gateway.db opens only when needed
 
     def methods(self) -> Mapping[str, Method]:
+        from claw.channels.methods import channel_methods  # on first use: see claw.gateway.method_table
+
         return channel_methods(self.manager)
 
     def services(self) -> Sequence[GatewayService]:

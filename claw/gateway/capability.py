@@ -10,7 +10,9 @@ manager, a registry). The gateway asks it once, in `Gateway.use`, for what it ad
 - `read_roots()`: folders outside the workspace the `read` tool may read
 - `commands()`, `command_fallbacks()`, `stop_listeners()`: slash commands, answers for unknown
   `/names` (a skill's `/<name>`), and what `/stop` also stops
-- `methods()`: RPC methods by wire name, served in-process and over WebSocket alike
+- `methods()`: RPC methods by wire name, served in-process and over WebSocket alike; a capability
+  whose methods all start with the prefixes in `method_namespaces` (`("memory.",)`) is asked for
+  them only when one is first called (`claw.gateway.method_table`), so a one-shot turn imports none
 - `services()`: long-lived services, started only by gateways that run them (`claw chat`,
   `claw gateway run`), never by a one-shot `claw agent`
 - `routes()`: HTTP routes on the gateway server's port (webhooks)
@@ -64,6 +66,7 @@ class Capability(Protocol):
     """One capability of the gateway; see the module docstring for what each member adds."""
 
     name: str
+    method_namespaces: tuple[str, ...]
 
     def tools(self) -> Sequence[Tool]: ...
     def sections(self) -> Sequence[PromptSectionSource]: ...
@@ -83,6 +86,7 @@ class BaseCapability:
     """A capability that adds nothing; subclasses override what they add."""
 
     name = "capability"
+    method_namespaces: tuple[str, ...] = ()
 
     def tools(self) -> Sequence[Tool]:
         return ()

@@ -23,13 +23,14 @@ from claw.agent.runner import AgentRunner
 from claw.config import Config
 from claw.errors import ClawError, GatewayUnavailable, NotFoundError, UsageError
 from claw.gateway import commands, hook_points, run_event
-from claw.gateway.capability import Capability, HttpRoute, Method
+from claw.gateway.capability import Capability, HttpRoute
 from claw.gateway.command_syntax import parse_command
 from claw.gateway.dedupe import InboundDedupe
 from claw.gateway.dispatch_result import DispatchResult, NoRunStarted
 from claw.gateway.event_bus import EventBus, Subscription
 from claw.gateway.hook_bus import HookBus
 from claw.gateway.lanes import LaneScheduler
+from claw.gateway.method_table import MethodTable
 from claw.gateway.methods import CORE_METHODS
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.queueing import QueueController, QueuePolicy, configured_policy
@@ -95,8 +96,8 @@ class Gateway:
         self._background: set[asyncio.Task[Any]] = set()
         self.capabilities: list[Capability] = []
         """What `use` added, in order (the prompt's sections come in this order)."""
-        self.methods: dict[str, Method] = dict(CORE_METHODS)
-        """Every RPC method this gateway serves, by wire name."""
+        self.methods = MethodTable(CORE_METHODS)
+        """Every RPC method this gateway serves, by wire name (a capability's built on first use)."""
         self.commands = commands.CommandTable()
         self._services = services
         self.services: list[GatewayService] = []
@@ -114,15 +115,14 @@ class Gateway:
     def use(self, *capabilities: Capability) -> None:
         """Add what each capability offers: tools, prompt sections (in this order), bootstrap filters,
         variables for `exec`, read roots, slash commands, RPC methods. A tool name already taken keeps
-        its first owner; a method or command name already taken is a programming error."""
+        its first owner; a method or command name already taken is a programming error (a method's
+        when its capability's table is built: see `MethodTable`)."""
         for capability in capabilities:
-            offered_commands, offered_methods = capability.commands(), capability.methods()
+            offered_commands = capability.commands()
             for command in offered_commands:  # checked before anything is added: never half a capability
                 if self.commands.get(command.name) is not None:
                     raise ValueError(f"{capability.name}: the command /{command.name} is taken")
-            for name in offered_methods:
-                if name in self.methods:
-                    raise ValueError(f"{capability.name}: the method {name!r} is taken")
+            self.methods.add(capability)  # its table now, or when its namespace is first called
             for tool in capability.tools():
                 if self.tools.get(tool.name) is None:
                     self.tools.register(tool)
@@ -133,7 +133,6 @@ class Gateway:
             self.commands.add(*offered_commands)
             self.commands.fallbacks.extend(capability.command_fallbacks())
             self.commands.stop_listeners.extend(capability.stop_listeners())
-            self.methods.update(offered_methods)
             self.capabilities.append(capability)
 
     def capability(self, kind: type[C]) -> C:

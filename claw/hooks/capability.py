@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from claw.gateway.capability import BaseCapability
 from claw.hooks.bootstrap_hooks import BootstrapHooks
-from claw.hooks.methods import hook_methods
 from claw.hooks.registry import HookRegistry
 
 if TYPE_CHECKING:
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
 
 class HooksCapability(BaseCapability):
     name = "hooks"
+    method_namespaces = ("hooks.",)
 
     def __init__(self, host: HooksHost) -> None:
         self.host = host
@@ -30,4 +30,6 @@ class HooksCapability(BaseCapability):
         return (BootstrapHooks(self.host.hooks, self.host.paths.data_dir),)
 
     def methods(self) -> Mapping[str, Method]:
+        from claw.hooks.methods import hook_methods  # on first use: see claw.gateway.method_table
+
         return hook_methods(self.registry, self.host)

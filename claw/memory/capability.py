@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from claw.gateway.capability import BaseCapability
 from claw.memory.get_tool import MemoryGetTool
 from claw.memory.manager import MemoryManager
-from claw.memory.methods import memory_methods
 from claw.memory.recall import MemoryRecall
 from claw.memory.search_tool import MemorySearchTool
 from claw.workspace import workspace_dir
@@ -28,6 +27,7 @@ class MemoryCapability(BaseCapability):
     `claw memory status` can say so."""
 
     name = "memory"
+    method_namespaces = ("memory.",)
 
     def __init__(self, paths: Paths, config: Config) -> None:
         self.manager = MemoryManager(paths, config, functools.partial(workspace_dir, paths, config))
@@ -39,6 +39,8 @@ class MemoryCapability(BaseCapability):
         return (MemoryRecall(self.manager),) if self.manager.settings.enabled else ()
 
     def methods(self) -> Mapping[str, Method]:
+        from claw.memory.methods import memory_methods  # on first use: see claw.gateway.method_table
+
         return memory_methods(self.manager)
 
     def close(self) -> None:

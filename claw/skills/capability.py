@@ -11,7 +11,6 @@ from claw.gateway.capability import BaseCapability, Command
 from claw.paths import bundled_dir
 from claw.skills.catalog import extra_dirs
 from claw.skills.invoke import skill_by_name, skill_command
-from claw.skills.methods import skill_methods
 from claw.skills.run_env import SkillEnvSource
 from claw.skills.section import SkillsSection
 
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
 
 class SkillsCapability(BaseCapability):
     name = "skills"
+    method_namespaces = ("skills.",)
 
     def __init__(self, host: SkillsHost) -> None:
         self.host = host
@@ -45,4 +45,6 @@ class SkillsCapability(BaseCapability):
         return (skill_by_name,)
 
     def methods(self) -> Mapping[str, Method]:
+        from claw.skills.methods import skill_methods  # on first use: see claw.gateway.method_table
+
         return skill_methods(self.host)

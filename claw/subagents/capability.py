@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from claw.gateway.capability import BaseCapability, Command
 from claw.subagents.command import subagents_command
-from claw.subagents.methods import subagent_methods
 from claw.subagents.registry import SubagentRegistry
 
 if TYPE_CHECKING:
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
 
 class SubagentsCapability(BaseCapability):
     name = "subagents"
+    method_namespaces = ("subagents.",)
 
     def __init__(self, host: SubagentsHost) -> None:
         self.host = host
@@ -49,6 +49,8 @@ class SubagentsCapability(BaseCapability):
         return (self.stop_children,)
 
     def methods(self) -> Mapping[str, Method]:
+        from claw.subagents.methods import subagent_methods  # on first use: see claw.gateway.method_table
+
         return subagent_methods(self.registry, self.host)
 
     def stop_children(self, host: SubagentsHost, session_key: str) -> int:
