@@ -5,22 +5,17 @@ most `MAX_FRONTMATTER_BYTES`: a few keys, never a document. The cap is checked b
 is parsed (PyYAML takes about six times a document's size in memory), and `read_head` reads
 only as much of a file as a frontmatter within the cap can take, so a 50 MB SKILL.md costs 64 KB.
 PyYAML's C loader is used when libyaml is there (it is about five times faster,
-which matters when hundreds of skills are on disk); both loaders are the safe ones.
+which matters when hundreds of skills are on disk); both loaders are the safe ones. PyYAML is
+imported when something is first parsed: a turn whose skills come from the index parses nothing.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import IO, Any
 
-import yaml
-
 _KEY_LINE = re.compile(r"^([A-Za-z][\w-]*):(?:\s+(.*))?$")
-
-try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
 
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
@@ -73,14 +68,23 @@ def split_frontmatter(text: str, limit: int = MAX_FRONTMATTER_BYTES) -> tuple[st
 
 def load_yaml(text: str, what: str = "frontmatter") -> Any:
     """Parse YAML text, turning a syntax error into a one-line FrontmatterError."""
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=_safe_loader())  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
         where = f" at line {exc.problem_mark.line + 1}" if exc.problem_mark is not None else ""
         problem = exc.problem or exc.context or "syntax error"
         raise FrontmatterError(f"{what} is not valid YAML{where}: {problem}") from None
     except yaml.YAMLError as exc:
         raise FrontmatterError(f"{what} is not valid YAML: {exc}") from None
+
+
+@functools.cache
+def _safe_loader() -> type:
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # SafeLoader: PyYAML built without libyaml
 
 
 def read_frontmatter(text: str) -> tuple[dict[str, Any], str]:
