@@ -4,14 +4,15 @@ the scheduler service that long-lived gateways (`claw gateway run`, `claw chat`)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING
 
-from claw.automations.executor import Deliver
-from claw.automations.manager import AutomationManager
 from claw.gateway.capability import BaseCapability
 
 if TYPE_CHECKING:
+    from claw.automations.executor import Deliver
     from claw.automations.host import AutomationsHost
+    from claw.automations.manager import AutomationManager
     from claw.gateway.capability import Method
     from claw.gateway.services import GatewayService
     from claw.tools.base import Tool
@@ -24,12 +25,21 @@ class AutomationsCapability(BaseCapability):
     method_namespaces = ("automations.",)
 
     def __init__(self, host: AutomationsHost, deliver: Deliver | None = None) -> None:
-        self.manager = AutomationManager(host, deliver)  # gateway.db opens only when needed
+        self._host = host
+        self._deliver = deliver
+
+    @cached_property
+    def manager(self) -> AutomationManager:
+        """Built on first use (a one-shot turn that schedules nothing imports none of it); gateway.db opens
+        only when the manager first needs it."""
+        from claw.automations.manager import AutomationManager
+
+        return AutomationManager(self._host, self._deliver)
 
     def tools(self) -> Sequence[Tool]:
         from claw.automations.tool import AutomationsTool
 
-        return (AutomationsTool(self.manager),)
+        return (AutomationsTool(lambda: self.manager),)
 
     def methods(self) -> Mapping[str, Method]:
         from claw.automations.methods import automation_methods  # on first use: see claw.gateway.method_table
@@ -42,4 +52,5 @@ class AutomationsCapability(BaseCapability):
         return (Scheduler(self.manager),)
 
     def close(self) -> None:
-        self.manager.close()
+        if "manager" in self.__dict__:  # never built: nothing to close
+            self.manager.close()
