@@ -5,13 +5,14 @@ a message the gateway starts itself (an automation's reply) for a channel target
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING
 
-from claw.channels.manager import ChannelManager
 from claw.gateway.capability import BaseCapability, HttpRoute
 
 if TYPE_CHECKING:
     from claw.channels.gateway_host import ChannelsHost
+    from claw.channels.manager import ChannelManager
     from claw.gateway.capability import Method
     from claw.gateway.services import GatewayService
 
@@ -21,7 +22,15 @@ class ChannelsCapability(BaseCapability):
     method_namespaces = ("channels.", "outbox.", "pairing.")
 
     def __init__(self, host: ChannelsHost) -> None:
-        self.manager = ChannelManager(host)  # gateway.db opens only when needed
+        self._host = host
+
+    @cached_property
+    def manager(self) -> ChannelManager:
+        """Built on first use: a one-shot turn neither receives nor sends on a channel. gateway.db opens
+        only when the manager first needs it."""
+        from claw.channels.manager import ChannelManager
+
+        return ChannelManager(self._host)
 
     def methods(self) -> Mapping[str, Method]:
         from claw.channels.methods import channel_methods  # on first use: see claw.gateway.method_table
@@ -49,4 +58,5 @@ class ChannelsCapability(BaseCapability):
         return await queue_announcement(self.manager, channel, target, text, run_id=run_id)
 
     def close(self) -> None:
-        self.manager.close()
+        if "manager" in self.__dict__:  # never built: nothing to close
+            self.manager.close()
