@@ -18,7 +18,7 @@ answering each turn with `ack <message>`, and real WebSocket clients.
    running gateway, `--agent-runs` times (first run discarded as warm-up); for comparison the
    same before the gateway starts, when each process runs its own in-process gateway.
 
-Targets: `claw agent -m` through a gateway p50 under 0.4 s; the load run lossless and in order.
+Targets: `claw agent -m` through a gateway p50 under 0.3 s (issue 13; issue 2 asked for 0.4 s); the load run lossless and in order.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.process import user_env
 from bench.report import Target, finish, machine_line, spread
 from tests.support.model_server import RecordedRequest, ScriptedModelServer, text
 
@@ -164,7 +164,7 @@ def main() -> int:
     print(machine_line())
     with tempfile.TemporaryDirectory() as tmp, ScriptedModelServer(instant=True, default=_ack) as model:
         home = Path(tmp) / "home"
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAW_", "OPENAI_"))}
+        env = user_env()
         env.update(CLAW_HOME=str(home), OPENAI_BASE_URL=model.base_url, OPENAI_API_KEY="bench", CLAW_MODEL="m")
         _claw(env, "init")
         _claw(env, "config", "set", "agents.defaults.maxConcurrent", str(args.max_concurrent))
@@ -201,7 +201,7 @@ def main() -> int:
         print("  " + problem)
     walls.sort()
     targets = [
-        Target("claw_agent_via_gateway_wall_p50", walls[len(walls) // 2], 0.4, "s"),
+        Target("claw_agent_via_gateway_wall_p50", walls[len(walls) // 2], 0.3, "s"),
         Target("gateway_load_problems", float(len(problems)), 1, "count"),
     ]
     return finish(targets)

@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 from bench import importtime
-from bench.process import ProcessSample, checked
+from bench.process import ProcessSample, checked, user_env
 from bench.report import Target, finish, machine_line, median, spread
 from tests.support.model_server import ScriptedModelServer
 
@@ -37,13 +37,7 @@ MODEL = "test-model"
 
 
 def claw_env(home: str, server: ScriptedModelServer) -> dict[str, str]:
-    # PYTHONDONTWRITEBYTECODE: without .pyc files every process compiles claw from source (measured: 0.5 s
-    # of CPU a turn); a user's install has them, and the warm-up run below writes them.
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("CLAW_", "OPENAI_")) and k != "PYTHONDONTWRITEBYTECODE"
-    }
+    env = user_env()
     env.update(CLAW_HOME=home, OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", CLAW_MODEL=MODEL)
     env["NO_PROXY"] = ",".join(filter(None, [env.get("NO_PROXY"), "127.0.0.1", "localhost"]))
     return env

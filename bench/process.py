@@ -69,6 +69,13 @@ def measure(cmd: Sequence[str], env: dict[str, str] | None = None, timeout: floa
     return ProcessSample(wall, max_rss_kb, cpu, proc.returncode, stdout, stderr, exact)
 
 
+def user_env(drop: tuple[str, ...] = ("CLAW_", "OPENAI_")) -> dict[str, str]:
+    """This environment as a user's shell would have it for claw: without variables starting with `drop`,
+    and without PYTHONDONTWRITEBYTECODE, under which every process compiles claw from source (measured:
+    0.5 s of CPU a cold turn) where a user's install loads .pyc files (the warm-up runs write them)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(drop) and k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def checked(cmd: Sequence[str], env: dict[str, str] | None = None, timeout: float = 60) -> ProcessSample:
     """`measure`, raising if the command failed."""
     sample = measure(cmd, env, timeout)
