@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from claw.errors import ClawError, NotFoundError
+from claw.errors import ClawError
 from claw.memory.files import is_memory_path, normalise
 from claw.tools.args import int_arg, str_arg
 from claw.tools.base import ToolContext, ToolResult
-from claw.tools.workspace_paths import resolve_in_workspace
+from claw.tools.safe_open import open_regular
 
 MAX_CHARS = 6_400  # about 1,600 tokens, as OpenClaw bounds it
 TRUNCATED = "…[truncated]"
@@ -44,24 +44,26 @@ class MemoryGetTool:
         count = int_arg(args, "lines", tool=self.name)
         if not is_memory_path(rel):
             raise ClawError(f"memory_get reads only MEMORY.md and memory/*.md, not {rel!r}; use read for other files")
-        text = await asyncio.to_thread(read_memory, ctx.workspace, rel, start, count)
+        allow_hardlinks = ctx.settings.tools.files.allow_hardlinks
+        text = await asyncio.to_thread(read_memory, ctx.workspace, rel, start, count, allow_hardlinks=allow_hardlinks)
         return ToolResult(json.dumps({"path": rel, "from": start, "text": text}, ensure_ascii=False))
 
 
-def read_memory(workspace: Path, rel: str, start: int, count: int | None) -> str:
-    """The window of memory file `rel`, after checking where it really is."""
-    target = resolve_in_workspace(workspace, rel, must_exist=True)
-    real_rel = target.relative_to(os.path.realpath(workspace)).as_posix()
-    if not is_memory_path(real_rel):  # a symlink in memory/ that points at another file
-        raise ClawError(f"memory_get: {rel} leads to {real_rel}, which is not a memory file")
-    return read_window(target, start, count)
+def read_memory(workspace: Path, rel: str, start: int, count: int | None, *, allow_hardlinks: bool) -> str:
+    """The window of memory file `rel`, read through the descriptor that was checked: the file opened is the
+    file judged (`claw.tools.safe_open`, as `read` does), never a name swapped for a symlink in between."""
+    with open_regular(workspace, rel, tool="memory_get", allow_hardlinks=allow_hardlinks) as opened:
+        real_rel = opened.where.real.relative_to(os.path.realpath(workspace)).as_posix()
+        if not is_memory_path(real_rel):  # a symlink in memory/ that points at another file
+            raise ClawError(f"memory_get: {rel} leads to {real_rel}, which is not a memory file")
+        with open(opened.fd, "rb", closefd=False) as raw:
+            data = raw.read()
+    return window(data.decode("utf-8", errors="replace"), start, count)
 
 
-def read_window(path: Path, start: int, count: int | None) -> str:
-    """Lines `start`… of `path` (`count` of them, or to the end), cut at `MAX_CHARS` with a marker."""
-    if not path.is_file():
-        raise NotFoundError(f"not a file: {path.name}")
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+def window(text: str, start: int, count: int | None) -> str:
+    """Lines `start`… of `text` (`count` of them, or to the end), cut at `MAX_CHARS` with a marker."""
+    lines = text.splitlines()
     if start > max(1, len(lines)):
         raise ClawError(f"memory_get: from={start} is beyond the end of the file ({len(lines)} lines)")
     chosen = lines[start - 1 : start - 1 + count if count else None]

@@ -89,7 +89,8 @@ async def memory_get(manager: MemoryManager, _gateway: object, params: MemoryGet
     if not is_memory_path(rel):
         raise UsageError(f"not a memory file: {rel!r} (MEMORY.md or memory/*.md)")
     start = params.start or 1
-    text = await asyncio.to_thread(read_memory, workspace, rel, start, params.lines)
+    # The owner's own read (CLI, console): the hard-link rule guards the agent's tools, not the owner.
+    text = await asyncio.to_thread(read_memory, workspace, rel, start, params.lines, allow_hardlinks=True)
     return {"path": rel, "from": start, "text": text}
 
 
