@@ -94,17 +94,23 @@ class AgentRunner:
         transcript.append(user)
         usage = {"input": 0, "output": 0}
         try:
-            async with asyncio.timeout(env.settings.timeout_seconds):
+            async with asyncio.timeout(env.settings.timeout_seconds) as deadline:
                 turn, tool_ctx = await self._turn(run, env, transcript, chain, emit)
-                text = await self._loop(run, turn, tool_ctx, usage)
+                text = await self._loop(run, turn, tool_ctx, usage, deadline)
         except TimeoutError:
             raise RunFailed(f"run timed out after {env.settings.timeout_seconds:g} s", usage) from None
         except ModelError as exc:
             raise RunFailed(f"model error: {exc.message}", usage) from None
         return RunResult(text, usage)
 
-    async def _loop(self, run: RunRequest, turn: Turn, tool_ctx: ToolContext, usage: dict[str, int]) -> str:
-        """Model calls and tool rounds until a reply without tool calls; adds each call's tokens to `usage`."""
+    async def _loop(
+        self, run: RunRequest, turn: Turn, tool_ctx: ToolContext, usage: dict[str, int], deadline: asyncio.Timeout
+    ) -> str:
+        """Model calls and tool rounds until a reply without tool calls; adds each call's tokens to `usage`.
+
+        A reply cut short by the user (an abort) is recorded as `aborted`; one cut short by a failure (a
+        model error, the run's timeout) has all its text saved, and the turn guard closes the turn as
+        `interrupted` with the error, so every view says the turn failed, and why."""
         transcript, emit, rounds = turn.transcript, turn.emit, turn.env.settings.max_tool_rounds
         may_recover = True  # a context overflow is compacted and retried once per model call
         for _round in range(rounds):
@@ -116,12 +122,15 @@ class AgentRunner:
             try:
                 await model_turn.stream(self._router, turn.chain, prompt.messages, turn.tools, emit)
             except BaseException as exc:
+                stopped = isinstance(exc, asyncio.CancelledError) and not deadline.expired()
+                if model_turn.text and not stopped and model_turn.partial is not None:
+                    model_turn.partial.save()  # the guard's `interrupted` entry holds what streamed, all of it
                 model_turn.close()
-                if model_turn.text:
+                if model_turn.text and stopped:
                     transcript.append(
                         {"role": "assistant", "content": model_turn.text, "runId": run.id, "aborted": True}
                     )
-                elif may_recover and _is_overflow(exc) and not model_turn.calls:
+                elif not model_turn.text and may_recover and _is_overflow(exc) and not model_turn.calls:
                     may_recover = False
                     if await self._recover(turn):
                         continue

@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from claw.client.protocol import GatewayClient, RunHandle
+from claw.client.seen_events import SeenEvents
+from claw.gateway.event_bus import Subscription
 from claw.gateway.gateway import DispatchResult, Gateway
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.run_event import RunEvent
@@ -24,6 +26,7 @@ class LocalClient:
         self.gateway = gateway
         self._channel = channel
         self._owns = owns_gateway
+        self._session_feed: Subscription | None = None
 
     async def call(self, method: str, **params: Any) -> Any:
         return await self.gateway.call_method(method, params, channel=self._channel)
@@ -60,6 +63,25 @@ class LocalClient:
                 yield event
                 if event.is_terminal:
                     return
+
+    async def session_events(self, session_key: str, *, others: bool = False) -> AsyncIterator[RunEvent]:
+        """Every event of every run in `session_key` from now on; see `GatewayClient.session_events`."""
+        if self._session_feed is not None:
+            self._session_feed.close()  # one at a time: the one before ends (its iterator stops)
+        sub = self._session_feed = self.gateway.bus.subscribe_session(session_key, others=others)
+        replay = [event for run in self.gateway.active_runs(session_key) for event in list(run.events)]
+        seen = SeenEvents()
+        async with sub:
+            for event in replay:
+                if seen.is_new(event):
+                    yield event
+            async for event in sub:
+                if seen.is_new(event):
+                    yield event
+
+    @property
+    def where(self) -> str:
+        return "in-process"
 
     async def close(self) -> None:
         if self._owns:

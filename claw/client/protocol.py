@@ -54,4 +54,17 @@ class GatewayClient(Protocol):
 
     def events(self, run_id: str) -> AsyncIterator[RunEvent]: ...
 
+    def session_events(self, session_key: str, *, others: bool = False) -> AsyncIterator[RunEvent]:
+        """Every event of every run in `session_key` (a full key, `agent:<id>:…`), whoever started it, from
+        now on (runs under way replayed from their first event), until the caller stops iterating; with
+        `others`, also the accepted and terminal events of every other session's runs. One at a time per
+        client: a new one ends the one before. Raises `SubscriberOverflow` (in-process) or
+        `GatewayUnavailable` (remote) when the subscriber fell too far behind or the connection went."""
+        ...
+
+    @property
+    def where(self) -> str:
+        """Where the gateway runs, for a person: `in-process`, or the URL it is attached to."""
+        ...
+
     async def close(self) -> None: ...

@@ -20,6 +20,8 @@ The same API as `LocalClient`, so callers do not care which one they hold:
   lifecycle event. For a run this client started they are buffered from the moment
   `run` returns (call `events` for each run you start; at most `MAX_BUFFERED_RUNS`
   unread runs are kept); for any other run it attaches with `agent.follow`.
+- `session_events(session_key, *, others)`: every event of every run in the session, whoever
+  started it (`sessions.subscribe`; one per connection, a new one ends the one before).
 - `close()`.
 
 Beyond `LocalClient`: `hello` (the server's hello: version, methods, limits), an
@@ -45,7 +47,9 @@ from urllib.parse import urlsplit
 
 from claw import __version__
 from claw.client.protocol import RunHandle
+from claw.client.seen_events import SeenEvents
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
+from claw.gateway.event_bus import session_interest
 from claw.gateway.run_event import RunEvent
 from claw.redact import redact_url
 from claw.server.wire_errors import error_for
@@ -77,6 +81,9 @@ class RemoteClient:
         self._reader: asyncio.Task[None] | None = None
         self.hello: dict[str, Any] = {}
         self.close_reason: str | None = None
+        self.url = ""
+        """The gateway's address, credentials redacted (`where`)."""
+        self._session_feed: _SessionFeed | None = None
 
     @classmethod
     async def connect(
@@ -118,6 +125,7 @@ class RemoteClient:
             kind = GatewayNotListening if refused else GatewayUnavailable
             raise kind(f"cannot connect to the gateway at {shown}: {_reason(exc)}") from None
         client = cls(ws, approver=approver, call_timeout=call_timeout)
+        client.url = shown
         params = {
             "auth": {"token": token},
             "client": {"name": client_name, "version": client_version, "channel": channel},
@@ -197,6 +205,32 @@ class RemoteClient:
             if self._runs.get(run_id) is queue:
                 del self._runs[run_id]
 
+    async def session_events(self, session_key: str, *, others: bool = False) -> AsyncIterator[RunEvent]:
+        """Every event of every run in `session_key` from now on (see `GatewayClient.session_events`)."""
+        if self._session_feed is not None:
+            self._session_feed.queue.put_nowait(_ENDED)  # one per connection: the one before ends
+        feed = self._session_feed = _SessionFeed(session_key, others)
+        try:
+            await self._request("sessions.subscribe", {"sessionKey": session_key, "others": others}, self._call_timeout)
+            while True:
+                item = await feed.queue.get()
+                if item is _ENDED:
+                    return
+                if item is None:
+                    raise GatewayUnavailable(f"lost the gateway connection: {self.close_reason}")
+                assert isinstance(item, RunEvent)
+                yield item
+        finally:
+            if self._session_feed is feed:
+                self._session_feed = None
+                if not self.closed:
+                    with contextlib.suppress(Exception):
+                        await self._request("sessions.unsubscribe", {}, self._call_timeout)
+
+    @property
+    def where(self) -> str:
+        return self.url
+
     async def close(self) -> None:
         await self._ws.close()
         if self._reader is not None:
@@ -262,6 +296,8 @@ class RemoteClient:
                     future.set_exception(GatewayUnavailable(f"the gateway closed the connection ({reason})"))
             for queue in self._runs.values():
                 queue.put_nowait(None)
+            if self._session_feed is not None:
+                self._session_feed.queue.put_nowait(None)
 
     def _on_res(self, frame: dict[str, Any]) -> None:
         entry = self._pending.get(str(frame.get("id")))
@@ -276,9 +312,13 @@ class RemoteClient:
 
     def _on_event(self, name: Any, payload: Any) -> None:
         if name == "agent" and isinstance(payload, dict):
-            queue = self._runs.get(str(payload.get("runId")))
+            event = RunEvent.from_wire(payload)
+            queue = self._runs.get(event.run_id)
             if queue is not None:
-                queue.put_nowait(RunEvent.from_wire(payload))
+                queue.put_nowait(event)
+            feed = self._session_feed
+            if feed is not None and feed.wants(event):
+                feed.queue.put_nowait(event)
         elif name == "exec.approval.requested" and isinstance(payload, dict) and self._approver is not None:
             request_id = str(payload.get("id"))
             task = asyncio.create_task(self._answer(request_id, payload))
@@ -309,6 +349,23 @@ class RemoteClient:
             pass  # answered elsewhere first
         except Exception:
             log.exception("answering exec approval %s failed", request_id)
+
+
+_ENDED = object()
+
+
+class _SessionFeed:
+    """The events of one `session_events` subscription, as they come off the socket."""
+
+    def __init__(self, session_key: str, others: bool) -> None:
+        self.queue: asyncio.Queue[object] = asyncio.Queue()
+        self._interest = session_interest(session_key, others=others)
+        self._seen = SeenEvents()
+
+    def wants(self, event: RunEvent) -> bool:
+        """The events the subscription asked for (the server's filter, again: a followed run's events come
+        on the same socket), each once (`SeenEvents`)."""
+        return self._interest(event) and self._seen.is_new(event)
 
 
 def _check_url(url: str, allow_insecure: bool) -> None:

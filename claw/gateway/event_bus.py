@@ -3,6 +3,12 @@
 A slow subscriber never stalls a run: when its queue is full it is dropped (its
 iterator raises `SubscriberOverflow`) and it can re-sync from the transcript, as
 websockets' broadcast guide recommends for slow connections.
+
+Two kinds of interest: one run (`subscribe` with a filter on its id, `Gateway.subscribe_run`), or one
+session (`subscribe_session`): every event of every run in it, whoever started the run — the console,
+another client, a channel message, an automation — so a client that has the session open shows them all
+as they happen; with `others`, also the outline (accepted, then how it ended) of every other session's
+runs, so it can say that something happened elsewhere (an automation that failed).
 """
 
 from __future__ import annotations
@@ -11,12 +17,26 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from claw.gateway.run_event import RunEvent
+from claw.gateway.run_event import TERMINAL_PHASES, Phase, RunEvent, Stream
 
 log = logging.getLogger(__name__)
 
 DEFAULT_QUEUE_SIZE = 10_000
 _CLOSED = object()
+OUTLINE_PHASES = frozenset({Phase.ACCEPTED, *TERMINAL_PHASES})
+"""The lifecycle phases a session subscriber with `others` gets of the runs of other sessions."""
+
+
+def session_interest(session_key: str, *, others: bool = False) -> Callable[[RunEvent], bool]:
+    """The filter of a session subscription: every event of `session_key`'s runs; with `others`, also
+    the `OUTLINE_PHASES` events of every other run."""
+
+    def accept(event: RunEvent) -> bool:
+        if event.session_key == session_key:
+            return True
+        return others and event.stream == Stream.LIFECYCLE and event.data.get("phase") in OUTLINE_PHASES
+
+    return accept
 
 
 class SubscriberOverflow(Exception):
@@ -82,6 +102,12 @@ class EventBus:
         sub = Subscription(self, accept or (lambda _event: True), maxsize)
         self._subscribers.append(sub)
         return sub
+
+    def subscribe_session(
+        self, session_key: str, *, others: bool = False, maxsize: int = DEFAULT_QUEUE_SIZE
+    ) -> Subscription:
+        """Every event of the runs of `session_key` from now on (`session_interest`)."""
+        return self.subscribe(session_interest(session_key, others=others), maxsize=maxsize)
 
     def publish(self, event: RunEvent) -> None:
         for sub in list(self._subscribers):

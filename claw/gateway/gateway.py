@@ -291,7 +291,8 @@ class Gateway:
                 result = DispatchResult(admission.kind, agent_id, session_key, admission.run_id, admission.reason)
                 return self._remember(idempotency_key, result)
         self.runs.add(run)
-        self._emit(run, Stream.LIFECYCLE, run_event.accepted(agent_id))
+        origin = {"channel": ctx.channel, "message": ctx.body, "sender": ctx.sender_name}
+        self._emit(run, Stream.LIFECYCLE, run_event.accepted(agent_id, **origin, system_event=ctx.system_event))
         task = asyncio.create_task(self._execute(run), name=f"run:{run.id}")
         run.task = task
         self._tasks.add(task)

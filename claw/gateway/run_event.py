@@ -100,9 +100,28 @@ class RunEvent:
 # -- lifecycle data, in phase order -------------------------------------------------------------------
 
 
-def accepted(agent_id: str) -> dict[str, Any]:
-    """The gateway took the message; the run waits for its lanes."""
-    return {"phase": Phase.ACCEPTED, "agentId": agent_id}
+def accepted(
+    agent_id: str,
+    *,
+    channel: str | None = None,
+    message: str | None = None,
+    sender: str | None = None,
+    system_event: bool = False,
+) -> dict[str, Any]:
+    """The gateway took the message; the run waits for its lanes. Where it came from (`channel`, the
+    `sender`'s name), what was sent (`message`, as typed) and whether it is a note from the system
+    (an automation, a subagent's report): a client following the whole session (`EventBus.subscribe_session`)
+    shows a turn another client started from this alone."""
+    data: dict[str, Any] = {"phase": Phase.ACCEPTED, "agentId": agent_id}
+    if channel is not None:
+        data["channel"] = channel
+    if message is not None:
+        data["message"] = message
+    if sender:
+        data["sender"] = sender
+    if system_event:
+        data["systemEvent"] = True
+    return data
 
 
 def spawned(parent_run_id: str, parent_session_key: str, depth: int, label: str | None, task: str) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from claw.gateway.runs import RunOutcome
 from claw.server import wire_errors
 from claw.server.ws_handshake import ConnectInfo
 from claw.server.ws_protocol import FrameError, RequestFrame, error, event, ok, parse_request
+from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE, SessionFeed
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -67,6 +68,10 @@ class WsConnection:
         self._send_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self._forwards: dict[str, asyncio.Task[RunOutcome | None]] = {}
+        self._sent: dict[str, int] = {}
+        """Run id → the last seq sent of it, while it goes: a run followed and in the session subscribed to
+        is sent once (`send_agent`)."""
+        self.sessions = SessionFeed(gateway, self.send_agent, self._too_slow)
 
     async def serve(self) -> None:
         try:
@@ -84,6 +89,7 @@ class WsConnection:
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+            await self.sessions.stop()
 
     async def settle(self, timeout: float) -> None:
         """Give in-flight requests (the final answers of finished runs, above all) up to `timeout` to go out."""
@@ -114,6 +120,21 @@ class WsConnection:
         async with self._send_lock:
             self._seq += 1
             return await self._write(event(name, payload, self._seq))
+
+    async def send_agent(self, item: RunEvent) -> bool:
+        """Send a run event as an `agent` frame unless this connection already had it; False once closed."""
+        async with self._send_lock:
+            if item.seq <= self._sent.get(item.run_id, 0):
+                return True
+            if item.is_terminal:
+                self._sent.pop(item.run_id, None)  # a later `agent.follow` of the run replays it whole
+            else:
+                self._sent[item.run_id] = item.seq
+            self._seq += 1
+            return await self._write(event("agent", item.to_wire(), self._seq))
+
+    async def _too_slow(self) -> None:
+        await self.close(WSCloseCode.TRY_AGAIN_LATER, "client too slow: events dropped; reconnect, fetch chat.history")
 
     async def _send(self, text: str) -> bool:
         async with self._send_lock:
@@ -160,6 +181,12 @@ class WsConnection:
         if name == "connect":
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, "already connected"))
             return
+        if name in (SUBSCRIBE, UNSUBSCRIBE):  # the connection's own methods (claw/server/ws_sessions.py)
+            try:
+                await self._send(ok(frame.id, await self.sessions.call(name, frame.params)))
+            except ClawError as exc:
+                await self._send(error(frame.id, wire_errors.code_for(exc), exc.message))
+            return
         if name not in self._gw.methods:
             await self._send(error(frame.id, wire_errors.UNKNOWN_METHOD, f"unknown method {name!r}"))
             return
@@ -198,13 +225,11 @@ class WsConnection:
         try:
             async with contextlib.aclosing(events):
                 async for item in events:
-                    if not await self.send_event("agent", item.to_wire()):
+                    if not await self.send_agent(item):
                         return None
         except SubscriberOverflow:
             log.warning("connection %s fell behind on run %s; closing it", self.info.conn_id, run_id)
-            await self.close(
-                WSCloseCode.TRY_AGAIN_LATER, "client too slow: events dropped; reconnect, fetch chat.history"
-            )
+            await self._too_slow()
             return None
         except ClawError:  # the run is unknown (or long gone)
             return None

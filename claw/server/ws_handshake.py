@@ -22,10 +22,13 @@ from claw.server import wire_errors
 from claw.server.auth import tokens_match
 from claw.server.settings import PRE_AUTH_MAX_BYTES, ServerSettings
 from claw.server.ws_protocol import PROTOCOL_VERSION, FrameError, error, ok, parse_connect, parse_request
+from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE
 
 log = logging.getLogger(__name__)
 
 EVENTS = ("agent", "exec.approval.requested", "exec.approval.resolved", "shutdown")
+CONNECTION_METHODS = (SUBSCRIBE, UNSUBSCRIBE)
+"""Served by the connection itself, not the gateway (claw/server/ws_sessions.py); listed in the hello."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +121,7 @@ def hello(info: ConnectInfo, settings: ServerSettings, methods: list[str], limit
         "type": "hello-ok",
         "protocol": PROTOCOL_VERSION,
         "server": {"name": "claw", "version": __version__, "connId": info.conn_id},
-        "features": {"methods": methods, "events": list(EVENTS)},
+        "features": {"methods": sorted({*methods, *CONNECTION_METHODS}), "events": list(EVENTS)},
         "caps": sorted(info.caps),
         "policy": {
             "maxPayload": limit,

@@ -7,6 +7,7 @@ from typing import Any
 
 from textual.widget import Widget
 
+from claw.transcript_markdown import interrupted_label
 from claw.tui.format import gap, parse_time
 from claw.tui.markdown_chunks import chunks
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
@@ -54,6 +55,10 @@ def history_widgets(entries: list[dict[str, Any]]) -> list[Widget]:
                 for n, piece in enumerate(pieces, 1):
                     note = "⏹ aborted" if entry.get("aborted") and n == len(pieces) else None
                     out.append(AssistantMessage(piece, note=note, continuation=n > 1))
+            if entry.get("interrupted"):  # a turn that failed or was cut off: said, as `sessions show` says it
+                failed = entry.get("reason") == "error"
+                mark, kind = ("✗", "error") if failed else ("⏹", "warning")
+                out.append(Notice(f"{mark} {interrupted_label(entry)}", kind))
             for call in entry.get("toolCalls") or []:
                 card = ToolCard(str(call.get("id", "")), str(call.get("name", "?")), _arguments(call.get("arguments")))
                 calls[card.call_id] = (card, entry.get("createdAt"))

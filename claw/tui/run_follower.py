@@ -7,13 +7,17 @@ and the sessions sidebar are brought up to date. A run names no model: the gatew
 (see `SessionLoader`), so a model chosen in one session never leaks into another. A gateway command
 answered at once (no run) becomes a notice — `/new` and `/reset` reload the session instead.
 `follow_report` follows a turn the gateway started itself in this session (a subagent's report) the
-same way; `abort_running` stops the run under way.
+same way, and `follow_foreign` one that another client, a channel or an automation started (the
+`SessionFeed` sees it and feeds its events in); `abort_running` stops the run under way. `is_own` tells
+the feed which runs this console started itself, so none is shown twice.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
+from collections import deque
 from typing import TYPE_CHECKING, Protocol
 
 from claw.errors import ClawError
@@ -63,6 +67,13 @@ class RunFollower:
         self.host = host
         self.runs: dict[str, RunView] = {}
         """Runs being followed (queued or under way); each leaves when its events end."""
+        self._sent: deque[str] = deque(maxlen=256)
+        """The runs this console started in the session on screen (the feed skips them)."""
+        self._foreign: set[str] = set()
+        """The runs in `runs` that the `SessionFeed` feeds (started elsewhere)."""
+        self._sending = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
 
     @property
     def panes(self) -> Panes:
@@ -78,10 +89,22 @@ class RunFollower:
         """Stop following (the screen is about to show another session; the runs go on in the gateway)."""
         self.host.cancel_workers(GROUP)
         self.runs.clear()
+        self._foreign.clear()
+        self._sent.clear()  # back on this session later, its runs still going are shown as the feed sees them
+
+    def is_own(self, run_id: str) -> bool:
+        """Whether the run is one this console started (or follows already) in the session on screen."""
+        return run_id in self.runs or run_id in self._sent
+
+    async def settled(self) -> None:
+        """Until no message is on its way to the gateway: its run id is known then (`is_own`)."""
+        await self._idle.wait()
 
     async def send(self, text: str, *, command: str | None = None) -> None:
         """Start a run with `text` (`command`: the gateway command it names, if any)."""
         host = self.host
+        self._sending += 1
+        self._idle.clear()
         try:
             handle = await host.api.run(
                 text,
@@ -92,6 +115,13 @@ class RunFollower:
         except ClawError as exc:
             await host.conversation.add_notice(f"✗ {exc.message}", "error")
             return
+        else:
+            if handle.run_id is not None:
+                self._sent.append(handle.run_id)
+        finally:
+            self._sending -= 1
+            if not self._sending:
+                self._idle.set()
         if handle.run_id is None:
             if handle.error is not None:  # `/bogus`, `/queue sideways`: shown as the error it is
                 await host.conversation.add_notice(f"✗ {handle.reply}", "error")
@@ -126,6 +156,25 @@ class RunFollower:
         """Show a turn the gateway started in this session (a subagent's report), opening with `notice`."""
         if run_id not in self.runs:
             self._watch(RunView(self.panes, run_id, notice, queued=False, system=True))
+
+    def follow_foreign(self, view: RunView) -> None:
+        """Show a run another client, a channel or an automation started in this session; its events come
+        from the `SessionFeed` (`apply_foreign`), not from a subscription of its own."""
+        self.runs[view.run_id] = view
+        self._foreign.add(view.run_id)
+
+    async def apply_foreign(self, event: RunEvent) -> None:
+        """The next event of a run `follow_foreign` shows; at its end the counters and sidebar catch up."""
+        view = self.runs.get(event.run_id) if event.run_id in self._foreign else None
+        if view is None:
+            return
+        await view.apply(event)
+        await self.host.subagents.observe(event)
+        if event.is_terminal:
+            self.runs.pop(event.run_id, None)
+            self._foreign.discard(event.run_id)
+            self.host.refresh_counters()
+            self.host.refresh_sidebar()
 
     def _watch(self, view: RunView) -> None:
         self.runs[view.run_id] = view

@@ -5,6 +5,8 @@ queued list), assistant text streamed into an `AssistantMessage`, and a `ToolCar
 call; every event goes to the events pane; the status bar follows the run state.
 Text after a tool round opens a new assistant message, so text and tools stay in order.
 A turn the gateway started itself (a subagent's report) opens with a notice instead of a user message.
+A turn another client or a channel started (`origin` says where from) shows its message when it starts,
+under a line naming that origin.
 """
 
 from __future__ import annotations
@@ -36,13 +38,26 @@ class Panes:
 class RunView:
     """One run; `apply` each event in order. `outcome` is set by the terminal event."""
 
-    def __init__(self, panes: Panes, run_id: str, message: str, *, queued: bool, system: bool = False) -> None:
+    def __init__(
+        self,
+        panes: Panes,
+        run_id: str,
+        message: str,
+        *,
+        queued: bool,
+        system: bool = False,
+        origin: str | None = None,
+        shown: bool = False,
+    ) -> None:
         self.panes = panes
         self.run_id = run_id
         self.message = message
         self.queued = queued and not system
         self.system = system
         """Not the user's turn: `message` is shown as a notice when it starts, and never listed as queued."""
+        self.origin = origin
+        """Started elsewhere (e.g. `from telegram · Ann`): said above its message, which shows when it starts."""
+        self._shown = shown  # its message is on screen already (in the history loaded while it ran)
         self.started = False
         self.outcome: Phase | None = None
         """The run's terminal phase, once it has ended."""
@@ -84,8 +99,9 @@ class RunView:
                     await self._delta(str(data["text"]))
                 await self._close_text()
                 await self._finish(Phase.END, "idle")
-            case Phase.ERROR:
-                await self._close_text("✗ error")
+            case Phase.ERROR:  # one line says it failed, and why: the text streamed so far stays as it was
+                await self._start()
+                await self._close_text()
                 await self.panes.conversation.add_notice(f"✗ {data.get('message')}", "error")
                 await self._finish(Phase.ERROR, "error")
             case Phase.ABORTED:
@@ -95,8 +111,13 @@ class RunView:
         if self.started:
             return
         self.started = True
+        if self._shown:
+            return
         if self.system:
             await self.panes.conversation.add_notice(self.message)
+        elif self.origin is not None:
+            await self.panes.conversation.add_notice(f"↘ {self.origin}")
+            await self.show_user_message()
         elif self.queued:
             self.panes.queued.take(self.run_id)
             self.panes.status.queued = self.panes.queued.count
@@ -152,7 +173,7 @@ class RunView:
             self._split_at = CHUNK_CHARS
 
     async def _aborted(self) -> None:
-        if self.system and not self.started:  # the gateway notes the report for the next turn instead
+        if (self.system or self.origin is not None) and not self.started:  # not shown (a report: noted for later)
             pass
         elif not self.started:
             self.panes.queued.take(self.run_id)

@@ -2,9 +2,10 @@
 
 On connecting it learns the agent's models and the slash commands the gateway answers, stores the
 model `claw chat --model` named with the session it opens, then loads the session. Loading a session
-forgets the old one's runs and subagents, shows the last `HISTORY_LIMIT` messages (a greeting when
+forgets the old one's runs, subagents and live feed, shows the last `HISTORY_LIMIT` messages (a greeting when
 there are none, the no-model panel when nothing could answer), the subagents still under way, the
-token counters, the context gauge and the model, and seeds the input history.
+token counters, the context gauge and the model, seeds the input history, and follows the session live
+(`SessionFeed`: what other clients, channels and automations send into it).
 
 The model and the gauge are the session's, as the gateway reports them: the model stored with the
 session (`sessions.get`), and `sessions.context` — the numbers `/context` prints — for the model the
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from claw.errors import ClawError
 from claw.tui import slash
-from claw.tui.chat_host import ChatSession
+from claw.tui.chat_host import ChatSession, WorkerHost
 from claw.tui.history_widgets import history_widgets, user_inputs
 from claw.tui.session_model import effective_model
 from claw.tui.widgets.conversation.no_model_panel import NoModelPanel
@@ -48,7 +49,7 @@ class _Subagents(Protocol):
     async def resume(self, rows: list[dict[str, Any]]) -> None: ...
 
 
-class LoaderHost(ChatSession, Protocol):
+class LoaderHost(ChatSession, WorkerHost, Protocol):
     """What the loader uses of the chat screen: the panes it fills, the `RunFollower` and `SubagentWatch`
     it resets on a switch, and the screen's workers for loading a session and the sidebar."""
 
@@ -68,6 +69,8 @@ class LoaderHost(ChatSession, Protocol):
     def load_session(self, session_key: str, *, notice: str | None = None) -> object: ...
 
     def refresh_sidebar(self) -> object: ...
+
+    def follow_session(self, session_key: str, shown_runs: frozenset[str]) -> object: ...
 
 
 class SessionLoader:
@@ -111,6 +114,7 @@ class SessionLoader:
     async def load(self, session_key: str, *, notice: str | None = None) -> None:
         """Show `session_key`: its last messages (then `notice`), its counters, and it marked in the sidebar."""
         host, status = self.host, self.host.status
+        host.cancel_workers("session-feed")  # the old session's: nothing of it may land in the new one
         host.follower.reset()
         host.subagents.reset()
         host.prompt.queued.clear()
@@ -132,6 +136,8 @@ class SessionLoader:
         if not host.has_model:
             widgets.insert(0, NoModelPanel())
         await host.conversation.replace(widgets)
+        shown = frozenset(str(e["runId"]) for e in history["messages"] if e.get("runId"))
+        host.follow_session(session_key, shown)  # what others send here from now on (`SessionFeed`)
         await host.subagents.resume(await self.optional("subagents.list", [], sessionKey=session_key))
         host.prompt.input.inputs.seed(user_inputs(history["messages"]))
         self.show_counters(entry)

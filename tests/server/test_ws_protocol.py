@@ -23,7 +23,8 @@ async def test_handshake_hello_names_version_limits_and_every_method(served: Ser
     payload = hello["payload"]
     assert payload["type"] == "hello-ok" and payload["protocol"] == 1
     assert payload["server"]["version"] == __version__ and payload["server"]["connId"]
-    assert payload["features"]["methods"] == sorted(served.gateway.methods)
+    connection_methods = {"sessions.subscribe", "sessions.unsubscribe"}  # the connection's own (ws_sessions.py)
+    assert payload["features"]["methods"] == sorted({*served.gateway.methods, *connection_methods})
     assert {"agent", "agent.wait", "agent.abort", "chat.history", "sessions.list", "workspace.write"} <= set(
         payload["features"]["methods"]
     )

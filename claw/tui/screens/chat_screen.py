@@ -5,7 +5,8 @@ prompt and status bar — composed from the parts that do the work, with the key
 screen runs each of its steps in an exclusive worker, so a failure becomes a notice. A submitted
 line is a local slash command (`ConsoleCommands`) or a message sent to the gateway as a run, which
 `RunFollower` follows to its end through a `RunView`; the subagents those runs spawn are tracked
-by `SubagentWatch`, which hands their report turns back to the `RunFollower`.
+by `SubagentWatch`, which hands their report turns back to the `RunFollower`. Runs that others start in
+the session on screen (another client, a channel, an automation) come from the `SessionFeed`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from claw.gateway.command_syntax import parse_command
 from claw.tui.console_commands import ConsoleCommands
 from claw.tui.run_follower import RunFollower
 from claw.tui.run_view import RunView
+from claw.tui.session_feed import SessionFeed
 from claw.tui.session_loader import SessionLoader
 from claw.tui.subagents_watch import SubagentWatch
 from claw.tui.widgets.conversation.conversation import Conversation
@@ -81,11 +83,13 @@ class ChatScreen(Screen[None]):
         """The model stored with the session on screen (`/model`); None: the agent's own. Runs name no
         model: the gateway uses the session's, so every client of the session gets the same one."""
         self.agent_models: list[str] = []
+        self._where: str | None = None  # where the gateway runs (`GatewayClient.where`), once connected
         self.has_model = True
         self.loader = SessionLoader(self)
         self.follower = RunFollower(self)
         self.commands = ConsoleCommands(self)
         self.subagents = SubagentWatch(self)
+        self.feed = SessionFeed(self)
         self._interrupted_at = 0.0
 
     def compose(self) -> ComposeResult:
@@ -114,6 +118,7 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.status.agent_id = self.agent_id
+        self.status.where = self._where
         self.status.session_key = self.session_key
         self.prompt.input.focus()
         if self.client is None:
@@ -131,7 +136,9 @@ class ChatScreen(Screen[None]):
     def attach(self, client: GatewayClient) -> None:
         """Use `client` from now on (the app calls this once its connection is open)."""
         self.client = client
+        self._where = client.where
         if self.is_mounted:
+            self.status.where = self._where
             self.connect()
 
     @work(exclusive=True, group="connect", exit_on_error=False)
@@ -142,6 +149,11 @@ class ChatScreen(Screen[None]):
     async def load_session(self, session_key: str, *, notice: str | None = None) -> None:
         """Show `session_key`: its last messages (then `notice`), its counters, and it marked in the sidebar."""
         await self.loader.load(session_key, notice=notice)
+
+    @work(exclusive=True, group="session-feed", exit_on_error=False)
+    async def follow_session(self, session_key: str, shown_runs: frozenset[str] = frozenset()) -> None:
+        """Show what others send into `session_key` as it happens (until another session is shown)."""
+        await self.feed.follow(session_key, shown_runs)
 
     @work(exclusive=True, group="info", exit_on_error=False)
     async def refresh_counters(self) -> None:

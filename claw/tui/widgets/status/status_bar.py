@@ -1,4 +1,5 @@
-"""`StatusBar`: agent, session, model, run state, tokens, context used and queued messages, on one line."""
+"""`StatusBar`: agent, session, model, run state, tokens, context used, queued messages and where the
+gateway runs (in this process, or the URL of the one the console is attached to), on one line."""
 
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ class StatusBar(Widget):
     queued: reactive[int] = reactive(0)
     approvals: reactive[int] = reactive(0)
     """Exec questions waiting for the user; while there are any, they are the state shown."""
+    where: reactive[str | None] = reactive(None)
+    """`in-process`, or the URL of the gateway the console is attached to (`GatewayClient.where`)."""
     notice: reactive[str | None] = reactive(None)
     """A standing caveat about this console, shown last (e.g. another process runs the automations)."""
 
@@ -62,6 +65,10 @@ class StatusBar(Widget):
         if self.queued:
             line.append("  │  ", style="dim")
             line.append(f"{self.queued} queued", style="bold yellow")
+        if self.where:
+            line.append("  │  ", style="dim")
+            local = self.where == "in-process"
+            line.append("in-process gateway" if local else f"attached to {self.where}", style="dim" if local else "")
         if self.notice:
             line.append("  │  ", style="dim")
             line.append(self.notice, style="yellow")

@@ -1,0 +1,86 @@
+"""`SessionFeed`: a connection's session subscription — `sessions.subscribe` and `sessions.unsubscribe`.
+
+    → {"type": "req", "id": "7", "method": "sessions.subscribe",
+       "params": {"sessionKey": "agent:main:main", "others": false}}
+    ← {"type": "res", "id": "7", "ok": true, "payload": {"subscribed": "agent:main:main", "others": false}}
+    ← {"type": "event", "event": "agent", "payload": {RunEvent}, "seq": …}   … for every run of the session
+
+Every event of every run in the session, whoever started it (another client, a channel message, an
+automation), goes out as the same `agent` frame a followed run's events use — runs under way replayed
+from their first event — and, with `others`, the accepted and terminal events of every other session's
+runs. One subscription per connection: subscribing again replaces it. These are methods of the connection,
+not of the gateway (a subscription lives as long as its socket), so `Gateway.methods` does not list them;
+the hello does (`CONNECTION_METHODS`). Each event reaches the connection once even when it also follows
+the run (`WsConnection.send_agent`). A subscriber that falls behind is disconnected like a slow follower.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
+
+from claw.client.local import LocalClient
+from claw.errors import UsageError
+from claw.gateway.event_bus import SubscriberOverflow
+from claw.gateway.run_event import RunEvent
+
+if TYPE_CHECKING:
+    from claw.gateway.gateway import Gateway
+
+log = logging.getLogger(__name__)
+
+SUBSCRIBE, UNSUBSCRIBE = "sessions.subscribe", "sessions.unsubscribe"
+
+
+class SessionFeed:
+    """The one session subscription of a connection: `send` each event; `overflowed` when it fell behind."""
+
+    def __init__(
+        self,
+        gateway: Gateway,
+        send: Callable[[RunEvent], Awaitable[bool]],
+        overflowed: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._client = LocalClient(gateway, owns_gateway=False)
+        self._send = send
+        self._overflowed = overflowed
+        self._task: asyncio.Task[None] | None = None
+
+    async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Serve `sessions.subscribe` or `sessions.unsubscribe`; `UsageError` for bad params."""
+        if method == UNSUBSCRIBE:
+            await self.stop()
+            return {"subscribed": None}
+        key, others = params.get("sessionKey"), params.get("others", False)
+        unknown = set(params) - {"sessionKey", "others"}
+        if unknown:
+            raise UsageError(f"invalid parameters for {SUBSCRIBE}: unknown field {sorted(unknown)[0]}")
+        if not isinstance(key, str) or not key.startswith("agent:") or key.count(":") < 2:
+            raise UsageError(f"invalid parameters for {SUBSCRIBE}: sessionKey: a full key such as agent:main:main")
+        if not isinstance(others, bool):
+            raise UsageError(f"invalid parameters for {SUBSCRIBE}: others: a boolean")
+        await self.stop()
+        # The bus subscription is taken when the pump first runs, a moment after this answer; a run
+        # accepted meanwhile is not missed: the subscription replays the session's runs under way.
+        events = cast(AsyncGenerator[RunEvent, None], self._client.session_events(key, others=others))
+        self._task = asyncio.ensure_future(self._pump(events))
+        return {"subscribed": key, "others": others}
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def _pump(self, events: AsyncGenerator[RunEvent, None]) -> None:
+        try:
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    if not await self._send(event):
+                        return
+        except SubscriberOverflow:
+            log.warning("a session subscriber fell behind; closing its connection")
+            await self._overflowed()
