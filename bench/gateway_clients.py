@@ -18,7 +18,8 @@ answering each turn with `ack <message>`, and real WebSocket clients.
    running gateway, `--agent-runs` times (first run discarded as warm-up); for comparison the
    same before the gateway starts, when each process runs its own in-process gateway.
 
-Targets: `claw agent -m` through a gateway p50 under 0.3 s (issue 13; issue 2 asked for 0.4 s); the load run lossless and in order.
+Targets: `claw agent -m` through a gateway p50 under 0.3 s (issue 13; issue 2 asked for 0.4 s); the load run
+lossless and in order.
 """
 
 from __future__ import annotations

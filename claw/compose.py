@@ -21,6 +21,7 @@ from claw.channels.capability import ChannelsCapability
 from claw.gateway.context_commands import ContextCapability
 from claw.gateway.gateway import Gateway
 from claw.hooks.capability import HooksCapability
+from claw.mcp.capability import McpCapability
 from claw.memory.capability import MemoryCapability
 from claw.skills.capability import SkillsCapability
 from claw.subagents.capability import SubagentsCapability
@@ -49,5 +50,6 @@ def build_gateway(
         SubagentsCapability(gateway),
         HooksCapability(gateway),
         channels,
+        McpCapability(gateway),  # MCP servers' tools, offered as they come and go (a tool source)
     )
     return gateway

@@ -20,6 +20,7 @@ from claw.automations.settings import AutomationSettings
 from claw.channels.settings import ChannelsSettings
 from claw.errors import ConfigError
 from claw.hooks.settings import HooksSettings
+from claw.mcp.settings import McpSettings
 from claw.memory.settings import MemorySettings
 from claw.paths import Paths, check_agent_id
 from claw.redact import is_secret_key, redact_urls
@@ -235,6 +236,7 @@ class ConfigFile(Section):
     models: dict[str, ModelSettings] = {}
     channels: ChannelsSettings = ChannelsSettings()
     hooks: HooksSettings = HooksSettings()
+    mcp: McpSettings = McpSettings()
 
 
 class Config:
@@ -305,6 +307,10 @@ class Config:
     @property
     def hooks(self) -> HooksSettings:
         return self.file.hooks
+
+    @property
+    def mcp(self) -> McpSettings:
+        return self.file.mcp
 
     def agent(self, agent_id: str = "main") -> AgentSettings:
         try:

@@ -15,6 +15,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from claw.agent.bootstrap import BootstrapFilter, filter_for_run
@@ -114,6 +115,9 @@ class AgentRunner:
         transcript, emit, rounds = turn.transcript, turn.emit, turn.env.settings.max_tool_rounds
         may_recover = True  # a context overflow is compacted and retried once per model call
         for _round in range(rounds):
+            if _round:  # a tool source's tools may have changed with the last round (an MCP server loaded)
+                tools = await self._tools.turn_schemas(turn.agent_id, turn.session_key, tool_ctx.denied_tools)
+                turn = replace(turn, tools=tools)
             for steered in run.take_steered():  # steer mode: messages that arrived during this run
                 transcript.append({"role": "user", "content": steered.ctx.body_for_agent, "runId": run.id})
                 emit(Stream.LIFECYCLE, run_event.steered(steered.id, steered.ctx.body))
@@ -162,7 +166,7 @@ class AgentRunner:
         run variables the capabilities give, and the bootstrap files as the run's filters leave them."""
         session = env.sessions.get(run.session_key)
         scope = scope_of(session.extra if session else None)  # a subagent session's limits (claw/agent/run_scope.py)
-        tools = self._tools.schemas(exclude=scope.denied_tools)
+        tools = await self._tools.turn_schemas(env.agent_id, run.session_key, exclude=scope.denied_tools)
         request = self._section_request(run, env, scope)
         extra = await self.render_sections(request)
         skill_env = await self.run_env(request)

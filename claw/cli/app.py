@@ -145,6 +145,12 @@ def _outbox() -> None:
     _group("outbox", outbox_app)
 
 
+def _mcp() -> None:
+    from claw.cli.mcp import app as mcp_app
+
+    _group("mcp", mcp_app)
+
+
 SUBCOMMANDS: dict[str, Callable[[], None]] = {
     "init": _init,
     "agent": _agent,
@@ -162,6 +168,7 @@ SUBCOMMANDS: dict[str, Callable[[], None]] = {
     "channels": _channels,
     "pairing": _pairing,
     "outbox": _outbox,
+    "mcp": _mcp,
 }
 _registered: set[str] = set()
 

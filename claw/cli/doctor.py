@@ -63,6 +63,7 @@ def doctor(
 
 def _run(paths: Paths, agent: str, fix: bool) -> tuple[list[Finding], list[str]]:
     from claw.doctor import agent as doctor_agent
+    from claw.doctor import mcp as doctor_mcp
     from claw.doctor import repair as doctor_repair
     from claw.doctor import sandbox as doctor_sandbox
     from claw.doctor import services as doctor_services
@@ -105,6 +106,7 @@ def _run(paths: Paths, agent: str, fix: bool) -> tuple[list[Finding], list[str]]
     findings += with_config("hooks", lambda c, w: [doctor_agent.check_hooks(paths, c, agent, w)])
     findings += with_config("memory index", lambda c, w: [doctor_agent.check_memory(paths, c, agent, w)])
     findings += with_config("sandbox", lambda c, w: [doctor_sandbox.check_sandbox(c, agent)])
+    findings += with_config("mcp", lambda c, w: [doctor_mcp.check_mcp(paths, c)])
     return findings, fixed
 
 

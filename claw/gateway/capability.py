@@ -5,6 +5,7 @@ operations its own host protocol names: see `claw.gateway.host`), holding its ow
 manager, a registry). The gateway asks it once, in `Gateway.use`, for what it adds:
 
 - `tools()`: tools the model may call (a name already taken is kept by whoever came first)
+- `tool_sources()`: tools that come and go while the gateway runs (MCP servers'), asked every turn
 - `sections()`: prompt sections, in the order the capabilities were given
 - `env_sources()` / `bootstrap_filters()`: variables for `exec`, filters over the bootstrap files
 - `read_roots()`: folders outside the workspace the `read` tool may read
@@ -17,9 +18,9 @@ manager, a registry). The gateway asks it once, in `Gateway.use`, for what it ad
   `claw gateway run`), never by a one-shot `claw agent`
 - `routes()`: HTTP routes on the gateway server's port (webhooks)
 
-and `close()` when the gateway closes. `BaseCapability` answers "nothing" to each, so a capability
-only writes what it adds. Nothing registers itself on import: the gateway's tables are built from
-the capabilities it was handed.
+and `aclose()` then `close()` when the gateway closes (`aclose` for what must be awaited: child
+processes). `BaseCapability` answers "nothing" to each, so a capability only writes what it adds.
+Nothing registers itself on import: the gateway's tables are built from the capabilities it was handed.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
     from claw.gateway.services import GatewayService
     from claw.tools.base import Tool
+    from claw.tools.registry import ToolSource
 
 Method = Callable[["Gateway", dict[str, Any]], Awaitable[Any]]
 """An RPC method: the gateway and the request's raw params (with `_channel`, the caller's channel). Write
@@ -69,6 +71,7 @@ class Capability(Protocol):
     method_namespaces: tuple[str, ...]
 
     def tools(self) -> Sequence[Tool]: ...
+    def tool_sources(self) -> Sequence[ToolSource]: ...
     def sections(self) -> Sequence[PromptSectionSource]: ...
     def env_sources(self) -> Sequence[RunEnvSource]: ...
     def bootstrap_filters(self) -> Sequence[BootstrapFilter]: ...
@@ -79,6 +82,7 @@ class Capability(Protocol):
     def methods(self) -> Mapping[str, Method]: ...
     def services(self) -> Sequence[GatewayService]: ...
     def routes(self) -> Sequence[HttpRoute]: ...
+    async def aclose(self) -> None: ...
     def close(self) -> None: ...
 
 
@@ -89,6 +93,9 @@ class BaseCapability:
     method_namespaces: tuple[str, ...] = ()
 
     def tools(self) -> Sequence[Tool]:
+        return ()
+
+    def tool_sources(self) -> Sequence[ToolSource]:
         return ()
 
     def sections(self) -> Sequence[PromptSectionSource]:
@@ -120,6 +127,9 @@ class BaseCapability:
 
     def routes(self) -> Sequence[HttpRoute]:
         return ()
+
+    async def aclose(self) -> None:
+        return None
 
     def close(self) -> None:
         return None

@@ -54,7 +54,8 @@ async def session_context(gw: Gateway, agent_id: str, key: str) -> dict[str, Any
     """The prompt breakdown the session's next turn would start from (before its message arrives)."""
     env, transcript, chain, extra, entry = await _inputs(gw, agent_id, key)
     ctx = gw.runner.context
-    prompt = await ctx.build(Turn(env, key, transcript, gw.tools.schemas(), extra, chain))
+    schemas = await gw.tools.turn_schemas(agent_id, key)
+    prompt = await ctx.build(Turn(env, key, transcript, schemas, extra, chain))
     source = model_window(gw.router.resolve(chain[0]), gw.config.models)[1] if chain else "default"
     if "context_tokens" in env.settings.model_fields_set and prompt.window == env.settings.context_tokens:
         source = "config"
@@ -75,8 +76,18 @@ async def session_context(gw: Gateway, agent_id: str, key: str) -> dict[str, Any
             "compactions": int(extras.get("compactionCount") or 0),
             "memoryFlush": flushed,
             "compactionEnabled": env.settings.compaction.enabled,
+            "sourceToolSchemas": _source_schemas(gw, schemas),
         },
     )
+
+
+def _source_schemas(gw: Gateway, schemas: list[dict[str, Any]]) -> dict[str, int]:
+    """The share of the tool schemas that comes from tool sources (MCP servers): count and ~tokens."""
+    from claw.agent.tokens import estimate_json
+
+    builtin = set(gw.tools.names)
+    dynamic = [s for s in schemas if s.get("function", {}).get("name") not in builtin]
+    return {"count": len(dynamic), "tokens": sum(estimate_json(s) for s in dynamic)}
 
 
 async def compact_session(gw: Gateway, agent_id: str, key: str, focus: str | None) -> CompactionResult | None:
@@ -97,7 +108,10 @@ async def _context_command(gw: Gateway, call: CommandCall) -> str:
     report = await session_context(gw, call.agent_id, call.session_key)
     if call.args.strip().lower() == "json":
         return json.dumps(report, indent=2)
-    return render_report(report)
+    text, sourced = render_report(report), report.get("sourceToolSchemas") or {}
+    if sourced.get("count"):  # MCP servers' tools: the part of the schemas the user can trim
+        text += f"\nOf the tool schemas, {sourced['count']} MCP tools take ~{sourced['tokens']:,} tokens."
+    return text
 
 
 async def _compact_command(gw: Gateway, call: CommandCall) -> str:

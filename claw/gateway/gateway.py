@@ -126,6 +126,8 @@ class Gateway:
             for tool in capability.tools():
                 if self.tools.get(tool.name) is None:
                     self.tools.register(tool)
+            for source in capability.tool_sources():
+                self.tools.add_source(source)
             self.runner.sections.extend(capability.sections())
             self.runner.env_sources.extend(capability.env_sources())
             self.runner.bootstrap_filters.extend(capability.bootstrap_filters())
@@ -183,6 +185,7 @@ class Gateway:
             await asyncio.gather(*self._background, return_exceptions=True)
         await self.hooks.drain()  # run:end and the other background hooks of the runs that just ended
         await self._stop_services()
+        await asyncio.gather(*(c.aclose() for c in self.capabilities), return_exceptions=True)  # MCP servers
         await self.router.aclose()
         for capability in reversed(self.capabilities):  # on the loop: closing a database is quick
             try:

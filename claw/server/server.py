@@ -136,7 +136,7 @@ class GatewayServer:
             level = logging.WARNING if request.headers.get("Origin") is not None else logging.DEBUG
             log.log(level, "refused %s %s from %s: %s", request.method, request.path, request.remote, refusal)
             return web.json_response({"error": {"message": refusal, "type": "forbidden"}}, status=403)
-        if request.path == "/" or request.path == "/v1" or request.path.startswith("/v1/"):
+        if request.path in ("/", "/v1", "/mcp") or request.path.startswith("/v1/"):  # /mcp: claw as an MCP server
             presented = bearer_credential(request.headers.get("Authorization"))
             if presented is not None and not tokens_match(presented, self.settings.token or ""):
                 return self._wrong_credential(request, presented)

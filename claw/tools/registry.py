@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
 
 from claw.errors import ClawError
 from claw.paths import Paths
@@ -35,13 +35,58 @@ def builtin_tools(paths: Paths | None = None) -> list[Tool]:
     return [ReadTool(), WriteTool(), EditTool(), exec_tool]
 
 
+class ToolSource(Protocol):
+    """Tools that come and go while the gateway runs (an MCP server's, listed while it is up): asked
+    for every turn, so a tool appears or disappears between turns without re-registering anything."""
+
+    name: str
+
+    async def tools_for(self, agent_id: str, session_key: str) -> Sequence[Tool]:
+        """The tools offered to `agent_id`'s turn in `session_key` now (may start what must start first)."""
+        ...
+
+    def find(self, name: str, agent_id: str) -> Tool | None:
+        """The tool `name` as `agent_id` may call it now, offered this turn or not; None if there is none."""
+        ...
+
+
 class ToolRegistry:
     """Tools by name: their schemas for the model, and `call` to run one from raw model output."""
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._sources: list[ToolSource] = []
         for tool in tools:
             self.register(tool)
+
+    def add_source(self, source: ToolSource) -> None:
+        """Offer `source`'s tools too, after the registered ones (which keep a name both have)."""
+        self._sources.append(source)
+
+    async def turn_schemas(self, agent_id: str, session_key: str, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """`schemas`, plus what every source offers this turn; a failing source is left out of the turn."""
+        left_out = set(exclude)
+        schemas = self.schemas(left_out)
+        taken = set(self._tools) | left_out
+        for source in self._sources:
+            try:
+                offered = await source.tools_for(agent_id, session_key)
+            except Exception:  # a broken source must not break the turn
+                log.exception("tool source %s failed; its tools are left out of this turn", source.name)
+                continue
+            for tool in offered:
+                if tool.name not in taken:
+                    taken.add(tool.name)
+                    schemas.append(tool_schema(tool))
+        return schemas
+
+    def _find(self, name: str, agent_id: str) -> Tool | None:
+        tool = self._tools.get(name)
+        for source in self._sources:
+            if tool is not None:
+                break
+            tool = source.find(name, agent_id)
+        return tool
 
     def register(self, tool: Tool) -> None:
         if tool.name in self._tools:
@@ -66,7 +111,7 @@ class ToolRegistry:
         return ToolResult(cut_head_tail(result.text, result_limit(ctx.settings), label=name), result.is_error)
 
     async def _call(self, name: str, raw_arguments: str, ctx: ToolContext) -> ToolResult:
-        tool = self._tools.get(name)
+        tool = self._find(name, ctx.agent_id)
         if name in ctx.denied_tools:
             return ToolResult(f"{name} is not available here: {ctx.denied_tools[name]}", is_error=True)
         if tool is None:

@@ -21,9 +21,9 @@ from tests.support.processes import run_claw
 
 CHECKS = [
     "claw home", "gateway token", "config", "temp files", "workspace", "model", "gateway", "sessions",
-    "skills", "hooks", "memory index", "sandbox",
+    "skills", "hooks", "memory index", "sandbox", "mcp",
 ]  # fmt: skip
-NEEDS_CONFIG = ["workspace", "model", "skills", "hooks", "memory index", "sandbox"]
+NEEDS_CONFIG = ["workspace", "model", "skills", "hooks", "memory index", "sandbox", "mcp"]
 
 
 def claw(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

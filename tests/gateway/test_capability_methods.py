@@ -42,6 +42,8 @@ READ_ONLY_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("channels.status", {}),
     ("pairing.list", {}),
     ("outbox.list", {}),
+    ("mcp.status", {}),
+    ("mcp.tools", {}),
 ]
 """A call of every capability, including each method that asks its host for something (the settings, a
 workspace, the gateway's services)."""

@@ -1,0 +1,257 @@
+"""`McpConnection`: one configured server, kept up: started, listed, restarted with backoff, closed.
+
+A supervisor task owns the connection (the SDK's transports are anyio context managers, entered and
+left in one task): it connects, runs the initialize handshake and the first tool listing under the
+server's timeout, then waits until the connection is lost or the gateway closes. A server that fails
+to start or dies is `down` with its last error, its tools are gone from the next turn, and it is
+started again after a wait that doubles up to `mcp.restartMaxSeconds`. Calls come from the runs'
+tasks and go through the live session; a call cut off by a crash is an error result, not a hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from claw.mcp.settings import McpServerSettings
+from claw.mcp.transport import open_transport
+
+log = logging.getLogger(__name__)
+
+State = Literal["stopped", "starting", "up", "down"]
+_FIRST_BACKOFF = 0.5
+_STABLE_SECONDS = 30.0
+"""Up this long, a server that dies again is restarted after the first short wait, not the longest."""
+
+
+@dataclass(slots=True)
+class ServerStatus:
+    """What `claw mcp ls` and the doctor show of one server."""
+
+    name: str
+    state: State = "stopped"
+    last_error: str = ""
+    restarts: int = 0
+    started_in: float | None = None
+    """Seconds from spawning to the first tool listing, for the last successful start."""
+    tools: list[Any] = field(default_factory=list)
+    """The server's tools (SDK `Tool`s) as last listed."""
+
+
+class McpConnection:
+    """One server's live connection, by its supervisor task; `call` and `tools` for the rest of claw."""
+
+    def __init__(
+        self,
+        name: str,
+        settings: McpServerSettings,
+        *,
+        log_file: Path,
+        restart_max_seconds: float = 60.0,
+        on_change: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.name = name
+        self.settings = settings
+        self.status = ServerStatus(name)
+        self._log_file = log_file
+        self._restart_max = restart_max_seconds
+        self._on_change = on_change
+        self._session: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._first_attempt = asyncio.Event()
+        self._relist = asyncio.Event()
+
+    @property
+    def started(self) -> bool:
+        return self._task is not None
+
+    def start(self) -> None:
+        """Start the supervisor (once); returns at once."""
+        if self._task is None:
+            self._stop = asyncio.Event()
+            self.status.state = "starting"
+            self._task = asyncio.create_task(self._supervise(), name=f"mcp:{self.name}")
+
+    async def wait_first_attempt(self) -> None:
+        """Until the first start has succeeded or failed (bounded by the server's timeout inside)."""
+        await self._first_attempt.wait()
+
+    async def aclose(self) -> None:
+        """Stop the server and wait until its process is gone (the SDK's bounded shutdown)."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        assert self._stop is not None
+        self._stop.set()
+        try:
+            async with asyncio.timeout(15):
+                await task
+        except TimeoutError:
+            log.warning("MCP server %s did not stop in time; cancelling its supervisor", self.name)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.status.state = "stopped"
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """The server's `CallToolResult`; `ServerDown` when it is not up, `TimeoutError` past the timeout."""
+        session = self._session
+        if session is None:
+            raise ServerDown(self.name, self.status.last_error)
+        from mcp.shared.exceptions import MCPError
+
+        limit = self.settings.timeout_seconds
+        try:
+            async with asyncio.timeout(limit + 5):  # the SDK's own timeout comes first; this one is a backstop
+                return await session.call_tool(tool, arguments, read_timeout_seconds=limit)
+        except MCPError as exc:
+            if "timed out" in str(exc):
+                raise TimeoutError(f"no answer within {limit:g} s") from None
+            if self._session is not session or self.status.state != "up":
+                raise ServerDown(self.name, str(exc) or "the connection closed") from None
+            raise
+
+    async def session(self) -> Any:
+        """The live SDK session (for listings: resources, prompts); ServerDown when there is none."""
+        if self._session is None:
+            raise ServerDown(self.name, self.status.last_error)
+        return self._session
+
+    async def _supervise(self) -> None:
+        assert self._stop is not None
+        delay = _FIRST_BACKOFF
+        while not self._stop.is_set():
+            began = time.monotonic()
+            try:
+                await self._run_once(began)
+                if not self._stop.is_set():
+                    self.status.last_error = "the server closed the connection (it exited or crashed)"
+            except Exception as exc:  # noqa: BLE001 - anything a server does is reported, never raised
+                self.status.last_error = _describe(exc)
+                log.warning("MCP server %s: %s", self.name, self.status.last_error)
+            self._session = None
+            self.status.state = "stopped" if self._stop.is_set() else "down"
+            self._first_attempt.set()
+            self._on_change()
+            if self._stop.is_set():
+                return
+            if time.monotonic() - began > _STABLE_SECONDS:
+                delay = _FIRST_BACKOFF
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay):  # the backoff; a close ends it early
+                    await self._stop.wait()
+            delay = min(delay * 2, self._restart_max)
+            if not self._stop.is_set():
+                self.status.restarts += 1
+                self.status.state = "starting"
+
+    async def _run_once(self, began: float) -> None:
+        import anyio
+        from mcp.client.session import ClientSession
+        from mcp_types import Implementation
+
+        assert self._stop is not None
+        lost = anyio.Event()
+        async with open_transport(self.name, self.settings, log_file=self._log_file) as (read, write):
+            relay_send, relay_receive = anyio.create_memory_object_stream[Any](0)
+            async with anyio.create_task_group() as group:
+                group.start_soon(_relay, read, relay_send, lost)
+                info = Implementation(name="claw", version="0.1.0")
+                async with ClientSession(
+                    relay_receive, write, message_handler=self._on_message, client_info=info
+                ) as session:
+                    with anyio.fail_after(self.settings.startup_timeout_seconds):
+                        await session.initialize()
+                        await self._list(session)
+                    self.status.started_in = time.monotonic() - began
+                    self._session, self.status.state, self.status.last_error = session, "up", ""
+                    self._first_attempt.set()
+                    self._on_change()
+                    group.start_soon(self._relister, session)
+                    await _either(lost, self._stop)
+                    self._session = None
+                group.cancel_scope.cancel()
+
+    async def _list(self, session: Any) -> None:
+        tools: list[Any] = []
+        cursor = None
+        while True:  # every page; a server may split a long list
+            from mcp_types import PaginatedRequestParams
+
+            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        self.status.tools = tools
+
+    async def _relister(self, session: Any) -> None:
+        """Lists the tools again after each `notifications/tools/list_changed` (outside the SDK's receive
+        loop, which must go on reading for the listing's answer to arrive)."""
+        while True:
+            await self._relist.wait()
+            self._relist.clear()
+            try:
+                async with asyncio.timeout(self.settings.timeout_seconds):
+                    await self._list(session)
+            except Exception as exc:  # noqa: BLE001 - the old list stays; the next change tries again
+                log.warning("MCP server %s: listing its tools again failed: %s", self.name, _describe(exc))
+                continue
+            self._on_change()
+
+    async def _on_message(self, message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self._relist.set()
+
+
+class ServerDown(Exception):
+    """The server is not up (not started yet, or down with `reason`)."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"MCP server {name} is not running" + (f" ({reason})" if reason else ""))
+
+
+async def _relay(read: Any, send: Any, lost: Any) -> None:
+    """Passes the transport's messages to the session and notes when they end: a lost connection."""
+    import anyio
+
+    try:
+        async with send:
+            async for item in read:
+                await send.send(item)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+        pass
+    finally:
+        lost.set()
+
+
+async def _either(lost: Any, stop: asyncio.Event) -> None:
+    import anyio
+
+    async with anyio.create_task_group() as group:
+
+        async def first(wait: Callable[[], Any]) -> None:
+            await wait()
+            group.cancel_scope.cancel()
+
+        group.start_soon(first, lost.wait)
+        group.start_soon(first, stop.wait)
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for an error, looking inside the exception groups anyio wraps errors in."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError):
+        return "no answer to the initialize handshake (or the first tool listing) within startupTimeoutSeconds"
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, FileNotFoundError | PermissionError):
+        return f"cannot start the command: {text}"
+    return text.splitlines()[0][:300]

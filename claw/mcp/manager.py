@@ -1,0 +1,140 @@
+"""`McpManager`: the configured servers' connections, and their tools as the registry's `ToolSource`.
+
+Asked for every turn (`tools_for`), it offers each agent the tools of the servers that are up and
+allowed to it, filtered by each server's `tools` / `excludeTools`. Servers are started by the gateway
+service (`startup = "eager"`), or by the first turn that could use them (lazy ones, and every server
+of a one-shot `claw agent`, which starts no services); a turn waits only for a server's first start.
+Above `mcp.catalogueThreshold` tools, a turn gets the catalogue instead (`claw.mcp.catalogue`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from claw.mcp.catalogue import SEARCH_TOOL, Catalogue
+from claw.mcp.connection import McpConnection
+from claw.mcp.schema import check_schema, tool_name
+from claw.mcp.tool import McpTool, description_of
+
+if TYPE_CHECKING:
+    from claw.mcp.settings import McpServerSettings, McpSettings
+    from claw.paths import Paths
+    from claw.tools.base import Tool
+
+log = logging.getLogger(__name__)
+
+
+class McpManager:
+    """Every enabled server of `[mcp.servers]`, by name."""
+
+    name = "mcp"
+
+    def __init__(self, paths: Paths, settings: McpSettings) -> None:
+        self.settings = settings
+        self.media_dir = paths.data_dir / "mcp" / "media"
+        self.connections: dict[str, McpConnection] = {
+            name: McpConnection(
+                name,
+                server,
+                log_file=paths.logs_dir / f"mcp-{name}.log",
+                restart_max_seconds=settings.restart_max_seconds,
+                on_change=self._rebuild,
+            )
+            for name, server in settings.servers.items()
+            if server.enabled
+        }
+        self.tools: dict[str, McpTool] = {}
+        """Every offered tool of every server that is up, by its `<server>__<tool>` name."""
+        self.skipped: dict[str, dict[str, str]] = {}
+        """Per server, the tools left out and why (a bad name or schema)."""
+        self.catalogue = Catalogue(self)
+
+    def start(self, *, eager_only: bool) -> None:
+        """Start the servers' supervisors (only the eager ones, when the gateway starts); returns at once."""
+        for connection in self.connections.values():
+            if not eager_only or connection.settings.startup == "eager":
+                connection.start()
+
+    async def ensure_started(self) -> None:
+        """Start what is not started yet, and wait for every server still in its first start."""
+        self.start(eager_only=False)
+        pending = [c for c in self.connections.values() if c.status.state == "starting" and c.status.restarts == 0]
+        if pending:
+            limit = max(c.settings.startup_timeout_seconds for c in pending) + 5
+            waits = [asyncio.ensure_future(c.wait_first_attempt()) for c in pending]
+            _, late = await asyncio.wait(waits, timeout=limit)
+            for wait in late:
+                wait.cancel()
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(c.aclose() for c in self.connections.values()), return_exceptions=True)
+        self.tools = {}
+
+    # --- the ToolSource ------------------------------------------------------------------------
+
+    async def tools_for(self, agent_id: str, session_key: str) -> Sequence[Tool]:
+        await self.ensure_started()
+        offered = [t for t in self.tools.values() if _for_agent(t.connection.settings, agent_id)]
+        if len(offered) <= self.settings.catalogue_threshold:
+            return offered
+        loaded = self.catalogue.loaded(session_key)
+        return [self.catalogue.search_tool(offered), *(t for t in offered if t.connection.name in loaded)]
+
+    def find(self, name: str, agent_id: str) -> Tool | None:
+        if name == SEARCH_TOOL:
+            return self.catalogue.search_tool(self.agent_tools(agent_id))
+        tool = self.tools.get(name)
+        if tool is None or not _for_agent(tool.connection.settings, agent_id):
+            return None
+        return tool
+
+    def agent_tools(self, agent_id: str) -> list[McpTool]:
+        return [t for t in self.tools.values() if _for_agent(t.connection.settings, agent_id)]
+
+    # --- building the tools from the listings -----------------------------------------------------
+
+    def _rebuild(self) -> None:
+        """Called when a server comes up, goes down or changes its list: the tools as they are now."""
+        tools: dict[str, McpTool] = {}
+        for server, connection in self.connections.items():
+            skipped: dict[str, str] = {}
+            if connection.status.state == "up":
+                for raw in connection.status.tools:
+                    built = self._tool(server, connection, raw)
+                    if isinstance(built, str):
+                        skipped[raw.name] = built
+                    elif _wanted(connection.settings, raw.name) and built.name not in tools:
+                        tools[built.name] = built
+            self.skipped[server] = skipped
+        self.tools = tools
+
+    def _tool(self, server: str, connection: McpConnection, raw: Any) -> McpTool | str:
+        name = tool_name(server, raw.name)
+        if name is None:
+            return f"{server}__{raw.name} is not a tool name providers accept (letters, digits, _ and -, ≤ 64)"
+        checked = check_schema(raw.input_schema)
+        if checked.parameters is None:
+            return checked.problem
+        annotations = getattr(raw, "annotations", None)
+        return McpTool(
+            name=name,
+            description=description_of(raw.description, server),
+            parameters=checked.parameters,
+            remote_name=raw.name,
+            read_only=bool(annotations and annotations.read_only_hint),
+            connection=connection,
+            media_dir=self.media_dir,
+        )
+
+
+def _wanted(settings: McpServerSettings, tool: str) -> bool:
+    included = any(fnmatch.fnmatchcase(tool, pattern) for pattern in settings.tools)
+    return included and not any(fnmatch.fnmatchcase(tool, pattern) for pattern in settings.exclude_tools)
+
+
+def _for_agent(settings: McpServerSettings, agent_id: str) -> bool:
+    return "*" in settings.agents or agent_id in settings.agents

@@ -1,0 +1,92 @@
+"""`McpTool`: one server tool as a claw `Tool` (`<server>__<tool>`), asking first when the server says so.
+
+Approval goes through the exec approval path (`ToolContext.approvals`): the same dialogs, the same
+"allow always" list, where an MCP tool is remembered as the pattern `mcp:<server>__<tool>`. With
+nobody there to ask, a call that needs approval is refused, as exec's is under `askFallback = "deny"`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from claw.mcp.connection import McpConnection, ServerDown
+from claw.mcp.results import to_tool_result
+from claw.tools.allow_entry import AllowEntry
+from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from claw.mcp.settings import Approval
+
+_DESCRIPTION_CHARS = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class McpTool:
+    """A tool of server `connection.name`, called there as `remote_name`."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    remote_name: str
+    read_only: bool
+    connection: McpConnection
+    media_dir: Path
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        refused = await self._authorize(args, ctx)
+        if refused is not None:
+            return refused
+        server = self.connection.name
+        try:
+            result = await self.connection.call(self.remote_name, args)
+        except ServerDown as exc:
+            return ToolResult(f"{exc}; it is restarted automatically, try again later", is_error=True)
+        except TimeoutError as exc:
+            return ToolResult(f"{self.name}: MCP server {server} timed out ({exc}); the call was cancelled", True)
+        except Exception as exc:  # noqa: BLE001 - the server's error is the model's to read
+            return ToolResult(f"{self.name}: MCP server {server} error: {exc}", is_error=True)
+        return to_tool_result(result, server, self.media_dir)
+
+    async def _authorize(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult | None:
+        policy: Approval = self.connection.settings.approval
+        if policy == "never" or (policy == "on-write" and self.read_only):
+            return None
+        pattern = f"mcp:{self.name}"
+        if any(entry.pattern == pattern for entry in ctx.approvals.allowlist(ctx.agent_id)):
+            return None
+        shown = ", ".join(f"{k}={_short(v)}" for k, v in args.items())
+        request = ApprovalRequest(
+            id=uuid.uuid4().hex,
+            agent_id=ctx.agent_id,
+            session_key=ctx.session_key,
+            command=f"{self.name}({shown})",
+            cwd=str(ctx.workspace),
+            reason=f"MCP server {self.connection.name} asks for approval ({policy})",
+        )
+        decision = await ctx.approvals.ask(request)
+        if decision is None:
+            return ToolResult(f"{self.name} denied: approval required but no one is available to approve it", True)
+        if decision == "deny":
+            return ToolResult(f"{self.name} denied by user", is_error=True)
+        if decision == "allow-always":
+            ctx.approvals.remember(ctx.agent_id, AllowEntry(pattern), request.command)
+        return None
+
+
+def one_line(text: str | None, limit: int = 120) -> str:
+    """The first line of a description, cut to `limit` (for the catalogue)."""
+    first = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def description_of(raw: str | None, server: str) -> str:
+    text = (raw or "").strip()[:_DESCRIPTION_CHARS]
+    return f"[MCP {server}] {text}" if text else f"[MCP {server}] (no description)"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:79] + "…"
