@@ -74,6 +74,9 @@ class SessionToolSettings(Section):
     (always the rule for a message from a sender who is not authorised)."""
     allow_agents: tuple[str, ...] = ()
     """Other agents whose sessions may be reached too; `*` for all. Default: the caller's own agent only."""
+    search: Literal["local", "all", "off"] = "local"
+    """Where `sessions_search` (the agent searching its past conversations) is offered: `local`, sessions the
+    operator talks in from the CLI and the console; `all`, channel sessions too; `off`, nowhere."""
 
 
 class FileToolSettings(Section):

@@ -13,14 +13,35 @@ can know them without importing the store, as `claw.gateway.run_event` is for ru
   (a key of `REASONS`; `error` then holds the failure): it ends a turn that got no whole reply, its
   content being whatever had streamed. An assistant message rather than a role-less marker, because
   every reader already shows and counts those, and the model must be given one in its place.
+- An **undo** marker, `{"type": "undo", "fromId": X, "messages": n}` (`claw.store.undo` writes it): the
+  entries from the one with id X up to the marker are out of the active history. The model's history
+  drops them; the console leaves them out; records (`sessions show`, exports) mark them undone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 PARTIAL = "partial"
 """`type` of an entry holding a piece of a reply while it streams."""
+
+UNDO = "undo"
+"""`type` of the marker entry that undoes the entries from its `fromId` up to itself."""
+
+
+def undone_ids(entries: Sequence[dict[str, Any]]) -> set[str]:
+    """Ids of the entries that undo markers took out of the history."""
+    undone: set[str] = set()
+    position = {e["id"]: i for i, e in enumerate(entries) if isinstance(e.get("id"), str)}
+    for i, entry in enumerate(entries):
+        if entry.get("type") != UNDO:
+            continue
+        start = position.get(str(entry.get("fromId")))
+        if start is None or start >= i:
+            continue
+        undone.update(e["id"] for e in entries[start:i] if isinstance(e.get("id"), str))
+    return undone
 
 REASONS = {
     "exited": "the process running the turn ended before it finished",

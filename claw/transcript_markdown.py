@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from claw.transcript_entries import REASONS, trailing_partial
+from claw.transcript_entries import REASONS, trailing_partial, undone_ids
 
 RESULT_LIMIT = 4000  # characters of one tool result kept in an export
 
@@ -31,15 +31,16 @@ def transcript_to_markdown(entries: list[dict[str, Any]], *, title: str, result_
     stamps = [entry["createdAt"] for entry in entries if isinstance(entry.get("createdAt"), str)]
     if stamps:
         lines += [f"_{_when(stamps[0])} – {_when(stamps[-1])}_", ""]
+    undone = undone_ids(entries)
     for entry in entries:
-        lines += _render(entry, result_limit)
+        lines += _render(entry, result_limit, entry.get("id") in undone)
     streaming = trailing_partial(entries)
     if streaming is not None:
         lines += ["## Assistant (still streaming)", "", streaming, ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _render(entry: dict[str, Any], limit: int) -> list[str]:
+def _render(entry: dict[str, Any], limit: int, undone: bool = False) -> list[str]:
     if entry.get("type") == "compaction":
         summary = _text(entry.get("summary"))
         quoted = [f"> {line}" if line else ">" for line in summary.splitlines()]
@@ -52,7 +53,8 @@ def _render(entry: dict[str, Any], limit: int) -> list[str]:
         return _tool_result(entry, limit)
     heading = _HEADINGS.get(str(role), str(role).title())
     stamp = entry.get("createdAt")
-    lines = [f"## {heading}" + (f" · {_when(stamp)}" if isinstance(stamp, str) else ""), ""]
+    mark = " (undone)" if undone else ""  # /undo took it out of the model's history; the record keeps it
+    lines = [f"## {heading}{mark}" + (f" · {_when(stamp)}" if isinstance(stamp, str) else ""), ""]
     text = _text(entry.get("content"))
     if text:
         lines += [text, ""]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claw.agent.tokens import estimate_message
-from claw.transcript_entries import REASONS
+from claw.transcript_entries import REASONS, UNDO
 
 MISSING_RESULT = "[no result: the run was interrupted before this tool finished]"
 NO_REPLY = "[No reply: this message was not answered (the turn did not finish).]"
@@ -135,6 +135,9 @@ class HistoryView:
         if entry.get("type") == "compaction":
             self._compact(entry)
             return
+        if entry.get("type") == UNDO:
+            self._undo(entry)
+            return
         msg = to_message(entry)
         if msg is None:
             self._count_into_last()
@@ -178,6 +181,23 @@ class HistoryView:
         else:
             self.units.append(Unit([], None, starts_turn=False))
             self._unit_entry_count.append(1)
+
+    def _undo(self, entry: dict[str, Any]) -> None:
+        """Drop the units from the one starting at the marker's `fromId` on (`claw.store.undo`). Their entries
+        are counted into the unit before them, which `update` re-reads, so the undo is replayed with them."""
+        from_id = entry.get("fromId")
+        start = next((i for i in range(len(self.units) - 1, -1, -1) if self.units[i].first_id == from_id), None)
+        if start is None:  # nothing of ours to undo (a marker naming an entry compacted away)
+            self._count_into_last()
+            return
+        dropped = sum(self._unit_entry_count[start:]) + 1  # and the marker itself
+        del self.units[start:], self._unit_entry_count[start:]
+        self._unanswered = None
+        if self._unit_entry_count:
+            self._unit_entry_count[-1] += dropped
+        else:
+            self.units.append(Unit([], None, starts_turn=False))
+            self._unit_entry_count.append(dropped)
 
     def _compact(self, entry: dict[str, Any]) -> None:
         kept_id = entry.get("firstKeptId")

@@ -38,6 +38,7 @@ from claw.providers.failover import ModelRouter
 from claw.store.transcript import Transcript
 from claw.tools.base import Approvals, ToolContext
 from claw.tools.registry import ToolRegistry
+from claw.tools.sessions_search import search_denial
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +167,8 @@ class AgentRunner:
         run variables the capabilities give, and the bootstrap files as the run's filters leave them."""
         session = env.sessions.get(run.session_key)
         scope = scope_of(session.extra if session else None)  # a subagent session's limits (claw/agent/run_scope.py)
-        tools = await self._tools.turn_schemas(env.agent_id, run.session_key, exclude=scope.denied_tools)
+        denied = {**search_denial(env.settings, run.ctx.channel), **scope.denied_tools}
+        tools = await self._tools.turn_schemas(env.agent_id, run.session_key, exclude=denied)
         request = self._section_request(run, env, scope)
         extra = await self.render_sections(request)
         skill_env = await self.run_env(request)
@@ -180,7 +182,7 @@ class AgentRunner:
             read_roots=env.read_roots,
             channel=run.ctx.channel,
             sender_authorized=run.ctx.command_authorized,
-            denied_tools=scope.denied_tools,
+            denied_tools=denied,
             skill_env=skill_env,
         )
         load = lambda: self.context.load_bootstrap(env.settings, env.workspace, run.session_key)  # noqa: E731

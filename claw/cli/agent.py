@@ -21,6 +21,9 @@ def agent(
         None, "--session", "-s", help="Session key (default: the agent's main session)."
     ),
     model: str | None = typer.Option(None, "--model", help="Model ref for this turn, e.g. openai/gpt-4o-mini."),
+    resume_latest: bool = typer.Option(
+        False, "--continue", "-c", help="Continue the agent's most recent session (instead of its main one)."
+    ),
     json_out: bool = JsonOption,
     url: str | None = typer.Option(
         None, "--url", help="A running gateway to use, e.g. ws://127.0.0.1:18789/ (default: the local one, if running)."
@@ -37,6 +40,14 @@ def agent(
 
     message = _message(message)
     check_agent_id(agent_id)
+    if resume_latest:
+        from claw.errors import UsageError
+
+        if session is not None:
+            raise UsageError("--continue picks the session itself: drop --session, or drop --continue")
+        from claw.cli.sessions_pick import latest_session_key
+
+        session = latest_session_key(agent_id, url)
     from claw.cli.remote_turn import gateway_url, run_remote_turn
 
     here = Paths.from_env()

@@ -30,6 +30,8 @@ def chat(
     theme: str | None = typer.Option(
         None, "--theme", envvar="CLAW_THEME", help="dark, light, or any Textual theme name."
     ),
+    resume_latest: bool = typer.Option(False, "--continue", "-c", help="Open the agent's most recent session."),
+    resume: bool = typer.Option(False, "--resume", "-r", help="Pick the session to open first (search included)."),
 ) -> None:
     """Open the console: streaming conversation, tool cards, sessions, workspace editor, approvals."""
     import asyncio
@@ -40,6 +42,20 @@ def chat(
     from claw.tui.logging_setup import log_to_file
 
     check_agent_id(agent_id)
+    if sum((session is not None, resume_latest, resume)) > 1:
+        from claw.errors import UsageError
+
+        raise UsageError("use one of --session, --continue and --resume")
+    if resume_latest:
+        from claw.cli.sessions_pick import latest_session_key
+
+        session = latest_session_key(agent_id, url)
+    elif resume:
+        from claw.cli.sessions_pick import pick_session_first
+
+        session = pick_session_first(agent_id, url)
+        if session is None:
+            return  # the picker was closed without a choice
     if session is not None:
         session = normalize_session_key(session, agent_id)
     paths = Paths.from_env()

@@ -1,4 +1,5 @@
-"""`claw sessions ls|show|reset|rm|export`: look after an agent's conversations."""
+"""`claw sessions ls|show|reset|rm|export` (and `search|reindex|fork`, from `claw/cli/sessions_find.py`):
+look after an agent's conversations."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import Any
 
 import typer
 
+from claw.cli import sessions_find
 from claw.cli.common import AgentOption, JsonOption, WideOption, listing
 
-app = typer.Typer(help="List, read, reset, remove and export sessions.", no_args_is_help=True)
+app = typer.Typer(help="List, search, read, fork, reset, remove and export sessions.", no_args_is_help=True)
 
 KeyArgument = typer.Argument("main", help="Session key, e.g. agent:main:main (default: the agent's main session).")
 
@@ -25,7 +27,9 @@ def _call(agent_id: str, method: str, **params: Any) -> Any:
 def ls(
     agent_id: str = AgentOption,
     json_out: bool = JsonOption,
-    tree: bool = typer.Option(False, "--tree", help="Show subagent sessions under the sessions that spawned them."),
+    tree: bool = typer.Option(
+        False, "--tree", help="Show subagent sessions and forks under the sessions they came from."
+    ),
     wide: bool = WideOption,
 ) -> None:
     """Table of sessions: key, id, messages, last updated."""
@@ -104,8 +108,13 @@ def show(
     from claw.transcript_entries import trailing_partial
 
     console = Console(highlight=False)
+    from claw.transcript_entries import undone_ids
+
     console.print(f"[bold]{history['sessionKey']}[/] (id {history['sessionId']})")
+    undone = undone_ids(history["messages"])  # kept in the record, out of the model's history (/undo)
     for entry in history["messages"]:
+        if entry.get("id") in undone and "role" in entry:
+            console.print("\n[yellow](undone)[/]", end="")
         _print_entry(console, entry)
     streaming = trailing_partial(history["messages"])
     if streaming is not None:  # partial entries at the end: a reply is streaming (superseded ones are skipped)
@@ -168,22 +177,26 @@ def export(
     key: str = KeyArgument,
     agent_id: str = AgentOption,
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+    fmt: str = typer.Option("md", "--format", "-f", help="md (Markdown), jsonl (the raw entries) or html (one page)."),
 ) -> None:
-    """Export a session as Markdown, tool calls included."""
-    from claw.errors import NotFoundError
-    from claw.transcript_markdown import transcript_to_markdown
+    """Export a session as Markdown, JSON lines or a self-contained HTML page, tool calls included."""
+    if fmt not in ("md", "jsonl", "html"):
+        from claw.errors import UsageError
 
-    history = _call(agent_id, "chat.history", sessionKey=key, limit=0)
-    if history["sessionId"] is None:
-        raise NotFoundError(f"no session {history['sessionKey']} (see `claw sessions ls`)")
-    text = transcript_to_markdown(history["messages"], title=history["sessionKey"])
+        raise UsageError(f"--format {fmt!r}: use md, jsonl or html")
+    text = _call(agent_id, "sessions.export", sessionKey=key, format=fmt)["text"]
     if output is None:
-        print(text)
+        print(text, end="")
         return
     from claw.store.atomic import atomic_write_text
 
     atomic_write_text(output, text, 0o600)
     print(f"Wrote {output}")
+
+
+app.command("search")(sessions_find.search)
+app.command("reindex")(sessions_find.reindex)
+app.command("fork")(sessions_find.fork)
 
 
 def _local(iso: str) -> str:

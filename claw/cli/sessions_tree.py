@@ -1,4 +1,4 @@
-"""`claw sessions ls --tree`: subagent sessions under the sessions that spawned them."""
+"""`claw sessions ls --tree`: subagent sessions and forks under the sessions they came from."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ Row = dict[str, Any]
 
 
 def nest(rows: list[Row]) -> list[Row]:
-    """The rows as a forest: each row gains `children` (rows whose `spawnedBy` is its key), in list order.
+    """The rows as a forest: each row gains `children` (rows whose `spawnedBy` or `forkedFrom` is its key),
+    in list order.
     A child whose parent is not listed (another agent's session, or removed) stays at the top."""
     by_key = {row["sessionKey"]: {**row, "children": []} for row in rows}
     roots: list[Row] = []
     for row in rows:
         node = by_key[row["sessionKey"]]
-        parent = by_key.get(row.get("spawnedBy") or "")
+        parent = by_key.get(_parent(row))
         if parent is not None and parent is not node and not _descends(by_key, parent, node):
             parent["children"].append(node)
         else:
@@ -28,9 +29,14 @@ def _descends(by_key: dict[str, Row], node: Row, ancestor: Row) -> bool:
     while node is not None and seen < len(by_key):
         if node is ancestor:
             return True
-        node = by_key.get(node.get("spawnedBy") or "")  # type: ignore[assignment]
+        node = by_key.get(_parent(node))  # type: ignore[assignment]
         seen += 1
     return False
+
+
+def _parent(row: Row) -> str:
+    """The key of the session `row` came from: the one that spawned it, or the one it was forked from."""
+    return str(row.get("spawnedBy") or row.get("forkedFrom") or "")
 
 
 def flatten(forest: list[Row], depth: int = 0) -> list[tuple[int, Row]]:
@@ -46,7 +52,9 @@ def label(depth: int, row: Row, agent_id: str) -> str:
     """The session key, indented under its parent; below the top without `agent:<id>:` (the key that
     `claw sessions show` takes as well)."""
     key: str = row["sessionKey"]
+    fork = f" (fork at message {row.get('forkedAt')})" if row.get("forkedFrom") else ""
     if depth == 0:
-        parent = row.get("spawnedBy")
-        return key + (f"  (spawned by {parent})" if parent else "")
-    return "   " * (depth - 1) + "└─ " + key.removeprefix(f"agent:{agent_id}:")
+        if row.get("spawnedBy"):
+            return f"{key}  (spawned by {row['spawnedBy']})"
+        return key + (f"  (forked from {row['forkedFrom']} at message {row.get('forkedAt')})" if fork else "")
+    return "   " * (depth - 1) + "└─ " + key.removeprefix(f"agent:{agent_id}:") + fork

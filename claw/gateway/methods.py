@@ -27,6 +27,7 @@ from claw.gateway.rpc_params import (
     SessionParams,
     takes,
 )
+from claw.gateway.session_methods import SESSION_METHODS
 from claw.store.sessions import SessionEntry
 from claw.tools.exec_approvals import DECISIONS
 from claw.workspace import resolve_name
@@ -102,6 +103,8 @@ def session_row(entry: SessionEntry) -> dict[str, Any]:
         "preview": entry.last_preview,
         "channel": entry.channel,
         "spawnedBy": entry.extra.get("spawnedBy"),  # subagent sessions: the parent session's key
+        "forkedFrom": entry.extra.get("forkedFrom"),  # forks: the session copied, and at which message
+        "forkedAt": entry.extra.get("forkedAt"),
         "subagentStatus": child.get("status") if isinstance(child := entry.extra.get("subagent"), dict) else None,
     }
 
@@ -311,6 +314,7 @@ CORE_METHODS: Mapping[str, Method] = {
     "sessions.reset": sessions_reset,
     "sessions.delete": sessions_delete,
     "sessions.patch": sessions_patch,
+    **SESSION_METHODS,  # search, reindex, fork, undo, export
     "workspace.read": workspace_read,
     "workspace.write": workspace_write,
     "agents.get": agents_get,

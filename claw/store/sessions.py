@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claw.errors import NotFoundError
 from claw.paths import ensure_private_dir
@@ -21,6 +21,9 @@ from claw.store.index_file import SessionIndexFile, Stamp, compact_utc
 from claw.store.session_entry import SessionEntry, make_preview
 from claw.store.transcript import Entry, Transcript, utc_now_iso
 from claw.store.turn_repair import close_interrupted_turn
+
+if TYPE_CHECKING:
+    from claw.store.search_index import SearchIndex
 
 __all__ = ["INDEX_NAME", "SessionEntry", "SessionStore"]
 
@@ -87,6 +90,8 @@ class SessionStore:
         self._view = _Index()  # `_base` with `_pending` applied: what readers see
         self._writing = False  # a write of this store is between reading the file and taking in its result
         self._transcripts: dict[str, Transcript] = {}
+        self._turned: set[str] = set()  # keys whose turns the search index has not taken in yet
+        self._search: SearchIndex | None = None
         with self._lock:
             self._reload()
 
@@ -186,7 +191,19 @@ class SessionStore:
                 last_preview=preview,
             )
 
+        with self._lock:
+            self._turned.add(key.lower())
         return self._change_entry(key, turn, save=save)
+
+    def search_index(self) -> SearchIndex:
+        """The full-text index of these sessions (`claw.store.search_index`), opened on first use."""
+        from claw.store.search_index import INDEX_NAME as SEARCH_INDEX_NAME
+        from claw.store.search_index import SearchIndex
+
+        with self._lock:
+            if self._search is None:
+                self._search = SearchIndex(self.sessions_dir / SEARCH_INDEX_NAME)
+            return self._search
 
     def reset(self, key: str) -> SessionEntry:
         """Give `key` a new session id: counters zeroed, model override kept, transcript archived."""
@@ -232,14 +249,17 @@ class SessionStore:
         return bool(found)
 
     def flush(self) -> None:
-        """Write the index if it has unsaved changes (a deferred write, or one that failed).
+        """Write the index if it has unsaved changes (a deferred write, or one that failed), then take the
+        turns recorded since into the search index (`claw.store.search_sync`; the gateway flushes after a
+        reply's terminal event, so that is off the reply's path).
 
         The write and its fsyncs happen outside the store's lock, so readers (the gateway's event loop
         looking up the next turn's session) never wait for the disk."""
         with self._lock:
-            if not self._pending:
-                return
-        self._write()
+            pending = bool(self._pending)
+        if pending:
+            self._write()
+        self._index_turns()
 
     def close(self) -> None:
         """Flush and close every transcript this store opened."""
@@ -248,8 +268,25 @@ class SessionStore:
             for transcript in self._transcripts.values():
                 transcript.close()
             self._transcripts.clear()
+            if self._search is not None:
+                self._search.close()
+                self._search = None
 
     # -- internals --------------------------------------------------------------
+
+    def _index_turns(self) -> None:
+        """Take the turns recorded since the last flush into the search index; a failure only logs (the
+        index is derived: the next search catches up)."""
+        with self._lock:
+            keys, self._turned = self._turned, set()
+        if not keys:
+            return
+        from claw.store.search_sync import index_sessions
+
+        try:
+            index_sessions(self, self.search_index(), sorted(keys))
+        except Exception:
+            log.exception("could not update the search index of %s", self.sessions_dir)
 
     def _settle(self, key: str, session_id: str, transcript: Transcript) -> Entry | None:
         """Close an interrupted turn in `transcript` (session `session_id` of `key`), then recount."""

@@ -21,6 +21,7 @@ from claw.tools.base import Tool, ToolContext, ToolResult, tool_schema
 from claw.tools.edit import EditTool
 from claw.tools.exec import ExecTool
 from claw.tools.read import ReadTool
+from claw.tools.sessions_search import SessionsSearchTool
 from claw.tools.truncate import cut_head_tail, result_limit
 from claw.tools.write import WriteTool
 
@@ -32,7 +33,8 @@ def builtin_tools(paths: Paths | None = None) -> list[Tool]:
     it runs there, and what the commands of a gateway that died left running is ended now (gateway start)."""
     exec_tool = ExecTool(paths)
     exec_tool.end_leftovers()
-    return [ReadTool(), WriteTool(), EditTool(), exec_tool]
+    search = [SessionsSearchTool(paths)] if paths is not None else []  # it reads the state under `paths`
+    return [ReadTool(), WriteTool(), EditTool(), exec_tool, *search]
 
 
 class ToolSource(Protocol):

@@ -1,4 +1,5 @@
-"""The slash commands the console runs itself: /model /sessions /session /edit /export /theme /help /quit.
+"""The slash commands the console runs itself: /model /sessions /session /resume /fork /undo /retry /edit
+/export /theme /help /quit.
 
 (`/new /reset /stop /status` and the commands later capabilities register go to the gateway.)
 """
@@ -133,21 +134,76 @@ class ConsoleCommands:
             return
         self.host.open_editor(resolve_name(args.split()[0]))
 
-    async def cmd_export(self, args: str) -> None:
-        from claw.transcript_markdown import transcript_to_markdown
+    async def cmd_resume(self, args: str) -> None:
+        """The resume picker (search and preview); the session picked opens here."""
+        from claw.tui.session_picker import SessionPickerScreen
 
         host = self.host
-        history = await host.api.call("chat.history", agentId=host.agent_id, sessionKey=host.session_key, limit=0)
-        entries = history["messages"]
+
+        def opened(key: str | None) -> None:
+            if key:
+                host.load_session(key)
+
+        host.app.push_screen(SessionPickerScreen(host.api, host.agent_id), callback=opened)
+
+    async def cmd_fork(self, args: str) -> None:
+        """Copy this session (up to message N, default all) into a new one and switch to it."""
+        host = self.host
+        words = args.split()
+        if len(words) > 1 or (words and not words[0].isdigit()):
+            await self._say("✗ /fork [N]: keep the first N messages (default: all of them)", "error")
+            return
+        params: dict[str, Any] = {"at": int(words[0])} if words else {}
+        row = await host.api.call("sessions.fork", agentId=host.agent_id, sessionKey=host.session_key, **params)
+        notice = f"Forked {host.session_key} at message {row['forkedAt']}: this is {row['sessionKey']}."
+        host.load_session(row["sessionKey"], notice=notice)
+
+    async def cmd_undo(self, args: str) -> None:
+        """Take the last exchange out of what the model is sent (the transcript keeps it, marked undone)."""
+        host = self.host
+        done = await host.api.call("sessions.undo", agentId=host.agent_id, sessionKey=host.session_key)
+        notice = (
+            f"Undid the last exchange ({done['undone']} messages): the model will not see it again. "
+            "It stays in the transcript, marked undone."
+        )
+        host.load_session(host.session_key, notice=notice)  # the conversation shown without it
+
+    async def cmd_retry(self, args: str) -> None:
+        """Run the last message again, or TEXT in its place: the last exchange is undone (kept in the
+        transcript) and the message sent as a new turn, so the model answers from the same history."""
+        from claw.tui.widgets.input.chat_input import ChatInput
+
+        host = self.host
+        done = await host.api.call("sessions.undo", agentId=host.agent_id, sessionKey=host.session_key)
+        text = args.strip()
+        if not text:
+            history = await host.api.call("chat.history", agentId=host.agent_id, sessionKey=host.session_key, limit=0)
+            entries = history["messages"]
+            start = next((i for i, e in enumerate(entries) if e.get("id") == done["fromId"]), len(entries))
+            said = next((e for e in entries[start:] if e.get("role") == "user"), {})
+            text = str(said.get("display") or said.get("content") or "")
+        if not text:
+            await self._say("✗ nothing to run again: the undone exchange had no message text", "error")
+            return
+        await self._say(f"Running it again (the earlier exchange, {done['undone']} messages, is undone).")
+        host.prompt.post_message(ChatInput.Submitted(text))  # bubbles up to the screen, as Enter would
+
+    async def cmd_export(self, args: str) -> None:
+        host = self.host
+        fmt, target = _export_args(args)
+        if fmt is None:
+            await self._say("✗ /export [--format md|jsonl|html] [path]", "error")
+            return
+        done = await host.api.call("sessions.export", agentId=host.agent_id, sessionKey=host.session_key, format=fmt)
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        default = f"claw-{short_key(host.session_key).replace(':', '-')}-{stamp}.md"
-        text = transcript_to_markdown(entries, title=f"Session {host.session_key}")
+        default = f"claw-{short_key(host.session_key).replace(':', '-')}-{stamp}.{fmt}"
+        text, count = done["text"], done["entries"]
         try:
-            path = await asyncio.to_thread(_write_export, args.strip() or default, default, text)
+            path = await asyncio.to_thread(_write_export, target or default, default, text)
         except OSError as exc:
             await self._say(f"✗ could not write {exc.filename or args}: {exc.strerror}", "error")
             return
-        await self._say(f"Exported {len(entries)} entries to {path}")
+        await self._say(f"Exported {count} entries to {path}")
 
     async def cmd_theme(self, args: str) -> None:
         app = self.host.app
@@ -165,6 +221,16 @@ class ConsoleCommands:
 
     async def cmd_quit(self, args: str) -> None:
         self.host.app.exit()
+
+
+def _export_args(args: str) -> tuple[str | None, str]:
+    """(format, path) from `/export [--format md|jsonl|html] [path]`; format None when they do not parse."""
+    words, fmt = args.split(), "md"
+    if words and words[0] in ("--format", "-f"):
+        if len(words) < 2 or words[1] not in ("md", "jsonl", "html"):
+            return None, ""
+        fmt, words = words[1], words[2:]
+    return fmt, " ".join(words)
 
 
 def _write_export(target: str, default_name: str, text: str) -> Path:

@@ -7,6 +7,7 @@ from typing import Any
 
 from textual.widget import Widget
 
+from claw.transcript_entries import UNDO, undone_ids
 from claw.transcript_markdown import interrupted_label
 from claw.tui.format import gap, parse_time
 from claw.tui.markdown_chunks import chunks
@@ -41,9 +42,15 @@ def history_widgets(entries: list[dict[str, Any]]) -> list[Widget]:
     duration is the time between the call and its result as the transcript recorded them."""
     out: list[Widget] = []
     calls: dict[str, tuple[ToolCard, Any]] = {}
+    undone = undone_ids(entries)  # /undo: out of the active history, so out of the conversation shown
     for entry in entries:
         if entry.get("type") == "compaction":
             out.append(Notice("… earlier turns were summarised (compaction)"))
+            continue
+        if entry.get("type") == UNDO:
+            out.append(Notice("↶ an exchange was undone here (the transcript keeps it; sessions show marks it)"))
+            continue
+        if entry.get("id") in undone:
             continue
         role = entry.get("role")
         if role == "user":

@@ -1,0 +1,50 @@
+"""`claw chat --resume`: the resume picker on its own (`ResumePickerApp`) returns the key picked, or None."""
+
+from __future__ import annotations
+
+from textual.widgets import OptionList
+
+from claw.cli.sessions_pick import pick_latest
+from claw.tui.session_picker import ResumePickerApp, SessionPickerScreen
+from tests.support.model_server import text
+from tests.tui.conftest import SIZE, wait_for
+
+
+async def _turn(client, session_key: str, message: str) -> None:
+    handle = await client.run(message, session_key=session_key)
+    async for _event in client.events(handle.run_id):
+        pass
+
+
+async def test_the_resume_app_returns_the_session_picked(claw_env, local_clients) -> None:
+    client = local_clients()
+    claw_env.server.script(text("Saturn has rings."), text("Mars is red."))
+    await _turn(client, "agent:main:space", "tell me about saturn")
+    await _turn(client, "agent:main:red", "and mars")
+    app = ResumePickerApp(client, "main")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen)
+        options = screen.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count == 2, what="both sessions")
+        assert options.get_option_at_index(0).id == "agent:main:red"  # newest first
+        await pilot.press(*"saturn")
+        await wait_for(pilot, lambda: options.option_count == 1, what="only the session that matches")
+        await pilot.press("enter")
+    assert app.return_value == "agent:main:space"
+
+    app = ResumePickerApp(client, "main")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
+        await pilot.press("escape")
+    assert app.return_value is None
+
+
+def test_continue_passes_over_subagent_and_automation_sessions() -> None:
+    rows = [
+        {"sessionKey": "agent:main:subagent:1", "updatedAt": "2026-01-03", "spawnedBy": "agent:main:main"},
+        {"sessionKey": "agent:main:cron:ab12", "updatedAt": "2026-01-04"},
+        {"sessionKey": "agent:main:work", "updatedAt": "2026-01-02"},
+        {"sessionKey": "agent:main:main", "updatedAt": "2026-01-01"},
+    ]
+    assert pick_latest(rows) == "agent:main:work"
+    assert pick_latest([]) is None
