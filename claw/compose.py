@@ -25,6 +25,7 @@ from claw.mcp.capability import McpCapability
 from claw.memory.capability import MemoryCapability
 from claw.skills.capability import SkillsCapability
 from claw.subagents.capability import SubagentsCapability
+from claw.usage.capability import UsageCapability
 
 if TYPE_CHECKING:
     from claw.config import Config
@@ -51,5 +52,6 @@ def build_gateway(
         HooksCapability(gateway),
         channels,
         McpCapability(gateway),  # MCP servers' tools, offered as they come and go (a tool source)
+        UsageCapability(gateway),  # no prompt section: it records and budgets every model call the router makes
     )
     return gateway

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from claw.automations.settings import AutomationSettings
 from claw.channels.settings import ChannelsSettings
@@ -28,6 +28,7 @@ from claw.settings_base import BindHost, FolderPath, HttpUrl, ModelRefText, Orig
 from claw.skills.settings import SkillsSettings
 from claw.subagents.settings import SubagentSettings
 from claw.tools.sandbox_settings import SandboxSettings
+from claw.usage.settings import ModelPrice, UsageSettings
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -37,6 +38,7 @@ _DAY = 86_400.0
 _MAX_TOKENS = 100_000_000
 _MAX_CHARS = 100_000_000
 _MAX_REQUEST_BYTES = 1024 * 1024 * 1024
+PRICES_KEY = "modelPrices"
 
 
 class ModelRefs(Section):
@@ -240,6 +242,18 @@ class ConfigFile(Section):
     channels: ChannelsSettings = ChannelsSettings()
     hooks: HooksSettings = HooksSettings()
     mcp: McpSettings = McpSettings()
+    usage: UsageSettings = UsageSettings()
+    model_prices: dict[str, ModelPrice] = {}
+    """`[models.prices."provider/model"]`, moved here on load so `models` keeps one kind of entry."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_prices(cls, raw: Any) -> Any:
+        models = raw.get("models") if isinstance(raw, dict) else None
+        if isinstance(models, dict) and "prices" in models:
+            rest = {key: value for key, value in models.items() if key != "prices"}
+            return {**raw, "models": rest, PRICES_KEY: models["prices"]}
+        return raw
 
 
 class Config:
@@ -314,6 +328,15 @@ class Config:
     @property
     def mcp(self) -> McpSettings:
         return self.file.mcp
+
+    @property
+    def usage(self) -> UsageSettings:
+        return self.file.usage
+
+    @property
+    def model_prices(self) -> dict[str, ModelPrice]:
+        """Prices from `[models.prices."provider/model"]` (claw/usage/prices.py adds the shipped ones)."""
+        return self.file.model_prices
 
     def agent(self, agent_id: str = "main") -> AgentSettings:
         try:
@@ -430,6 +453,9 @@ def _validate(model: type[_M], raw: dict[str, Any], path: Path, section: str) ->
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = [*section.split("."), *err["loc"]]
+        if PRICES_KEY in loc:  # where the file has it: models.prices (see ConfigFile._split_prices)
+            at = loc.index(PRICES_KEY)
+            loc[at : at + 1] = ["models", "prices"]
         key = format_key(loc)
         got = err.get("input")
         detail = err["msg"].removeprefix("Value error, ")

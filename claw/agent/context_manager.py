@@ -33,6 +33,7 @@ from claw.gateway import run_event  # the run-event vocabulary: a leaf module, t
 from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
+from claw.providers.metering import call_source
 from claw.store.transcript import Transcript, utc_now_iso
 from claw.tools.base import ToolContext
 from claw.tools.registry import ToolRegistry
@@ -149,19 +150,20 @@ class ContextManager:
             emit(Stream.LIFECYCLE, run_event.failover(from_ref, to_ref, error.message))
 
         try:
-            result = await compact(
-                router=self._router,
-                chain=chain_for_summary,
-                transcript=turn.transcript,
-                plan_=found,
-                units=list(view.units),
-                tokens_before=prompt.full_tokens,
-                fixed_tokens=fixed,
-                room_tokens=room,
-                reason=reason,
-                focus=focus,
-                on_failover=on_failover,
-            )
+            with call_source("compaction", agent_id=turn.agent_id, session_key=turn.session_key):  # usage ledger
+                result = await compact(
+                    router=self._router,
+                    chain=chain_for_summary,
+                    transcript=turn.transcript,
+                    plan_=found,
+                    units=list(view.units),
+                    tokens_before=prompt.full_tokens,
+                    fixed_tokens=fixed,
+                    room_tokens=room,
+                    reason=reason,
+                    focus=focus,
+                    on_failover=on_failover,
+                )
         except (ModelError, ClawError) as exc:
             emit(Stream.LIFECYCLE, run_event.compaction_failed(reason, str(exc)))
             raise
@@ -177,9 +179,11 @@ class ContextManager:
         wrote: str | None = None
         error: str | None = None
         try:
-            result = await flush_memory(
-                router=self._router, chain=turn.chain, messages=prompt.messages, tools=self._tools, tool_ctx=tool_ctx
-            )
+            with call_source("memory_flush", agent_id=turn.agent_id, session_key=key):  # usage ledger
+                result = await flush_memory(
+                    router=self._router, chain=turn.chain, messages=prompt.messages, tools=self._tools,
+                    tool_ctx=tool_ctx,
+                )
             wrote = result.path
         except (ModelError, ClawError, OSError) as exc:  # the flush helps; it must never fail the turn
             error = str(exc)

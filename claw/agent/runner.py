@@ -35,6 +35,7 @@ from claw.gateway import run_event  # the run-event vocabulary: a leaf module, t
 from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
+from claw.providers.metering import call_scope, run_scope
 from claw.store.transcript import Transcript
 from claw.tools.base import Approvals, ToolContext
 from claw.tools.registry import ToolRegistry
@@ -81,8 +82,10 @@ class AgentRunner:
             raise RunFailed(NoModelError().message, code=run_event.NO_MODEL)
         transcript = env.sessions.transcript(entry)
         emit(Stream.LIFECYCLE, run_event.started(chain[0], entry.session_id, env.agent_id))
+        scope = run_scope(env.agent_id, run.session_key, run.id, run.ctx.channel, run.ctx.sender_id)
         async with TurnGuard(env, run.session_key, transcript, run.id):
-            return await self._run_turn(run, env, transcript, chain, emit)
+            with call_scope(scope):  # whose model calls these are, for the usage ledger (claw/providers/metering.py)
+                return await self._run_turn(run, env, transcript, chain, emit)
 
     async def _run_turn(
         self, run: RunRequest, env: AgentEnv, transcript: Transcript, chain: list[str], emit: Emit

@@ -151,6 +151,12 @@ def _mcp() -> None:
     _group("mcp", mcp_app)
 
 
+def _usage() -> None:
+    from claw.cli.usage import app as usage_app
+
+    _group("usage", usage_app)
+
+
 SUBCOMMANDS: dict[str, Callable[[], None]] = {
     "init": _init,
     "agent": _agent,
@@ -169,6 +175,7 @@ SUBCOMMANDS: dict[str, Callable[[], None]] = {
     "pairing": _pairing,
     "outbox": _outbox,
     "mcp": _mcp,
+    "usage": _usage,
 }
 _registered: set[str] = set()
 

@@ -24,8 +24,14 @@ class ToolCallDelta:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """Tokens of one call as the provider reports them. `input_tokens` includes the cached (read) and
+    cache-write tokens, and `output_tokens` the reasoning tokens, as OpenAI counts them."""
+
     input_tokens: int
     output_tokens: int
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from claw.config import Config, ProviderSettings
 from claw.providers.base import ChatRequest, ModelDelta, ModelError, ModelProvider
+from claw.providers.metering import CallGuard, CallObserver, current_scope, metered
 from claw.providers.openai_compat import OpenAICompatProvider
 from claw.providers.refs import BUILTIN_PROVIDERS, ModelRef, parse_model_ref
 
@@ -46,6 +47,10 @@ class ModelRouter:
         self._cooldowns: dict[str, _Cooldown] = {}
         self._clock = clock
         self._known = frozenset(BUILTIN_PROVIDERS | set(config.providers))
+        self.observers: list[CallObserver] = []
+        """Told of every finished model call (the usage ledger); see `claw.providers.metering`."""
+        self.guards: list[CallGuard] = []
+        """Asked before each model request (budgets); one that raises refuses it."""
 
     def resolve(self, ref: str) -> ModelRef:
         return parse_model_ref(ref, self._known)
@@ -79,12 +84,15 @@ class ModelRouter:
     ) -> AsyncIterator[tuple[str, ModelDelta]]:
         """Yield `(model_ref, delta)` from the first candidate that answers."""
         failures: list[str] = []
+        for guard in self.guards:
+            await guard(current_scope())
         candidates = self.candidates(chain)
         for i, ref in enumerate(candidates):
             model = self.resolve(ref)
             produced = False
             try:
-                async for delta in self.provider(model.provider).stream(ChatRequest(model.model, messages, tools)):
+                deltas = self.provider(model.provider).stream(ChatRequest(model.model, messages, tools))
+                async for delta in metered(deltas, model.provider, model.model, messages, self.observers):
                     produced = True
                     yield ref, delta
                 self._cooldowns.pop(ref, None)

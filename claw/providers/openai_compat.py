@@ -155,7 +155,7 @@ def chunk_deltas(chunk: object) -> list[ModelDelta]:
     deltas: list[ModelDelta] = []
     usage = chunk.get("usage")
     if isinstance(usage, dict):
-        deltas.append(Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))))
+        deltas.append(_usage(usage))
     for choice in _dicts(chunk.get("choices")):
         delta = choice.get("delta")
         if isinstance(delta, dict):
@@ -177,6 +177,25 @@ def chunk_deltas(chunk: object) -> list[ModelDelta]:
         if isinstance(reason, str) and reason:
             deltas.append(Finish(reason))
     return deltas
+
+
+def _usage(usage: dict[str, Any]) -> Usage:
+    """A `usage` object with the cache and reasoning details OpenAI sends (`prompt_tokens_details`,
+    `completion_tokens_details`), and the spellings of servers that put them elsewhere (DeepSeek's
+    `prompt_cache_hit_tokens`, Anthropic-style `cache_creation_input_tokens`)."""
+    prompt = usage.get("prompt_tokens_details")
+    prompt = prompt if isinstance(prompt, dict) else {}
+    completion = usage.get("completion_tokens_details")
+    completion = completion if isinstance(completion, dict) else {}
+    cached = _int(prompt.get("cached_tokens")) or _int(usage.get("prompt_cache_hit_tokens"))
+    written = _int(prompt.get("cache_write_tokens")) or _int(usage.get("cache_creation_input_tokens"))
+    return Usage(
+        _int(usage.get("prompt_tokens")),
+        _int(usage.get("completion_tokens")),
+        cached,
+        written,
+        _int(completion.get("reasoning_tokens")),
+    )
 
 
 def _dicts(value: object) -> list[dict[str, Any]]:

@@ -44,6 +44,10 @@ READ_ONLY_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("outbox.list", {}),
     ("mcp.status", {}),
     ("mcp.tools", {}),
+    ("usage.summary", {"by": "day"}),
+    ("usage.cost", {}),
+    ("usage.calls", {}),
+    ("usage.notices", {}),
 ]
 """A call of every capability, including each method that asks its host for something (the settings, a
 workspace, the gateway's services)."""
@@ -61,6 +65,7 @@ CALLED_BELOW = {
     "subagents.abort",
     "pairing.approve",
     "outbox.retry",
+    "usage.prune",
 }
 """The methods that change something, or need something made first: the tests below make it."""
 
@@ -132,6 +137,8 @@ async def test_methods_that_change_state_need_no_gateway(claw_env: ClawEnv) -> N
         assert ran["status"] == "ok" and ran["output"] == "tock"
         assert [r["id"] for r in await direct("automations.runs", id=job["id"])] == [ran["id"]]
         assert (await direct("automations.remove", id=job["id"]))["removed"] == job["id"]
+        tomorrow = time.strftime("%Y-%m-%d", time.localtime(time.time() + 86_400))
+        assert (await direct("usage.prune", before=tomorrow))["deleted"] == 1  # the job's one model call
 
         # subagents.abort asks its host to stop the run; a child whose run is over is not stopped again.
         registry = gateway.capability(SubagentsCapability).registry

@@ -27,17 +27,28 @@ class Usage:
 
     prompt_tokens: int
     completion_tokens: int
+    cached_tokens: int | None = None  # set: sent as prompt_tokens_details.cached_tokens (part of prompt_tokens)
+    cache_write_tokens: int | None = None  # set: prompt_tokens_details.cache_write_tokens
+    reasoning_tokens: int | None = None  # set: completion_tokens_details.reasoning_tokens
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
-    def as_dict(self) -> dict[str, int]:
-        return {
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
         }
+        prompt = {name: value for name, value in (("cached_tokens", self.cached_tokens),
+                                                  ("cache_write_tokens", self.cache_write_tokens))
+                  if value is not None}
+        if prompt:
+            out["prompt_tokens_details"] = prompt
+        if self.reasoning_tokens is not None:
+            out["completion_tokens_details"] = {"reasoning_tokens": self.reasoning_tokens}
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +72,7 @@ class Completion:
     hang: bool = False  # after streaming `content`, stall until the client leaves or the server stops
     finish_reason: str | None = None  # None: "tool_calls" when there are tool calls, else "stop"
     usage: Usage | None = None
+    report_usage: bool = True  # False: no usage chunk even when asked for (a server that never reports it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +293,7 @@ class ChatTurn:
         if self.reply.hang:
             return frames
         frames.append(self._chunk({}, self.finish_reason()))
-        if self.include_usage:
+        if self.include_usage and self.reply.report_usage:
             frames.append(self._chunk(None, usage=self.usage()))
         frames.append(b"data: [DONE]\n\n")
         return frames

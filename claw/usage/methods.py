@@ -1,0 +1,102 @@
+"""RPC methods `usage.summary|cost|calls|notices|prune`: the numbers `claw usage`, `/cost` and remote
+clients show, computed in the gateway that holds the ledger, so every client sees the same ones.
+Costs are priced when asked (claw/usage/prices.py); `pricesTaken` dates the shipped prices."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from claw.gateway.rpc_params import NonEmptyStr, NoParams, OptionalStr, Params, takes
+from claw.usage.budgets import notices
+from claw.usage.prices import DEFAULTS_TAKEN
+from claw.usage.report import (
+    calls_of,
+    local_midnight,
+    parse_date,
+    parse_since,
+    summarize,
+)
+
+if TYPE_CHECKING:
+    from claw.gateway.capability import Method
+    from claw.usage.capability import UsageCapability
+
+MAX_CALLS = 10_000
+
+
+class SummaryParams(Params):
+    by: OptionalStr = None
+    since: OptionalStr = None
+    agent_id: OptionalStr = None
+    session_key: OptionalStr = None
+    job_id: OptionalStr = None
+
+
+class CostParams(Params):
+    session_key: OptionalStr = None
+
+
+class CallsParams(Params):
+    run_id: OptionalStr = None
+    session_key: OptionalStr = None
+    limit: int = Field(100, ge=1, le=MAX_CALLS, description=f"a whole number from 1 to {MAX_CALLS}")
+
+
+class PruneParams(Params):
+    before: NonEmptyStr
+
+
+@takes(SummaryParams)
+async def usage_summary(usage: UsageCapability, _gateway: object, params: SummaryParams) -> dict[str, Any]:
+    since = parse_since(params.since) if params.since else None
+    prices = usage.prices()
+    groups, total = await usage.aread(
+        lambda c: summarize(c, params.by, prices, since=since, agent_id=params.agent_id,
+                            session_key=params.session_key, job_id=params.job_id)
+    )  # fmt: skip
+    given = await usage.aread(lambda c: notices(c, since))
+    return {
+        "by": params.by,
+        "since": since,
+        "groups": [g.to_wire() for g in groups],
+        "total": total.to_wire(),
+        "notices": given,
+        "pricesTaken": DEFAULTS_TAKEN,
+    }
+
+
+@takes(CostParams)
+async def usage_cost(usage: UsageCapability, _gateway: object, params: CostParams) -> dict[str, Any]:
+    return await usage.cost(params.session_key)
+
+
+@takes(CallsParams)
+async def usage_calls(usage: UsageCapability, _gateway: object, params: CallsParams) -> list[dict[str, Any]]:
+    return await usage.aread(
+        lambda c: calls_of(c, run_id=params.run_id, session_key=params.session_key, limit=params.limit)
+    )
+
+
+@takes(NoParams)
+async def usage_notices(usage: UsageCapability, _gateway: object, _params: NoParams) -> list[dict[str, Any]]:
+    return await usage.aread(lambda c: notices(c))
+
+
+@takes(PruneParams)
+async def usage_prune(usage: UsageCapability, _gateway: object, params: PruneParams) -> dict[str, Any]:
+    before = local_midnight(parse_date(params.before))
+    deleted = await usage.prune(before)
+    return {"deleted": deleted, "before": before}
+
+
+def usage_methods(usage: UsageCapability) -> dict[str, Method]:
+    return {
+        "usage.summary": partial(usage_summary, usage),
+        "usage.cost": partial(usage_cost, usage),
+        "usage.calls": partial(usage_calls, usage),
+        "usage.notices": partial(usage_notices, usage),
+        "usage.prune": partial(usage_prune, usage),
+    }
