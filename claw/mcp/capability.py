@@ -1,27 +1,28 @@
-"""MCP as a capability: the servers' tools (a `ToolSource` on the registry, added in `claw.compose`),
-the service that starts eager servers with the gateway, `/mcp`, and the `mcp.status` / `mcp.tools`
-RPC methods that `claw mcp ls` asks a running gateway, and claw's own MCP server at `/mcp` on the gateway's
-port. Closing it stops every server process."""
+"""MCP as a capability: the servers' tools (a `ToolSource` on the registry), the service that starts eager
+servers with the gateway, `/mcp`, the `mcp.status` / `mcp.tools` RPC methods that `claw mcp ls` asks a
+running gateway, and claw's own MCP server at `/mcp` on the gateway's port. Closing it stops every server
+process.
+
+With no server configured, a gateway imports none of the machinery: the manager, the SDK endpoint and the
+methods are built when first needed (a one-shot `claw agent -m` of a user without MCP servers pays nothing).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from claw.gateway.capability import BaseCapability, Command, HttpRoute
-from claw.gateway.rpc_params import AgentParams, NoParams, OptionalStr, takes
-from claw.mcp.http_serve import MCP_PATH, McpHttpEndpoint
-from claw.mcp.manager import McpManager
-from claw.mcp.prompts import run_prompt
-from claw.mcp.status import schema_share, server_rows, tool_rows
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method
     from claw.gateway.commands import CommandCall, RunInstead
     from claw.gateway.services import GatewayService
     from claw.mcp.host import McpHost
+    from claw.mcp.http_serve import McpHttpEndpoint
+    from claw.mcp.manager import McpManager
     from claw.tools.registry import ToolSource
-
 
 class McpCapability(BaseCapability):
     name = "mcp"
@@ -29,42 +30,55 @@ class McpCapability(BaseCapability):
 
     def __init__(self, host: McpHost) -> None:
         self.host = host
-        self.manager = McpManager(host.paths, host.config.mcp)
-        self.endpoint = McpHttpEndpoint(host)
+
+    @cached_property
+    def manager(self) -> McpManager:
+        from claw.mcp.manager import McpManager
+
+        return McpManager(self.host.paths, self.host.config.mcp)
+
+    @cached_property
+    def endpoint(self) -> McpHttpEndpoint:
+        from claw.mcp.http_serve import McpHttpEndpoint
+
+        return McpHttpEndpoint(self.host)
+
+    def _configured(self) -> bool:
+        return any(server.enabled for server in self.host.config.mcp.servers.values())
 
     def tool_sources(self) -> Sequence[ToolSource]:
-        return (self.manager,)
+        return (self.manager,) if self._configured() else ()
 
     def services(self) -> Sequence[GatewayService]:
-        return (McpService(self.manager),)
+        return (McpService(self.manager),) if self._configured() else ()
 
     def commands(self) -> Sequence[Command]:
         help_text = "MCP servers, tools and schema share; /mcp prompt SERVER NAME [key=value…] runs a server's prompt"
         return (Command("mcp", help_text, self._command),)
 
     def methods(self) -> Mapping[str, Method]:
-        manager = self.manager
+        from claw.mcp.methods import mcp_methods  # on first use: see claw.gateway.method_table
 
-        @takes(NoParams)
-        async def status(_gateway: object, _params: NoParams) -> list[dict[str, Any]]:
-            """Every configured server: state, tool count, restarts, last error."""
-            return server_rows(manager)
-
-        @takes(ToolsParams)
-        async def tools(_gateway: object, params: ToolsParams) -> list[dict[str, Any]]:
-            """The tools offered (and those skipped, with the reason), of one server or all."""
-            return tool_rows(manager, params.server)
-
-        return {"mcp.status": status, "mcp.tools": tools}
+        return mcp_methods(self.manager)
 
     def routes(self) -> Sequence[HttpRoute]:
-        return (HttpRoute("*", MCP_PATH, self.endpoint.handle),)
+        from claw.mcp.http_serve import MCP_PATH  # (a light module: the SDK is imported on the first request)
+
+        async def handle(request: Any) -> Any:  # the SDK's endpoint is built on the first request
+            return await self.endpoint.handle(request)
+
+        return (HttpRoute("*", MCP_PATH, handle),)
 
     async def aclose(self) -> None:
-        await self.endpoint.aclose()
-        await self.manager.aclose()
+        if "endpoint" in self.__dict__:
+            await self.endpoint.aclose()
+        if "manager" in self.__dict__:
+            await self.manager.aclose()
 
     async def _command(self, gw: Any, call: CommandCall) -> str | RunInstead:
+        from claw.mcp.prompts import run_prompt
+        from claw.mcp.status import schema_share, server_rows
+
         words = call.args.split()
         if words[:1] == ["prompt"]:
             return await run_prompt(self.manager, words[1:])
@@ -77,10 +91,6 @@ class McpCapability(BaseCapability):
         share = f"{mcp * 100 // total}%" if total else "0%"
         lines.append(f"MCP tool schemas: {mcp:,} of {total:,} schema characters this turn ({share})")
         return "\n".join(lines)
-
-
-class ToolsParams(AgentParams):
-    server: OptionalStr = None
 
 
 class McpService:

@@ -1,0 +1,34 @@
+"""The `mcp.*` RPC methods (`claw mcp ls` / `claw mcp tools` through a running gateway), bound to the
+capability's manager."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from claw.gateway.rpc_params import AgentParams, NoParams, OptionalStr, takes
+from claw.mcp.status import server_rows, tool_rows
+
+if TYPE_CHECKING:
+    from claw.gateway.capability import Method
+    from claw.mcp.manager import McpManager
+
+
+class ToolsParams(AgentParams):
+    server: OptionalStr = None
+
+
+@takes(NoParams)
+async def mcp_status(manager: McpManager, _gateway: object, _params: NoParams) -> list[dict[str, Any]]:
+    """Every configured server: state, tool count, restarts, last error."""
+    return server_rows(manager)
+
+
+@takes(ToolsParams)
+async def mcp_tools(manager: McpManager, _gateway: object, params: ToolsParams) -> list[dict[str, Any]]:
+    """The tools offered (and those skipped, with the reason), of one server or all."""
+    return tool_rows(manager, params.server)
+
+
+def mcp_methods(manager: McpManager) -> dict[str, Method]:
+    return {"mcp.status": partial(mcp_status, manager), "mcp.tools": partial(mcp_tools, manager)}
