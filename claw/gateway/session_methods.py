@@ -1,5 +1,6 @@
 """The RPC methods that find, branch, rewind and export sessions: `sessions.search`, `sessions.reindex`,
-`sessions.fork`, `sessions.undo` and `sessions.export`, part of the core's methods (`CORE_METHODS`).
+`sessions.fork`, `sessions.forkPoints`, `sessions.undo` and `sessions.export`, part of the core's methods
+(`CORE_METHODS`).
 
 Methods rather than client code, so the CLI, the console and a remote client all get the same answer
 from the one process that owns the state. The store does the work (`claw.store.search_sync`,
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from claw.store.search_index import SearchHit
 
 MAX_RESULTS = 200
+PREVIEW_CHARS = 200
+"""How much of each message `sessions.forkPoints` sends: enough to recognise it in a picker."""
 
 
 class SearchParams(AgentParams):
@@ -113,6 +116,24 @@ async def sessions_fork(gw: Gateway, params: ForkParams) -> dict[str, Any]:
 
 
 @takes(SessionParams)
+async def sessions_fork_points(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+    """The user messages a client can fork at or edit (`/fork`'s and `/rewrite`'s picker), oldest first:
+    each one's number, a preview, and the `at` of the fork keeping its exchange and of the one stopping
+    short of it (`claw.store.fork.message_fork_points`)."""
+    from claw.store.fork import message_fork_points
+
+    key = params.session_key
+    store = gw.sessions(params.session_agent)
+    entry = store.get(key)
+    if entry is None:
+        raise NotFoundError(f"no session {key} (see `claw sessions ls`)")
+    points = await asyncio.to_thread(lambda: message_fork_points(store.transcript(entry).read()))
+    rows = [{"number": p.number, "entryId": p.entry_id, "preview": p.text[:PREVIEW_CHARS], "createdAt": p.created_at,
+             "before": p.before, "after": p.after} for p in points]  # fmt: skip
+    return {"sessionKey": key, "points": rows}
+
+
+@takes(SessionParams)
 async def sessions_undo(gw: Gateway, params: SessionParams) -> dict[str, Any]:
     from claw.store.undo import undo_last_exchange
 
@@ -156,6 +177,7 @@ SESSION_METHODS: Mapping[str, Method] = {
     "sessions.search": sessions_search,
     "sessions.reindex": sessions_reindex,
     "sessions.fork": sessions_fork,
+    "sessions.forkPoints": sessions_fork_points,
     "sessions.undo": sessions_undo,
     "sessions.export": sessions_export,
 }

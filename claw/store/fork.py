@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from claw.errors import NotFoundError, UsageError
@@ -22,7 +22,7 @@ from claw.store.jsonl import encode_line
 from claw.store.session_entry import SessionEntry
 from claw.store.sessions import SessionStore
 from claw.store.turn_state import TurnTracker
-from claw.transcript_entries import PARTIAL
+from claw.transcript_entries import PARTIAL, undone_ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +76,57 @@ def _turn_ends(entries: Sequence[dict[str, Any]]) -> list[int]:
             if tracker.state() is None:
                 ends.append(seen)
     return ends
+
+
+@dataclass(frozen=True, slots=True)
+class MessageForkPoints:
+    """One user message of the active history and the two forks around it, as `fork_point` counts: `after`
+    keeps its exchange (the end of its turn; None while that turn is open), `before` stops short of it (and
+    of the notes written for its run, and of any undone exchange just before it, which a cut there would
+    bring back: the marker undoing it comes later). `before` is 0 for the first exchange, None when no
+    turn ends there."""
+
+    number: int
+    entry_id: str | None
+    text: str
+    created_at: str | None
+    before: int | None
+    after: int | None
+
+
+def message_fork_points(entries: Sequence[dict[str, Any]]) -> list[MessageForkPoints]:
+    """The user messages of `entries` not undone, oldest first, each with the forks around it."""
+    ends, undone = set(_turn_ends(entries)), undone_ids(entries)
+    points: list[MessageForkPoints] = []
+    kept: list[int] = []  # the numbers of the messages not undone, so far
+    seen = 0
+    for position, entry in enumerate(entries):
+        if "role" not in entry:
+            continue
+        seen += 1
+        if entry.get("id") in undone:
+            continue
+        if entry.get("role") == "user":
+            notes = _notes_before(entries, position)
+            before = kept[-notes - 1] if len(kept) > notes else 0
+            text = entry.get("display") or entry.get("content")
+            points.append(MessageForkPoints(
+                seen, entry.get("id"), text if isinstance(text, str) else "", entry.get("createdAt"),
+                before if before == 0 or before in ends else None, None,
+            ))  # fmt: skip
+        elif points and points[-1].after is None and seen in ends:
+            points[-1] = replace(points[-1], after=seen)
+        kept.append(seen)
+    return points
+
+
+def _notes_before(entries: Sequence[dict[str, Any]], position: int) -> int:
+    """How many notes were written for the run of the user message at `position`, just before it."""
+    run_id, count = entries[position].get("runId"), 0
+    i = position - 1
+    while run_id and i >= 0 and entries[i].get("role") == "system" and entries[i].get("runId") == run_id:
+        count, i = count + 1, i - 1
+    return count
 
 
 def fork_session(store: SessionStore, key: str, new_key: str, *, at: int | None = None) -> SessionEntry:

@@ -1,5 +1,5 @@
-"""The slash commands the console runs itself: /model /sessions /session /resume /fork /undo /retry /edit
-/export /theme /help /quit.
+"""The slash commands the console runs itself: /model /sessions /session /resume /fork /undo /retry
+/rewrite /edit /export /theme /help /quit.
 
 (`/new /reset /stop /status` and the commands later capabilities register go to the gateway.)
 """
@@ -147,13 +147,19 @@ class ConsoleCommands:
         host.app.push_screen(SessionPickerScreen(host.api, host.agent_id), callback=opened)
 
     async def cmd_fork(self, args: str) -> None:
-        """Copy this session (up to message N, default all) into a new one and switch to it."""
+        """Copy this session (up to message N, or all of it) into a new one and switch to it; with no
+        argument, pick the message to fork after (`claw.tui.fork_commands`)."""
+        from claw.tui.fork_commands import ForkCommands
+
         host = self.host
         words = args.split()
-        if len(words) > 1 or (words and not words[0].isdigit()):
-            await self._say("✗ /fork [N]: keep the first N messages (default: all of them)", "error")
+        if not words:
+            await ForkCommands(self).pick_fork()
             return
-        params: dict[str, Any] = {"at": int(words[0])} if words else {}
+        if len(words) > 1 or not (words[0].isdigit() or words[0].lower() == "all"):
+            await self._say("✗ /fork [N|all]: pick a message, keep the first N messages, or all of them", "error")
+            return
+        params: dict[str, Any] = {"at": int(words[0])} if words[0].isdigit() else {}
         row = await host.api.call("sessions.fork", agentId=host.agent_id, sessionKey=host.session_key, **params)
         notice = f"Forked {host.session_key} at message {row['forkedAt']}: this is {row['sessionKey']}."
         host.load_session(row["sessionKey"], notice=notice)
@@ -187,6 +193,12 @@ class ConsoleCommands:
             return
         await self._say(f"Running it again (the earlier exchange, {done['undone']} messages, is undone).")
         host.prompt.post_message(ChatInput.Submitted(text))  # bubbles up to the screen, as Enter would
+
+    async def cmd_rewrite(self, args: str) -> None:
+        """Say something else at one of your messages and run from there (a fork unless it is the last)."""
+        from claw.tui.fork_commands import ForkCommands
+
+        await ForkCommands(self).edit(args)
 
     async def cmd_export(self, args: str) -> None:
         host = self.host
