@@ -18,6 +18,7 @@ from claw.automations.job import Job, JobRun
 from claw.automations.ledger import Claim, finish_run, set_agent_run, set_delivery
 from claw.errors import ClawError
 from claw.gateway.msg_context import MsgContext
+from claw.gateway.run_event import Phase
 from claw.store.db import Database
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ class Executor:
         self._to_channel = deliver
         self.agent_runs: dict[str, str] = {}
         """Ledger run id → agent run id, for the runs in flight (so a stopping scheduler can abort them)."""
+        self._budget_warnings: dict[str, list[str]] = {}
+        """Ledger run id → the `budget` warnings its turn raised, for the job's delivery channel."""
 
     async def execute(self, claim: Claim, dispatched: asyncio.Future[str] | None = None) -> JobRun:
         """Run the claim to the end; `dispatched` (if given) gets the agent run id once the turn is queued."""
@@ -63,6 +66,7 @@ class Executor:
             error = f"internal error: {type(exc).__name__}: {exc}"
         finally:
             agent_run_id = self.agent_runs.pop(run.id, None)
+            warnings = self._budget_warnings.pop(run.id, [])
         run = replace(run, agent_run_id=agent_run_id or run.agent_run_id)
         target = parse_delivery(job.delivery)
         delivery_status = _delivery_status(target.kind, status, (output or "").strip())
@@ -78,6 +82,8 @@ class Executor:
             finished = await self._deliver(job, finished, target.target)
         elif delivery_status == "stored" and target.kind == "channel":
             finished = await self._announce(finished, target.channel, target.target, output or "")
+        if warnings and target.kind == "channel":
+            await self._warn(target.channel, target.target, warnings, run.id)
         return finished
 
     async def _turn(self, job: Job, run: JobRun, dispatched: asyncio.Future[str] | None) -> str:
@@ -101,6 +107,7 @@ class Executor:
         await self._db.awrite(lambda c: set_agent_run(c, run.id, agent_run.id, agent_run.session_key))
         outcome = await agent_run.wait()
         assert outcome is not None
+        self._budget_warnings[run.id] = [str(e.data["message"]) for e in agent_run.events if e.phase == Phase.BUDGET]
         if outcome.status == "ok":
             return outcome.text
         raise ClawError(outcome.error or outcome.status)
@@ -137,6 +144,17 @@ class Executor:
             status, error = "queued", None
         await self._db.awrite(lambda c: set_delivery(c, run.id, status, error))
         return replace(run, delivery_status=status, delivery_error=error)
+
+    async def _warn(self, channel: str, target: str, warnings: list[str], run_id: str) -> None:
+        """Send the budget warnings the run raised to the job's channel too, after its reply (whatever became
+        of that): whoever reads the job's output there hears of its budget. A failure is only logged."""
+        if self._to_channel is None:
+            return
+        for text in warnings:
+            try:
+                await self._to_channel(channel, target, f"⚠ {text}", run_id)
+            except ClawError as exc:
+                log.warning("automation run %s: the budget warning was not delivered: %s", run_id, exc.message)
 
 
 def _delivery_status(kind: str, status: str, reply: str) -> str | None:

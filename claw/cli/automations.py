@@ -133,8 +133,10 @@ def runs(
     json_out: bool = JsonOption,
     wide: bool = WideOption,
 ) -> None:
-    """The job's run history: run id, start, end, status (ok|error|skipped), trigger, error, output summary."""
-    rows = _call("automations.runs", id=job_id, limit=limit)
+    """The job's run history: run id, start, end, status (ok|error|skipped), tokens, cost, trigger, error, output."""
+    from claw.cli.usage import with_run_usage
+
+    rows = with_run_usage(_call("automations.runs", id=job_id, limit=limit))
     if json_out:
         _print_json(rows)
         return

@@ -99,12 +99,19 @@ _RUN_COLUMNS = (
     Column("STARTED"),
     Column("FINISHED"),
     Column("STATUS"),
+    Column("TOKENS", right=True),
+    Column("COST", right=True),
     Column("TRIGGER", flex=True, floor=8),
     Column("ERROR / OUTPUT", flex=True, floor=12),
 )
 
 
 def runs_table(rows: list[dict[str, Any]], *, wide: bool = False) -> None:
+    from datetime import date
+
+    from claw.cli.usage import cost_cell, tokens_cell
+
+    this_year = date.today().year
     lines = []
     for row in rows:
         trigger = row["trigger"]
@@ -114,5 +121,10 @@ def runs_table(rows: list[dict[str, Any]], *, wide: bool = False) -> None:
         if row.get("deliveryStatus"):
             detail = f"[{row['deliveryStatus']}] {detail}"
         started, finished = local_time(row["startedAt"]), local_time(row["finishedAt"])
-        lines.append((row["runId"] or row["id"], started, finished, row["status"], trigger, detail))
+        if finished[:10] == started[:10] and len(finished) > 10:  # the same day: its time alone keeps 80 columns
+            finished = finished[11:]
+        if started[:5] == f"{this_year}-":  # so do this year's dates without the year (`12-01 22:10`)
+            started = started[5:]
+        spent = (tokens_cell(row), cost_cell(row))  # merged in from the usage ledger (claw/cli/usage.py)
+        lines.append((row["runId"] or row["id"], started, finished, row["status"], *spent, trigger, detail))
     print_table(_RUN_COLUMNS, lines, wide=wide)

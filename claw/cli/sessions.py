@@ -32,10 +32,11 @@ def ls(
     ),
     wide: bool = WideOption,
 ) -> None:
-    """Table of sessions: key, id, messages, last updated."""
+    """Table of sessions: key, id, messages, last updated, cost (priced now, from the usage ledger)."""
     from claw.cli.common import print_json
+    from claw.cli.usage import cost_cell, with_costs
 
-    rows = _call(agent_id, "sessions.list")
+    rows = with_costs(_call(agent_id, "sessions.list"), agent_id)
     if tree and (rows or json_out):
         _print_tree(rows, json_out, agent_id, wide)
         return
@@ -52,12 +53,14 @@ def ls(
         Column("ID"),
         Column("MESSAGES", right=True),
         Column("UPDATED"),
+        Column("COST", right=True),
         Column("LAST MESSAGE", flex=True),
     )
     table = [
-        (row["sessionKey"], row["sessionId"][:8], row["messages"], local_time(row["updatedAt"]), row["preview"] or "")
+        (row["sessionKey"], row["sessionId"][:8], row["messages"], local_time(row["updatedAt"]), cost_cell(row),
+         row["preview"] or "")
         for row in rows
-    ]
+    ]  # fmt: skip
     print_table(columns, table, wide=wide)
 
 

@@ -35,6 +35,8 @@ class TerminalRenderer:
         match event.phase:
             case Phase.FAILOVER:
                 self._note(f"! {data['from']} failed ({data['reason']}); trying {data['to']}")
+            case Phase.BUDGET:
+                self._note(f"! {data['message']}")
             case Phase.COMPACTION if data.get("state") == State.END:
                 self._note(f"(context compacted: ~{data['tokensBefore']:,} → ~{data['tokensAfter']:,} tokens)")
             case Phase.ERROR:

@@ -110,3 +110,62 @@ def prune(
         print_json(result)
     else:
         print(f"Deleted {result['deleted']:,} usage row(s) of calls before {before}.")
+
+
+def with_costs(rows: list[dict[str, Any]], agent_id: str) -> list[dict[str, Any]]:
+    """`sessions.list` rows with each session's `cost` (priced now; None when no call of it has a known
+    price) and `unpricedCalls`, from `usage.summary` by session: the core's rows know nothing of usage.
+    A session's cost is its key's: a reset session keeps the key, so its earlier calls count too."""
+    if not rows:
+        return rows
+    from claw.cli.gateway_call import call_gateway
+
+    report = call_gateway("usage.summary", by="session", agentId=agent_id)
+    groups = {g["key"]: g for g in report["groups"]}
+    out = []
+    for row in rows:
+        group = groups.get(row["sessionKey"])
+        cost = None if group is None else group["cost"]
+        out.append({**row, "cost": cost, "unpricedCalls": 0 if group is None else group["unpricedCalls"]})
+    return out
+
+
+def cost_cell(row: dict[str, Any]) -> str:
+    """A session row's cost as a table shows it: `$0.0123`, `—` when unknown, `+` when partly unpriced."""
+    from claw.usage.prices import format_cost
+
+    return format_cost(row.get("cost"), row.get("unpricedCalls") or 0)
+
+
+def with_run_usage(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`automations.runs` rows with each run's `inputTokens`, `outputTokens`, `calls`, `cost` and
+    `unpricedCalls` from the ledger (`usage.summary` by run of the job); a run with no model call
+    (skipped, refused) has no tokens and no cost (None)."""
+    jobs = {run["jobId"] for run in runs if run.get("runId")}
+    if not jobs:
+        return [{**run, **_NO_USAGE} for run in runs]
+    from claw.cli.gateway_call import call_gateway
+
+    groups: dict[str, dict[str, Any]] = {}
+    for job_id in sorted(jobs):
+        report = call_gateway("usage.summary", by="run", jobId=job_id)
+        groups.update({g["key"]: g for g in report["groups"] if g["key"]})
+    out = []
+    for run in runs:
+        group = groups.get(run.get("runId") or "")
+        if group is None:
+            out.append({**run, **_NO_USAGE})
+            continue
+        spent = {"calls": group["calls"], "inputTokens": group["inputTokens"], "outputTokens": group["outputTokens"]}
+        out.append({**run, **spent, "cost": group["cost"], "unpricedCalls": group["unpricedCalls"]})
+    return out
+
+
+_NO_USAGE: dict[str, Any] = {"calls": 0, "inputTokens": None, "outputTokens": None, "cost": None, "unpricedCalls": 0}
+
+
+def tokens_cell(row: dict[str, Any]) -> str:
+    """Input plus output tokens, `1,234`; `—` when the row had no model call."""
+    if row.get("inputTokens") is None:
+        return "—"
+    return f"{row['inputTokens'] + row['outputTokens']:,}"

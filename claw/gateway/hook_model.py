@@ -6,6 +6,7 @@ import asyncio
 
 from claw.providers.base import ModelError, TextDelta
 from claw.providers.failover import ModelRouter
+from claw.providers.metering import call_source
 
 
 async def _no_failover_events(from_ref: str, to_ref: str, error: ModelError) -> None:
@@ -25,9 +26,10 @@ class HookModel:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
         parts: list[str] = []
         async with asyncio.timeout(self.timeout_seconds):
-            async for _ref, delta in self._router.stream(self.chain, messages, [], _no_failover_events):
-                if isinstance(delta, TextDelta):
-                    parts.append(delta.text)
+            with call_source("hook"):  # the ledger's row says a hook, not the run it fired in, asked
+                async for _ref, delta in self._router.stream(self.chain, messages, [], _no_failover_events):
+                    if isinstance(delta, TextDelta):
+                        parts.append(delta.text)
         text = "".join(parts).strip()
         if not text:
             raise ModelError("other", "the model returned an empty reply")

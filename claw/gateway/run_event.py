@@ -36,6 +36,7 @@ class Phase(StrEnum):
     MEMORY_FLUSH = "memory_flush"
     COMPACTION = "compaction"
     SUBAGENT = "subagent"
+    BUDGET = "budget"
     END = "end"
     ERROR = "error"
     ABORTED = "aborted"
@@ -183,6 +184,13 @@ def subagent_spawned(child_run_id: str, child_session_key: str) -> dict[str, Any
         "childRunId": child_run_id,
         "childSessionKey": child_session_key,
     }
+
+
+def budget_warning(budget: str, limit: str, period: str, message: str) -> dict[str, Any]:
+    """A `warn` budget's limit was reached before one of the run's model calls; the run goes on. `budget`
+    e.g. `agent main` or `job digest`, `limit` e.g. `dailyCost`, `period` `2026-12-01` or `2026-12`;
+    `message` is the one line to show. Given once per budget, limit and period (claw/usage/budgets.py)."""
+    return {"phase": Phase.BUDGET, "budget": budget, "limit": limit, "period": period, "message": message}
 
 
 def end(text: str, usage: Mapping[str, int], **detail: Any) -> dict[str, Any]:

@@ -94,6 +94,8 @@ class RunView:
                 await self.panes.conversation.add_notice(
                     f"⚠ {data.get('from')} failed ({data.get('reason')}); trying {data.get('to')}", "warning"
                 )
+            case Phase.BUDGET:  # a `warn` budget's limit reached: the run goes on, once per limit and period
+                await self.panes.conversation.add_notice(f"⚠ {data.get('message')}", "warning")
             case Phase.END:
                 if not self.streamed and data.get("text"):  # the deltas were missed (joined late): show the reply
                     await self._delta(str(data["text"]))

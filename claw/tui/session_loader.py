@@ -141,6 +141,9 @@ class SessionLoader:
         await host.subagents.resume(await self.optional("subagents.list", [], sessionKey=session_key))
         host.prompt.input.inputs.seed(user_inputs(history["messages"]))
         self.show_counters(entry)
+        cost = await self.session_cost(session_key)
+        if host.session_key == session_key:
+            self.show_cost(cost)
         host.refresh_sidebar()
         stored = host.session_model
         report = await self.context_report(session_key)
@@ -179,6 +182,21 @@ class SessionLoader:
         self.host.status.tokens_in = int(entry.get("inputTokens") or 0)
         self.host.status.tokens_out = int(entry.get("outputTokens") or 0)
 
+    async def session_cost(self, session_key: str) -> dict[str, Any] | None:
+        """The session's totals from the usage ledger (`usage.cost`, through the client, so an attached
+        console shows the gateway's numbers); None from a gateway without usage."""
+        report = await self.optional("usage.cost", None, sessionKey=session_key)
+        return report.get("session") if isinstance(report, dict) else None
+
+    def show_cost(self, totals: dict[str, Any] | None) -> None:
+        """The session's cost in the status bar, priced now; nothing when no call of it has a known price."""
+        from claw.usage.prices import format_cost
+
+        if not totals or totals.get("cost") is None:
+            self.host.status.cost = None
+            return
+        self.host.status.cost = format_cost(float(totals["cost"]), int(totals.get("unpricedCalls") or 0))
+
     async def refresh_counters(self) -> None:
         """After a turn or a command: the counters and the gauge, and the model when another client (or
         the command) changed the one stored with the session. Otherwise the model shown stays the one
@@ -187,9 +205,11 @@ class SessionLoader:
         key, shown = host.session_key, host.session_model
         entry = await self.session_row(key)
         report = await self.context_report(key)
+        cost = await self.session_cost(key)
         if host.session_key != key or host.session_model != shown:
             return  # another session is on screen by now, or /model changed this one: each shows its own
         self.show_counters(entry)
+        self.show_cost(cost)
         self.show_context(report)
         stored = entry.get("model") if entry else None
         if stored != host.session_model:

@@ -6,7 +6,9 @@ rows flushed first) and compares with `[usage.budgets]`. A limit reached under `
 call with `BudgetExceeded`, one line that names the limit and the key to raise; the run ends with it
 as its error before anything is sent to the model. Under `warn` the call goes on, and the first time
 each limit is reached in a period a notice is written to `usage_notices` (its primary key makes it
-once, across processes too) and logged; `/cost`, `claw usage` and `usage.notices` show it.
+once, across processes too) and logged; `/cost`, `claw usage` and `usage.notices` show it, and the
+run whose call found it gets a `budget` event (the console shows it as a notice; an automation's job
+sends it to the job's delivery channel).
 
 A job budget may name the job by id or by name; a name is looked up in `automation_jobs`.
 Costs use the prices in effect now, like every view.
@@ -66,11 +68,14 @@ class BudgetGuard:
         settings: Callable[[], UsageSettings],
         prices: Callable[[], PriceBook],
         now: Callable[[], float] = time.time,
+        on_warning: Callable[[CallScope, Breach], None] | None = None,
     ) -> None:
         self._ledger = ledger
         self._settings = settings
         self._prices = prices
         self._now = now
+        self._on_warning = on_warning
+        """Told of each `warn` notice the one time it is new, with the call that found it (to show it live)."""
 
     async def check(self, scope: CallScope) -> None:
         """Raise `BudgetExceeded` when a `stop` limit of the call's agent or job is reached."""
@@ -84,7 +89,11 @@ class BudgetGuard:
             if breach.action == "stop":
                 raise BudgetExceeded(breach.message())
         for breach in breaches:
-            await asyncio.to_thread(self._notice, breach)
+            if await asyncio.to_thread(self._notice, breach) and self._on_warning is not None:
+                try:
+                    self._on_warning(scope, breach)
+                except Exception:  # showing it is a courtesy: the call goes on, the notice is stored
+                    log.exception("a budget warning could not be shown")
 
     def breaches(self, scope: CallScope) -> list[Breach]:
         """Every limit of the call's budgets that its agent or job has reached."""
@@ -134,8 +143,8 @@ class BudgetGuard:
         name = row[0] if row else None
         return (name, jobs[name]) if name in jobs else (job_id, None)
 
-    def _notice(self, breach: Breach) -> None:
-        """Write the warning once per budget, limit and period; log it the one time it is new."""
+    def _notice(self, breach: Breach) -> bool:
+        """Write the warning once per budget, limit and period; log it the one time it is new (True then)."""
         text = breach.message()
 
         def insert(conn: sqlite3.Connection) -> bool:
@@ -147,6 +156,8 @@ class BudgetGuard:
 
         if self._ledger.db.write(insert):
             log.warning("%s", text)
+            return True
+        return False
 
 
 def notices(conn: sqlite3.Connection, since: float | None = None) -> list[dict[str, object]]:

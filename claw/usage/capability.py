@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from claw.gateway import run_event
 from claw.gateway.capability import BaseCapability, Command
-from claw.usage.budgets import BudgetGuard, notices
+from claw.usage.budgets import Breach, BudgetGuard, notices
 from claw.usage.ledger import UsageLedger
 from claw.usage.prices import PriceBook, format_cost, is_local
 from claw.usage.report import Totals, day_start, month_start, summarize
@@ -24,6 +25,7 @@ from claw.usage.report import Totals, day_start, month_start, summarize
 if TYPE_CHECKING:
     from claw.gateway.capability import Method
     from claw.gateway.commands import CommandCall
+    from claw.providers.metering import CallScope
     from claw.usage.host import UsageHost
 
 T = TypeVar("T")
@@ -38,9 +40,16 @@ class UsageCapability(BaseCapability):
         self._book: tuple[int, PriceBook] | None = None
         self._local: dict[str, bool] = {}
         self.ledger = UsageLedger(host.paths.gateway_db, self.is_local, self.prices)
-        self.budgets = BudgetGuard(self.ledger, lambda: host.config.usage, self.prices)
+        self.budgets = BudgetGuard(self.ledger, lambda: host.config.usage, self.prices, on_warning=self._warned)
         host.router.observers.append(self.ledger.record)
         host.router.guards.append(self.budgets.check)
+
+    def _warned(self, scope: CallScope, breach: Breach) -> None:
+        """A `warn` limit newly reached: a `budget` event in the run whose call found it, if it is one."""
+        run = self.host.find_run(scope.run_id) if scope.run_id else None
+        if run is not None:
+            data = run_event.budget_warning(breach.budget, breach.limit, breach.period, breach.message())
+            self.host.publish_lifecycle(run, data)
 
     def prices(self) -> PriceBook:
         """The prices in effect: config's `[models.prices]` over the shipped table."""

@@ -21,10 +21,11 @@ from claw.hooks.host import HooksHost
 from claw.paths import Paths
 from claw.skills.host import SkillsHost
 from claw.subagents.host import SubagentsHost
+from claw.usage.host import UsageHost
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
 
-HOSTS = (AutomationsHost, ChannelsHost, HooksHost, SkillsHost, SubagentsHost)
+HOSTS = (AutomationsHost, ChannelsHost, HooksHost, SkillsHost, SubagentsHost, UsageHost)
 
 
 def _members(protocol: type) -> dict[str, Any]:

@@ -17,6 +17,10 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     (run_event.accepted("main"), {"phase": "accepted", "agentId": "main"}),
     (
+        run_event.budget_warning("agent main", "dailyCost", "2026-12-01", "m"),
+        {"phase": "budget", "budget": "agent main", "limit": "dailyCost", "period": "2026-12-01", "message": "m"},
+    ),
+    (
         run_event.spawned("p1", "agent:main:main", 1, None, "look"),
         {
             "phase": "spawned",

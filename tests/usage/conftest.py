@@ -13,8 +13,10 @@ import pytest
 from claw.client.local import LocalClient
 from claw.gateway.run_event import RunEvent
 from claw.usage.capability import UsageCapability
+from tests.channels.conftest import home, start_channels, telegram  # noqa: F401  (a gateway with channels)
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import Usage
+from tests.tui.conftest import console, remote_console, workspace  # noqa: F401  (the console's fixtures, here too)
 
 KEY = "agent:main:main"
 

@@ -36,6 +36,8 @@ class StatusBar(Widget):
     state: reactive[str] = reactive("idle")
     tokens_in: reactive[int] = reactive(0)
     tokens_out: reactive[int] = reactive(0)
+    cost: reactive[str | None] = reactive(None)
+    """The session's cost so far (`$0.0123`, from the usage ledger); None when no price is known."""
     context_pct: reactive[float | None] = reactive(None)
     """The share of the model's window the session's prompt fills, as `/context` counts it; None: unknown."""
     queued: reactive[int] = reactive(0)
@@ -59,6 +61,8 @@ class StatusBar(Widget):
         line.append(self.model or "no model", style="" if self.model else "bold red")
         line.append("  │  ", style="dim")
         line.append(f"↑{tokens(self.tokens_in)} ↓{tokens(self.tokens_out)}")
+        if self.cost:
+            line.append(f" {self.cost}")
         # One decimal, as `/context` prints its total: the gauge is that number (`SessionLoader.show_context`).
         ctx = "ctx —" if self.context_pct is None else f"ctx {self.context_pct:.1f}%"
         line.append(f"  {ctx}", style="bold red" if (self.context_pct or 0) >= 85 else "")
