@@ -34,9 +34,9 @@ def ls(json_out: bool = JsonOption) -> None:
     from claw.cli.table import Column, print_table
 
     columns = (Column("NAME"), Column("TRANSPORT"), Column("STATE"), Column("TOOLS"), Column("RESTARTS"),
-               Column("TARGET / LAST ERROR", flex=True, floor=20))
+               Column("SANDBOX"), Column("TARGET / LAST ERROR", flex=True, floor=20))
     print_table(columns, [(r["name"], r["transport"], r["state"], r["tools"], r["restarts"],
-                           r["lastError"] or r["target"]) for r in rows])
+                           r.get("sandbox", ""), r["lastError"] or r["target"]) for r in rows])
     if running_gateway_url() is None:
         print("(no gateway running: servers start with it; `claw mcp test NAME` tries one now)")
 
@@ -68,7 +68,7 @@ async def _local_tools(server: str | None) -> list[dict[str, Any]]:
     from claw.mcp.status import tool_rows
 
     paths, config = load()
-    manager = McpManager(paths, config.mcp)
+    manager = McpManager.from_config(paths, config)
     if server is not None:
         _known(manager, server)
         manager.connections = {server: manager.connections[server]}
@@ -193,7 +193,7 @@ async def _test(name: str) -> dict[str, Any]:
     from claw.mcp.manager import McpManager
 
     paths, config = load()
-    manager = McpManager(paths, config.mcp)
+    manager = McpManager.from_config(paths, config)
     _known(manager, name)
     connection = manager.connections[name]
     began = time.monotonic()
@@ -254,7 +254,7 @@ async def _listing(name: str, what: str) -> list[dict[str, Any]]:
     from claw.mcp.manager import McpManager
 
     paths, config = load()
-    manager = McpManager(paths, config.mcp)
+    manager = McpManager.from_config(paths, config)
     _known(manager, name)
     connection = manager.connections[name]
     connection.start()

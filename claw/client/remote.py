@@ -340,6 +340,7 @@ class RemoteClient:
             str(payload.get("command", "")),
             str(payload.get("cwd", "")),
             str(payload.get("reason", "")),
+            str(payload.get("tool", "exec")),
         )
         try:
             decision = await approver(request)

@@ -28,11 +28,27 @@ def check_mcp(paths: Paths, config: Config) -> Finding:
         for key, var in {**server.env_from, **server.headers_env}.items():
             if var not in os.environ:
                 problems.append(fail("mcp", f"{name}: {key} comes from ${var}, which is not set", f"export {var}=…"))
+    problems += _sandbox_findings(paths, config, servers)
     for row in _live(paths):
         if row["state"] != "up":
             detail = f"{row['name']} is {row['state']} in the running gateway: {row['lastError'] or 'no error yet'}"
             problems.append(warn("mcp", detail, f"claw mcp test {row['name']}; see logs/mcp-{row['name']}.log"))
     return combine("mcp", problems, f"{len(servers)} server(s) configured: {', '.join(servers)}")
+
+
+def _sandbox_findings(paths: Paths, config: Config, servers: dict[str, Any]) -> list[Finding]:
+    """A stdio server that should be sandboxed but cannot be: run as is (warn), or refused (fail)."""
+    from claw.mcp.sandboxing import SandboxContext, decide
+    from claw.tools.sandbox_probe import probe_sandbox
+
+    context, probe, found = SandboxContext.from_config(paths, config), probe_sandbox(), []
+    for name, server in servers.items():
+        decision = decide(name, server, context, probe)
+        if decision.refusal is not None:
+            found.append(fail("mcp", f"{name}: does not start: {decision.refusal}", probe.fix))
+        elif decision.shown.startswith("off: "):
+            found.append(warn("mcp", f"{name}: runs unsandboxed ({decision.shown[5:]})", probe.fix))
+    return found
 
 
 def _path(env: dict[str, str]) -> str | None:

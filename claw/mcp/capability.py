@@ -17,7 +17,7 @@ from claw.gateway.capability import BaseCapability, Command, HttpRoute
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method
-    from claw.gateway.commands import CommandCall, RunInstead
+    from claw.gateway.commands import CommandCall, Fallback, RunInstead
     from claw.gateway.services import GatewayService
     from claw.mcp.host import McpHost
     from claw.mcp.http_serve import McpHttpEndpoint
@@ -35,7 +35,7 @@ class McpCapability(BaseCapability):
     def manager(self) -> McpManager:
         from claw.mcp.manager import McpManager
 
-        return McpManager(self.host.paths, self.host.config.mcp)
+        return McpManager.from_config(self.host.paths, self.host.config)
 
     @cached_property
     def endpoint(self) -> McpHttpEndpoint:
@@ -53,8 +53,19 @@ class McpCapability(BaseCapability):
         return (McpService(self.manager),) if self._configured() else ()
 
     def commands(self) -> Sequence[Command]:
-        help_text = "MCP servers, tools and schema share; /mcp prompt SERVER NAME [key=value…] runs a server's prompt"
+        help_text = "MCP servers, tools and schema share; /mcp:SERVER:PROMPT [key=value…] runs a server's prompt"
         return (Command("mcp", help_text, self._command),)
+
+    def command_fallbacks(self) -> Sequence[Fallback]:
+        return (self._prompt_fallback,)
+
+    async def _prompt_fallback(self, gw: Any, call: CommandCall) -> RunInstead | None:
+        """`/mcp:SERVER:PROMPT …`; any other name (and this one, with no server configured) is not ours."""
+        if not call.name.startswith("mcp:") or not self._configured():
+            return None
+        from claw.mcp.prompts import prompt_command
+
+        return await prompt_command(self.manager, call.name, call.args)
 
     def methods(self) -> Mapping[str, Method]:
         from claw.mcp.methods import mcp_methods  # on first use: see claw.gateway.method_table
@@ -76,12 +87,12 @@ class McpCapability(BaseCapability):
             await self.manager.aclose()
 
     async def _command(self, gw: Any, call: CommandCall) -> str | RunInstead:
-        from claw.mcp.prompts import run_prompt
+        from claw.mcp.prompts import prompt_words, run_prompt
         from claw.mcp.status import schema_share, server_rows
 
         words = call.args.split()
         if words[:1] == ["prompt"]:
-            return await run_prompt(self.manager, words[1:])
+            return await run_prompt(self.manager, prompt_words(call.args)[1:])
         schemas = await gw.tools.turn_schemas(call.agent_id, call.session_key)
         total, mcp = schema_share(schemas, self.manager)
         lines = [

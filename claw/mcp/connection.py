@@ -17,10 +17,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from claw.mcp.settings import McpServerSettings
 from claw.mcp.transport import open_transport
+
+if TYPE_CHECKING:
+    from claw.mcp.sandboxing import SandboxContext
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,8 @@ class ServerStatus:
     """Seconds from spawning to the first tool listing, for the last successful start."""
     tools: list[Any] = field(default_factory=list)
     """The server's tools (SDK `Tool`s) as last listed."""
+    sandbox: str = ""
+    """How the last start ran it: `bwrap`, or why not (claw/mcp/sandboxing.py); empty before a start."""
 
 
 class McpConnection:
@@ -55,6 +60,7 @@ class McpConnection:
         log_file: Path,
         restart_max_seconds: float = 60.0,
         on_change: Callable[[], None] = lambda: None,
+        sandbox: SandboxContext | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
@@ -62,6 +68,8 @@ class McpConnection:
         self._log_file = log_file
         self._restart_max = restart_max_seconds
         self._on_change = on_change
+        self.sandbox = sandbox
+        """The config's sandboxing, for a stdio server; None: never sandboxed (a bench, a bare manager)."""
         self._session: Any = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -159,7 +167,13 @@ class McpConnection:
 
         assert self._stop is not None
         lost = anyio.Event()
-        async with open_transport(self.name, self.settings, log_file=self._log_file) as (read, write):
+        argv = None
+        if self.settings.command is not None:
+            from claw.mcp.sandboxing import stdio_argv
+
+            argv, decision = await stdio_argv(self.name, self.settings, self.sandbox)
+            self.status.sandbox = decision.shown
+        async with open_transport(self.name, self.settings, log_file=self._log_file, argv=argv) as (read, write):
             relay_send, relay_receive = anyio.create_memory_object_stream[Any](0)
             async with anyio.create_task_group() as group:
                 group.start_soon(_relay, read, relay_send, lost)

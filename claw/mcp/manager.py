@@ -21,6 +21,8 @@ from claw.mcp.schema import check_schema, tool_name
 from claw.mcp.tool import McpTool, description_of
 
 if TYPE_CHECKING:
+    from claw.config import Config
+    from claw.mcp.sandboxing import SandboxContext
     from claw.mcp.settings import McpServerSettings, McpSettings
     from claw.paths import Paths
     from claw.tools.base import Tool
@@ -33,7 +35,9 @@ class McpManager:
 
     name = "mcp"
 
-    def __init__(self, paths: Paths, settings: McpSettings) -> None:
+    def __init__(self, paths: Paths, settings: McpSettings, *, sandbox: SandboxContext | None = None) -> None:
+        """`sandbox`: the config's sandboxing for stdio servers (`from_config` gives it); None runs every
+        server unsandboxed."""
         self.settings = settings
         self.media_dir = paths.data_dir / "mcp" / "media"
         self.connections: dict[str, McpConnection] = {
@@ -43,6 +47,7 @@ class McpManager:
                 log_file=paths.logs_dir / f"mcp-{name}.log",
                 restart_max_seconds=settings.restart_max_seconds,
                 on_change=self._rebuild,
+                sandbox=sandbox,
             )
             for name, server in settings.servers.items()
             if server.enabled
@@ -52,6 +57,13 @@ class McpManager:
         self.skipped: dict[str, dict[str, str]] = {}
         """Per server, the tools left out and why (a bad name or schema)."""
         self.catalogue = Catalogue(self)
+
+    @classmethod
+    def from_config(cls, paths: Paths, config: Config) -> McpManager:
+        """The manager of `config`'s servers, sandboxed as its agents' `sandbox` settings say."""
+        from claw.mcp.sandboxing import SandboxContext
+
+        return cls(paths, config.mcp, sandbox=SandboxContext.from_config(paths, config))
 
     def start(self, *, eager_only: bool) -> None:
         """Start the servers' supervisors (only the eager ones, when the gateway starts); returns at once."""

@@ -20,7 +20,12 @@ class ToolsParams(AgentParams):
 
 @takes(NoParams)
 async def mcp_status(manager: McpManager, _gateway: object, _params: NoParams) -> list[dict[str, Any]]:
-    """Every configured server: state, tool count, restarts, last error."""
+    """Every configured server: state, tool count, restarts, last error, sandbox."""
+    import asyncio
+
+    from claw.tools.sandbox_probe import probe_sandbox
+
+    await asyncio.to_thread(probe_sandbox)  # the rows say how a server would run: probe off the loop (once)
     return server_rows(manager)
 
 

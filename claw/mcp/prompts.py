@@ -1,4 +1,5 @@
-"""`/mcp prompt SERVER NAME [key=value …]`: a server's prompt (`prompts/get`) run as the user's message.
+"""`/mcp:SERVER:PROMPT [key=value …]` (or `/mcp prompt SERVER NAME …`): a server's prompt (`prompts/get`)
+run as the user's message. Values may be quoted: `topic="the sea"`.
 
 A prompt is a template the user chose to run, so its text becomes the turn's message, headed with
 where it came from; what the model then does with the server's tools goes through the usual checks.
@@ -6,6 +7,7 @@ where it came from; what the model then does with the server's tools goes throug
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 from claw.errors import UsageError
@@ -14,7 +16,22 @@ from claw.gateway.commands import RunInstead
 if TYPE_CHECKING:
     from claw.mcp.manager import McpManager
 
-USAGE = "usage: /mcp prompt SERVER NAME [key=value …]"
+USAGE = "usage: /mcp:SERVER:PROMPT [key=value …] (or /mcp prompt SERVER NAME [key=value …])"
+
+
+async def prompt_command(manager: McpManager, name: str, args: str) -> RunInstead:
+    """`/mcp:SERVER:PROMPT args`, the command's `name` being `mcp:SERVER:PROMPT`."""
+    parts = name.split(":")[1:]
+    if len(parts) != 2:
+        raise UsageError(f"{USAGE} (got /{name})")
+    return await run_prompt(manager, [*parts, *prompt_words(args)])
+
+
+def prompt_words(args: str) -> list[str]:
+    try:
+        return shlex.split(args)
+    except ValueError as exc:  # an unclosed quote
+        raise UsageError(f"{USAGE} ({exc})") from None
 
 
 async def run_prompt(manager: McpManager, words: list[str]) -> RunInstead:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from claw.settings_base import HttpUrl, Section
 
@@ -46,6 +46,24 @@ class McpServerSettings(Section):
     server does not mark `readOnlyHint`)."""
     startup: Literal["eager", "lazy"] = "eager"
     """`eager`: started with the gateway; `lazy`: on the first turn that could use it."""
+    sandbox: bool | None = None
+    """Run a stdio server under bubblewrap, as exec runs commands (claw/mcp/sandboxing.py says what it
+    sees): the workspaces, its `cwd` and the directories in its `args` writable, its install prefix
+    read-only, the home and claw's state hidden, and the network allowed (servers often need it). Unset:
+    sandboxed when the agents it serves have `sandbox.mode` other than `off` and bwrap works (else run
+    as is, and `claw mcp ls` says so); `true`: never start it unsandboxed; `false`: never sandbox it."""
+    binds: tuple[str, ...] = ()
+    """Extra host paths the sandboxed server sees, as `sandbox.binds`: `SRC`, `SRC:DEST`, `SRC:rw` …
+    (e.g. `~/.cache/uv:rw` to keep uvx's downloads between starts)."""
+
+    @field_validator("binds")
+    @classmethod
+    def _binds_parse(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from claw.tools.sandbox_settings import parse_bind
+
+        for spec in value:
+            parse_bind(spec)  # a ValueError that pydantic reports with the key
+        return value
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerSettings:

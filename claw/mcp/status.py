@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from claw.mcp.sandboxing import planned_sandbox
 from claw.mcp.tool import one_line
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ def server_rows(manager: McpManager) -> list[dict[str, Any]]:
                 "lastError": status.last_error,
                 "approval": settings.approval,
                 "startup": settings.startup,
+                "sandbox": status.sandbox or planned_sandbox(connection),
             }
         )
     return rows

@@ -65,6 +65,7 @@ class McpTool:
             command=f"{self.name}({shown})",
             cwd=str(ctx.workspace),
             reason=f"MCP server {self.connection.name} asks for approval ({policy})",
+            tool=self.name,
         )
         decision = await ctx.approvals.ask(request)
         if decision is None:

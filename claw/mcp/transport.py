@@ -10,7 +10,7 @@ its stdin, then terminates the whole group.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -32,17 +32,24 @@ def resolved_env(name: str, refs: Mapping[str, str], environ: Mapping[str, str])
 
 @asynccontextmanager
 async def open_transport(
-    name: str, settings: McpServerSettings, *, log_file: Path, environ: Mapping[str, str] | None = None
+    name: str,
+    settings: McpServerSettings,
+    *,
+    log_file: Path,
+    environ: Mapping[str, str] | None = None,
+    argv: Sequence[str] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """The (read, write) streams of a connection to server `name`, closed (and its process ended) on exit."""
+    """The (read, write) streams of a connection to server `name`, closed (and its process ended) on exit.
+    `argv` replaces `command` + `args` for a stdio server (its bwrap command line, claw/mcp/sandboxing.py)."""
     env = os.environ if environ is None else environ
     async with AsyncExitStack() as stack:
         if settings.command is not None:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
+            command, *args = argv or (settings.command, *settings.args)
             params = StdioServerParameters(
-                command=settings.command,
-                args=list(settings.args),
+                command=command,
+                args=args,
                 env={**settings.env, **resolved_env(name, settings.env_from, env)},
                 cwd=settings.cwd,
             )

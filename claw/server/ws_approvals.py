@@ -28,6 +28,7 @@ def request_payload(request: ApprovalRequest, expires_at: float) -> dict[str, An
         "command": request.command,
         "cwd": request.cwd,
         "reason": request.reason,
+        "tool": request.tool,
         "expiresAtMs": int(expires_at * 1000),
     }
 

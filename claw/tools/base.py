@@ -32,6 +32,8 @@ class ApprovalRequest:
     command: str
     cwd: str
     reason: str
+    tool: str = "exec"
+    """The tool that asks: `exec`, or an MCP tool's `<server>__<tool>` (the dialog names it)."""
 
 
 class Approvals(Protocol):

@@ -10,10 +10,15 @@ SERVERS = Path(__file__).with_name("servers.py")
 
 
 def stdio_server(name: str, mode: str = "basic", **extra: object) -> str:
-    """A `[mcp.servers.<name>]` table running tests/mcp/servers.py MODE over stdio."""
+    """A `[mcp.servers.<name>]` table running tests/mcp/servers.py MODE over stdio.
+
+    Unsandboxed unless `sandbox=True` is given: these tests follow the server's host pid and process group
+    and hand it note files under /tmp, none of which a sandboxed server shares (tests/mcp/test_sandbox.py
+    covers the sandboxed start)."""
     import tomlkit
 
-    table = {"command": sys.executable, "args": [str(SERVERS), mode], **extra}
+    table = {"command": sys.executable, "args": [str(SERVERS), mode], "sandbox": False, **extra}
+    table = {key: value for key, value in table.items() if value is not None}  # sandbox=None: leave it unset
     return tomlkit.dumps({"mcp": {"servers": {name: table}}})
 
 

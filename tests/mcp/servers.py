@@ -64,6 +64,17 @@ def build(many: int = 0):  # noqa: ANN201 - MCPServer; imported here so the modu
         await ctx.request_context.session.send_tool_list_changed()
         return "grown"
 
+    @server.tool(description="Write text to a file at an absolute path (for the sandbox tests).")
+    def write_file(path: str, text: str) -> str:
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        try:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise ToolError(f"cannot write {path}: {exc.strerror}") from None  # the reason, for the tests
+        return f"wrote {path}"
+
     @server.prompt(description="Ask for a summary of a topic.")
     def summarize(topic: str) -> str:
         return f"Please summarise {topic} in one line."

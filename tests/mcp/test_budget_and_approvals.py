@@ -44,7 +44,7 @@ async def test_mcp_command_shows_the_schemas_share(claw_env: ClawEnv, local_clie
     client = local_clients()
     capability = client.gateway.capability(McpCapability)
     out = await capability._command(client.gateway, CommandCall("mcp", "", "main", "agent:main:main"))
-    assert "basic: up, 6 tools" in out and "MCP tool schemas:" in out
+    assert "basic: up, 7 tools" in out and "MCP tool schemas:" in out
 
 
 async def test_approval_always_asks_through_the_exec_approval_path(claw_env: ClawEnv, local_clients) -> None:
@@ -91,9 +91,9 @@ async def test_context_shows_the_mcp_schemas_share(claw_env: ClawEnv, local_clie
     write_config(claw_env.home, stdio_server("basic"))
     client = local_clients()
     handle = await client.run("/context")
-    assert "Of the tool schemas, 6 MCP tools take ~" in (handle.reply or "")
+    assert "Of the tool schemas, 7 MCP tools take ~" in (handle.reply or "")
     report = await client.call("sessions.context", sessionKey=handle.session_key)
-    assert report["sourceToolSchemas"]["count"] == 6 and report["sourceToolSchemas"]["tokens"] > 100
+    assert report["sourceToolSchemas"]["count"] == 7 and report["sourceToolSchemas"]["tokens"] > 100
 
 
 async def test_a_servers_prompt_runs_as_the_message(claw_env: ClawEnv, local_clients) -> None:
@@ -105,4 +105,5 @@ async def test_a_servers_prompt_runs_as_the_message(claw_env: ClawEnv, local_cli
     sent = claw_env.server.chat_requests[0].body["messages"][-1]["content"]
     assert sent.startswith("[MCP prompt basic/summarize]") and "Please summarise tides in one line." in sent
     refused = await client.run("/mcp prompt basic")
-    assert "usage: /mcp prompt" in (refused.reply or "")
+    reply = refused.reply or ""
+    assert reply.startswith("usage: /mcp:SERVER:PROMPT") and "/mcp prompt SERVER NAME" in reply

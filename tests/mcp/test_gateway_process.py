@@ -26,7 +26,7 @@ def test_servers_of_a_gateway_process_are_listed_and_end_with_it(claw_env: ClawE
             return rows if rows and rows[0]["state"] == "up" else None
 
         rows = wait_until(listed, what="the running gateway to report the server up")
-        assert rows[0]["tools"] == 6
+        assert rows[0]["tools"] == 7
     finally:
         assert gateway.stop() == 0, gateway.stderr
     assert not group_alive(pgid), "an MCP server outlived `claw gateway run`"

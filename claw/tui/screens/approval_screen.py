@@ -1,4 +1,5 @@
-"""`ApprovalScreen`: may `exec` run this command here? Approve once, always, or deny (Esc denies)."""
+"""`ApprovalScreen`: may `exec` run this command here (or this MCP tool be called)? Approve once, always,
+or deny (Esc denies). An MCP tool's question is titled with the server and tool, never as exec's."""
 
 from __future__ import annotations
 
@@ -32,9 +33,17 @@ class ApprovalScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static("exec wants to run a command", id="title")
-            yield Static(self.request.command, id="command", markup=False)
-            yield Static(f"in {self.request.cwd}", id="cwd", markup=False)
+            if self.request.tool == "exec":
+                yield Static("exec wants to run a command", id="title")
+                yield Static(self.request.command, id="command", markup=False)
+                yield Static(f"in {self.request.cwd}", id="cwd", markup=False)
+            else:
+                from claw.tui.widgets.conversation.tool_card import tool_label
+
+                server = self.request.tool.partition("__")[0]
+                yield Static(f"MCP tool {tool_label(self.request.tool)} wants to be called", id="title", markup=False)
+                yield Static(self.request.command, id="command", markup=False)
+                yield Static(f"on MCP server {server}, for the workspace {self.request.cwd}", id="cwd", markup=False)
             yield Static(f"for {self.request.agent_id} · {self.request.session_key}", id="session", markup=False)
             if self.request.reason:
                 yield Static(self.request.reason, id="reason", markup=False)

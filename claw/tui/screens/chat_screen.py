@@ -43,6 +43,8 @@ from claw.tui.widgets.status.status_bar import StatusBar
 from claw.tui.widgets.subagents.subagent_row import SubagentRow
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from claw.tools.base import ApprovalRequest
     from claw.tui.file_picker import FilePicked  # these modules import the command palette: lazily
     from claw.tui.session_picker import SessionPicked
@@ -51,6 +53,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 QUIT_WINDOW_SECONDS = 2.0
+MCP_POLL_SECONDS = 5.0
+"""How often the status bar asks for the MCP servers' state (only while any are configured)."""
 
 
 class ChatScreen(Screen[None]):
@@ -91,6 +95,7 @@ class ChatScreen(Screen[None]):
         self.subagents = SubagentWatch(self)
         self.feed = SessionFeed(self)
         self._interrupted_at = 0.0
+        self._mcp_poll: Timer | None = None
 
     def compose(self) -> ComposeResult:
         # Kept as attributes (not queried) so a worker finishing during shutdown never fails a lookup.
@@ -144,6 +149,24 @@ class ChatScreen(Screen[None]):
     @work(exclusive=True, group="connect", exit_on_error=False)
     async def connect(self) -> None:
         await self.loader.connect()
+        self.refresh_mcp()
+        if self._mcp_poll is None:  # once, though a console may connect again
+            self._mcp_poll = self.set_interval(MCP_POLL_SECONDS, self._poll_mcp)
+
+    def _poll_mcp(self) -> None:
+        if self.status.mcp is not None:  # servers are configured: they may come up or go down meanwhile
+            self.refresh_mcp()
+
+    @work(exclusive=True, group="mcp", exit_on_error=False)
+    async def refresh_mcp(self) -> None:
+        """`mcp 2/3` in the status bar: servers up of those configured, as the gateway's `mcp.status` says."""
+        try:
+            rows = await self.api.call("mcp.status")
+        except ClawError as exc:  # a gateway without MCP (an older one): no entry, and no notice every poll
+            log.info("mcp.status: %s", exc)
+            rows = []
+        up = sum(1 for row in rows if row.get("state") == "up")
+        self.status.mcp = (up, len(rows)) if rows else None
 
     @work(exclusive=True, group="session", exit_on_error=False)
     async def load_session(self, session_key: str, *, notice: str | None = None) -> None:
@@ -158,6 +181,8 @@ class ChatScreen(Screen[None]):
     @work(exclusive=True, group="info", exit_on_error=False)
     async def refresh_counters(self) -> None:
         await self.loader.refresh_counters()
+        if self.status.mcp is not None:  # a turn may have started a lazy server
+            self.refresh_mcp()
 
     @work(exclusive=True, group="sidebar", exit_on_error=False)
     async def refresh_sidebar(self) -> None:

@@ -22,6 +22,14 @@ from textual.widgets import Static
 from claw.tui.format import duration, pretty_json, short_args
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+MCP_SEPARATOR = "__"
+"""An MCP tool is offered as `<server>__<tool>` (server names may not contain `__`; built-in tools do not)."""
+
+
+def tool_label(name: str) -> str:
+    """How a tool is named on screen: `files · read_file` for the MCP tool `files__read_file`, else its name."""
+    server, sep, tool = name.partition(MCP_SEPARATOR)
+    return f"{server} · {tool}" if sep and server and tool else name
 RESULT_SHOWN_CHARS = 6000  # more than a screen; the full result is in the transcript and /export
 
 
@@ -97,8 +105,12 @@ class ToolCard(Widget, can_focus=True):
         to, or for a call not yet tied to one, a running call with that command line."""
         if self.approval_id is not None:
             return self.approval_id == request_id
+        if self.status != "running":
+            return False
+        if MCP_SEPARATOR in self.tool_name:  # an MCP tool's question names the call: `server__tool(k=v, …)`
+            return command.startswith(f"{self.tool_name}(")
         args = self.args if isinstance(self.args, dict) else {}
-        return self.status == "running" and str(args.get("command", "")).strip() == command.strip()
+        return str(args.get("command", "")).strip() == command.strip()
 
     def approval_asked(self, request_id: str, since: float) -> None:
         """The user is being asked (since `since`, monotonic) whether this call may run."""
@@ -145,7 +157,7 @@ class ToolCard(Widget, can_focus=True):
     def _header(self) -> Text:
         mark = {"running": SPINNER[self._frame % len(SPINNER)], "ok": "✓", "error": "✗"}[self.status]
         style = {"running": "bold yellow", "ok": "bold green", "error": "bold red"}[self.status]
-        line = Text.assemble((mark, style), " ", (self.tool_name, "bold"), " ")
+        line = Text.assemble((mark, style), " ", (tool_label(self.tool_name), "bold"), " ")
         line.append(short_args(self.args), style="dim")
         if self._asked_at is not None and self.status == "running":
             line.append("  waiting for approval", style="bold yellow")

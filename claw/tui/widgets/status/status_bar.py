@@ -43,6 +43,8 @@ class StatusBar(Widget):
     queued: reactive[int] = reactive(0)
     approvals: reactive[int] = reactive(0)
     """Exec questions waiting for the user; while there are any, they are the state shown."""
+    mcp: reactive[tuple[int, int] | None] = reactive(None)
+    """MCP servers (up, configured), from the gateway's `mcp.status`; None: none configured (not shown)."""
     where: reactive[str | None] = reactive(None)
     """`in-process`, or the URL of the gateway the console is attached to (`GatewayClient.where`)."""
     notice: reactive[str | None] = reactive(None)
@@ -69,6 +71,10 @@ class StatusBar(Widget):
         if self.queued:
             line.append("  │  ", style="dim")
             line.append(f"{self.queued} queued", style="bold yellow")
+        if self.mcp is not None:
+            up, total = self.mcp
+            line.append("  │  ", style="dim")
+            line.append(f"mcp {up}/{total}", style="" if up == total else "bold yellow")
         if self.where:
             line.append("  │  ", style="dim")
             local = self.where == "in-process"

@@ -1,0 +1,204 @@
+"""Whether a stdio MCP server runs under bubblewrap, and the sandbox it gets (claw/tools/sandbox.py's spec).
+
+A server is sandboxed when its `sandbox` setting says so or, left unset, when any agent it serves has a
+`sandbox.mode` other than `off` (a server is shared by every session of those agents, so `non-main`
+counts as on). It then sees what an exec command sees — the system read-only, claw's state dirs and the
+user's home as empty (throwaway) tmpfs, a private /tmp, its own PID namespace that dies with the gateway —
+with these differences, because a server is a long-lived program the user installed rather than one
+command line:
+
+- the network is allowed (servers call APIs, fetch packages);
+- writable: its `cwd`, the workspaces of the agents it serves, and every directory named in its `args`
+  (the convention by which a server is handed its roots: `mcp-server-filesystem /home/me/notes`);
+- read-only: where its command is installed (the prefix of the binary and of what it links to, e.g. a
+  virtualenv and the Python it was made from), the folders of file arguments (a script and its siblings),
+  and the agents' `sandbox.binds` plus the server's own `binds`.
+
+Without a usable bwrap, a server left to the default runs unsandboxed and says so (`claw mcp ls`, the
+doctor); one with an explicit `sandbox = true` does not start: nothing claims a sandbox it does not have.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from claw.tools.sandbox import SYSTEM_PATHS, SandboxSpec
+from claw.tools.sandbox_settings import Bind, parse_bind
+
+if TYPE_CHECKING:
+    from claw.config import Config
+    from claw.mcp.connection import McpConnection
+    from claw.mcp.settings import McpServerSettings
+    from claw.paths import Paths
+    from claw.tools.sandbox_probe import SandboxProbe
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSandbox:
+    """One agent as a server's sandbox sees it: whether it wants sandboxing, its workspace, its binds."""
+
+    mode_on: bool
+    workspace: Path
+    binds: tuple[Bind, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxContext:
+    """What the gateway's config says about sandboxing, for every server (built once per manager)."""
+
+    agents: Mapping[str, AgentSandbox]
+    hidden: tuple[Path, ...]
+    """claw's state dirs and the user's homes, hidden as exec hides them."""
+
+    @classmethod
+    def from_config(cls, paths: Paths, config: Config) -> SandboxContext:
+        from claw.workspace import workspace_dir
+
+        agents = {}
+        for agent_id in config.agent_ids:
+            sandbox = config.agent(agent_id).sandbox
+            agents[agent_id] = AgentSandbox(
+                sandbox.mode != "off", workspace_dir(paths, config, agent_id), sandbox.parsed_binds()
+            )
+        return cls(agents, (paths.config_dir, paths.data_dir, *_homes()))
+
+    def served(self, settings: McpServerSettings) -> list[AgentSandbox]:
+        if "*" in settings.agents:
+            return list(self.agents.values())
+        return [self.agents[a] for a in settings.agents if a in self.agents]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Sandboxed or not, and the one line `claw mcp ls` shows; `refusal` when it must not start at all."""
+
+    sandboxed: bool
+    shown: str
+    refusal: str | None = None
+
+
+def decide(
+    name: str, settings: McpServerSettings, context: SandboxContext | None, probe: SandboxProbe
+) -> Decision:
+    if settings.command is None:
+        return Decision(False, "n/a (remote)")
+    explicit = settings.sandbox
+    if explicit is False:
+        return Decision(False, "off (sandbox = false)")
+    if explicit is None and (context is None or not any(a.mode_on for a in context.served(settings))):
+        return Decision(False, "off (sandbox.mode = off)")
+    if probe.usable:
+        return Decision(True, "bwrap")
+    if explicit:
+        refusal = (  # the way out first: the error line is cut at 300 characters
+            f"mcp.servers.{name}.sandbox = true, but {probe.detail}: `claw config set mcp.servers.{name}.sandbox "
+            f"false`, or {probe.fix}"
+        )
+        return Decision(False, f"refused: {probe.detail}", refusal)
+    return Decision(False, f"off: {probe.detail}")  # the fix: in `claw doctor`
+
+
+def server_spec(
+    settings: McpServerSettings, context: SandboxContext | None, command: str
+) -> SandboxSpec:
+    """The spec for a server whose command resolved to `command` (an absolute path)."""
+    served = context.served(settings) if context is not None else []
+    workspaces = [a.workspace for a in served if a.workspace.is_dir()]
+    cwd = Path(settings.cwd).expanduser() if settings.cwd else None
+    home = cwd if cwd is not None else (workspaces[0] if workspaces else None)
+    writable = [w for w in workspaces if w != home]
+    read_only = list(_prefixes(command))
+    base = cwd or Path.cwd()
+    for arg in settings.args:
+        path = Path(arg).expanduser()
+        path = path if path.is_absolute() else base / path
+        if "/" not in arg or _system(path):  # not a path; or `/`, /usr …: they stay read-only
+            continue
+        if path.is_dir():
+            writable.append(path)
+        elif path.is_file() and not _system(path.parent):
+            read_only.append(path.parent)
+    binds = [Bind(str(w), str(w), True) for w in writable]
+    binds += [b for agent in served for b in agent.binds]
+    binds += [parse_bind(spec) for spec in settings.binds]
+    return SandboxSpec(
+        workspace=home,
+        hidden=context.hidden if context is not None else (),
+        read_only=tuple(dict.fromkeys(read_only)),
+        binds=tuple(dict.fromkeys(binds)),
+        network=True,
+    )
+
+
+def _homes() -> list[Path]:
+    """The user's home as $HOME says and as the account says (as exec hides them; they can differ)."""
+    import pwd
+
+    homes = {Path.home()}
+    with contextlib.suppress(KeyError):  # a uid without a passwd entry (some containers)
+        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
+    return sorted(homes)
+
+
+def resolve_command(command: str, env: Mapping[str, str]) -> str | None:
+    """The command's path as the SDK would run it (PATH from the server's environment, else claw's)."""
+    return shutil.which(command, path=env.get("PATH") or os.environ.get("PATH"))
+
+
+def _prefixes(command: str) -> Sequence[Path]:
+    """Where the binary is installed, as named and after symlinks: `…/venv/bin/python` gives the venv and
+    the Python it links to; a `bin` or `sbin` folder gives its parent. System paths are shown already."""
+    found = []
+    for path in (os.path.abspath(command), os.path.realpath(command)):
+        folder = Path(path).parent
+        prefix = folder.parent if folder.name in ("bin", "sbin") else folder
+        if not _system(prefix):
+            found.append(prefix)
+    return found
+
+
+def _system(path: Path) -> bool:
+    """`/` itself, or within the system paths every sandbox shows read-only."""
+    text = os.path.abspath(path)
+    return text == "/" or any(text == s or text.startswith(s + "/") for s in SYSTEM_PATHS)
+
+
+async def stdio_argv(
+    name: str, settings: McpServerSettings, context: SandboxContext | None
+) -> tuple[list[str], Decision]:
+    """The argv that starts stdio server `name` (under bwrap when it is sandboxed), and the decision.
+    Raises ConfigError when it must not start (an explicit `sandbox = true` without a usable bwrap)."""
+    import asyncio
+
+    from claw.errors import ConfigError
+    from claw.tools.sandbox import bwrap_argv
+    from claw.tools.sandbox_probe import probe_sandbox
+
+    assert settings.command is not None
+    plain = [settings.command, *settings.args]
+    probe = await asyncio.to_thread(probe_sandbox)  # runs bwrap once per process, then cached
+    decision = decide(name, settings, context, probe)
+    if decision.refusal is not None:
+        raise ConfigError(decision.refusal)
+    if not decision.sandboxed or probe.bwrap is None:
+        return plain, decision
+    command = resolve_command(settings.command, settings.env)
+    if command is None:
+        raise FileNotFoundError(f"{settings.command!r} is not on PATH")
+    spec = server_spec(settings, context, command)
+    return bwrap_argv(probe.bwrap, spec, [command, *settings.args]), decision
+
+
+def planned_sandbox(connection: McpConnection) -> str:
+    """How a server not started yet would run (the probe is cached after its first run)."""
+    from claw.tools.sandbox_probe import probe_sandbox
+
+    if connection.settings.command is None:
+        return "n/a (remote)"
+    return decide(connection.name, connection.settings, connection.sandbox, probe_sandbox()).shown
