@@ -42,7 +42,7 @@ def transcript_to_markdown(entries: list[dict[str, Any]], *, title: str, result_
 
 def _render(entry: dict[str, Any], limit: int, undone: bool = False) -> list[str]:
     if entry.get("type") == "compaction":
-        summary = _text(entry.get("summary"))
+        summary = content_text(entry.get("summary"))
         quoted = [f"> {line}" if line else ">" for line in summary.splitlines()]
         marker = "> **Compaction summary** (earlier turns, summarised)"
         return ["---", "", marker, ">", *quoted, "", "---", ""]
@@ -55,7 +55,7 @@ def _render(entry: dict[str, Any], limit: int, undone: bool = False) -> list[str
     stamp = entry.get("createdAt")
     mark = " (undone)" if undone else ""  # /undo took it out of the model's history; the record keeps it
     lines = [f"## {heading}{mark}" + (f" · {_when(stamp)}" if isinstance(stamp, str) else ""), ""]
-    text = _text(entry.get("content"))
+    text = content_text(entry.get("content"))
     if text:
         lines += [text, ""]
     if entry.get("aborted"):
@@ -66,7 +66,7 @@ def _render(entry: dict[str, Any], limit: int, undone: bool = False) -> list[str
         if not isinstance(call, dict):
             continue
         lines += [f"**Tool call** `{call.get('name', '?')}` (`{call.get('id', '')}`)", ""]
-        lines += [*_fenced(_pretty_arguments(call.get("arguments")), "json"), ""]
+        lines += [*_fenced(pretty_arguments(call.get("arguments")), "json"), ""]
     return lines
 
 
@@ -80,10 +80,11 @@ def interrupted_label(entry: dict[str, Any]) -> str:
 def _tool_result(entry: dict[str, Any], limit: int) -> list[str]:
     label = "Tool error" if entry.get("isError") else "Tool result"
     header = f"**{label}** `{entry.get('name', '?')}` (`{entry.get('toolCallId', '')}`)"
-    return [header, "", *_fenced(_cut(_text(entry.get("content")), limit), ""), ""]
+    return [header, "", *_fenced(_cut(content_text(entry.get("content")), limit), ""), ""]
 
 
-def _text(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """A message's text: a string, the text parts of a content list, or anything else as JSON."""
     if content is None:
         return ""
     if isinstance(content, str):
@@ -94,7 +95,8 @@ def _text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, indent=2)
 
 
-def _pretty_arguments(arguments: Any) -> str:
+def pretty_arguments(arguments: Any) -> str:
+    """Tool-call arguments as indented JSON (the model's raw string as it was, when it is not JSON)."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)

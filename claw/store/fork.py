@@ -11,13 +11,12 @@ streamed) are left behind, the entry that superseded them says it all.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from claw.errors import NotFoundError, UsageError
-from claw.store.atomic import fsync_dir
+from claw.store.atomic import atomic_write_bytes
 from claw.store.jsonl import encode_line
 from claw.store.session_entry import SessionEntry
 from claw.store.sessions import SessionStore
@@ -177,15 +176,4 @@ def _clean_lines(data: bytes, point: ForkPoint) -> bytes | None:
 
 
 def _write_whole(store: SessionStore, session_id: str, data: bytes) -> None:
-    target = store.transcript_path(session_id)
-    temp = target.with_name(f".{target.name}.fork")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temp, target)
-    fsync_dir(target.parent)
+    atomic_write_bytes(store.transcript_path(session_id), data)

@@ -8,11 +8,11 @@ escaped; nothing in a message can add markup to the page.
 
 from __future__ import annotations
 
-import json
 from html import escape
 from typing import Any
 
 from claw.transcript_entries import trailing_partial, undone_ids
+from claw.transcript_markdown import content_text, pretty_arguments
 
 RESULT_LIMIT = 20_000  # characters of one tool result kept in the page
 
@@ -53,7 +53,7 @@ def transcript_to_html(entries: list[dict[str, Any]], *, title: str, result_limi
 
 def _render(entry: dict[str, Any], undone: bool, limit: int) -> str:
     if entry.get("type") == "compaction":
-        summary = _text(entry.get("summary"))
+        summary = content_text(entry.get("summary"))
         return _message("compaction", "Compaction summary (earlier turns, summarised)", "", _text_block(summary), False)
     role = entry.get("role")
     if role is None:
@@ -62,19 +62,19 @@ def _render(entry: dict[str, Any], undone: bool, limit: int) -> str:
     if role == "tool":
         label = "Tool error" if entry.get("isError") else "Tool result"
         summary = f"{label}: {entry.get('name', '?')} ({entry.get('toolCallId', '')})"
-        content = _text(entry.get("content"))
+        content = content_text(entry.get("content"))
         if len(content) > limit:
             content = f"{content[:limit]}\n… [{len(content) - limit} more characters cut]"
         return _details("tool-result", summary, content, undone)
     parts = []
-    text = _text(entry.get("display") if role == "user" and entry.get("display") else entry.get("content"))
+    text = content_text(entry.get("display") if role == "user" and entry.get("display") else entry.get("content"))
     if text:
         parts.append(_text_block(text))
     if entry.get("aborted") or entry.get("interrupted"):
         parts.append('<p class="meta">(this reply did not finish)</p>')
     for call in entry.get("toolCalls") or []:
         if isinstance(call, dict):
-            arguments = _pretty(call.get("arguments"))
+            arguments = pretty_arguments(call.get("arguments"))
             parts.append(_details("tool-call", f"Tool call: {call.get('name', '?')} ({call.get('id', '')})", arguments))
     heading = str(role).title() + (" (undone)" if undone else "")
     return _message(str(role), heading, when, "".join(parts), undone)
@@ -96,23 +96,3 @@ def _details(kind: str, summary: str, content: str, undone: bool = False) -> str
 
 def _text_block(text: str) -> str:
     return f'<div class="text">{escape(text)}</div>'
-
-
-def _text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [p.get("text") for p in content if isinstance(p, dict)]
-        return "\n".join(t for t in texts if isinstance(t, str) and t)
-    return json.dumps(content, ensure_ascii=False, indent=2)
-
-
-def _pretty(arguments: Any) -> str:
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return arguments
-    return json.dumps(arguments, ensure_ascii=False, indent=2)
