@@ -82,8 +82,8 @@ async def drive_turn(
     handle = await client.run(message, agent_id=agent_id, session_key=session, model=model)
     if handle.run_id is None:
         return _show_answer(handle, json_out)
-    code = await _follow(client, handle.run_id, json_out)
-    if code == EXIT_CODES[Phase.ABORTED]:
+    code, spawned = await _follow(client, handle.run_id, json_out)
+    if code == EXIT_CODES[Phase.ABORTED] or not spawned:  # no child: nothing to wait for
         return code
     interrupted = await wait_for_subagents(client, handle.run_id, json_out)  # and their announcements
     return interrupted if interrupted is not None else code
@@ -104,7 +104,8 @@ def _show_answer(handle: RunHandle, json_out: bool) -> int:
     return 0 if handle.error is None else COMMAND_ERROR_EXIT_CODES.get(handle.error, 1)
 
 
-async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> int:
+async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> tuple[int, bool]:
+    """Render run `run_id` to its end: its exit code, and whether it started a subagent."""
     loop = asyncio.get_running_loop()
     interrupts = 0
     aborting: list[asyncio.Future[Any]] = []
@@ -119,8 +120,10 @@ async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> int:
     loop.add_signal_handler(signal.SIGINT, on_sigint)
     renderer = TerminalRenderer()
     phase: str = Phase.ERROR
+    spawned = False
     try:
         async for event in client.events(run_id):
+            spawned = spawned or event.phase == Phase.SUBAGENT
             if json_out:
                 sys.stdout.write(event.to_json() + "\n")
                 sys.stdout.flush()
@@ -132,4 +135,4 @@ async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> int:
                     phase = CONFIG_ERROR
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-    return EXIT_CODES.get(phase, 1)
+    return EXIT_CODES.get(phase, 1), spawned

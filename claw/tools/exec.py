@@ -2,7 +2,8 @@
 
 The command runs sandboxed under bwrap where the agent's `sandbox` settings want it and bwrap works
 (claw/tools/sandbox_choice.py says when, claw/tools/sandbox.py what the sandbox holds), else under the
-reaper; either way nothing it starts outlives the call (claw/tools/exec_launch.py).
+reaper; either way nothing it starts outlives the call (claw/tools/exec_launch.py). The policy, the
+launchers and the sandbox are imported on the first call: a turn that runs no command loads none of them.
 """
 
 from __future__ import annotations
@@ -14,20 +15,18 @@ import pwd
 import signal
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claw.paths import Paths
 from claw.tools.args import number_arg, str_arg
 from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
-from claw.tools.exec_env import scrubbed_env
-from claw.tools.exec_launch import Launch, reaped, sandboxed
-from claw.tools.exec_policy import decide, fallback
-from claw.tools.exec_process import ABORT_GRACE_SECONDS, TIMEOUT_GRACE_SECONDS, ProcessOutcome, run_launch
 from claw.tools.exec_records import ExecRecords
-from claw.tools.sandbox import SandboxSpec
-from claw.tools.sandbox_choice import choose
-from claw.tools.sandbox_probe import probe_sandbox
 from claw.tools.truncate import result_limit
+
+if TYPE_CHECKING:
+    from claw.tools.exec_launch import Launch
+    from claw.tools.exec_process import ProcessOutcome
+    from claw.tools.sandbox import SandboxSpec
 
 _HOW_TO_ALLOW = (
     "approve it when asked, add its binary to agents.defaults.tools.exec.allowlist, or allow everything with "
@@ -89,6 +88,12 @@ class ExecTool:
         return self._records.end_leftovers() if self._records is not None else []
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from claw.tools.exec_env import scrubbed_env
+        from claw.tools.exec_launch import reaped, sandboxed
+        from claw.tools.exec_process import ABORT_GRACE_SECONDS, TIMEOUT_GRACE_SECONDS, run_launch
+        from claw.tools.sandbox_choice import choose
+        from claw.tools.sandbox_probe import probe_sandbox
+
         command = str_arg(args, "command", tool=self.name, allow_empty=False)
         settings = ctx.settings.tools.exec
         requested = number_arg(args, "timeout", tool=self.name)
@@ -127,6 +132,8 @@ class ExecTool:
         return _format(outcome, timeout, notice)
 
     def _spec(self, ctx: ToolContext) -> SandboxSpec:
+        from claw.tools.sandbox import SandboxSpec
+
         settings = ctx.settings.sandbox
         paths = self._paths or Paths.from_env()
         return SandboxSpec(
@@ -139,6 +146,8 @@ class ExecTool:
 
     async def _authorize(self, command: str, ctx: ToolContext, path_env: str | None) -> ToolResult | None:
         """None if the command may run; otherwise the error result that explains why not."""
+        from claw.tools.exec_policy import decide, fallback
+
         settings = ctx.settings.tools.exec
         patterns = [*settings.allowlist, *ctx.approvals.allowlist(ctx.agent_id)]
         verdict = decide(command, settings, patterns, cwd=ctx.workspace, path_env=path_env)
