@@ -13,6 +13,8 @@ from __future__ import annotations
 import sqlite3
 from datetime import UTC, datetime
 
+from claw.store.db import enable_wal
+
 BUSY_TIMEOUT_MS = 5_000
 
 MIGRATIONS: tuple[str, ...] = (
@@ -74,7 +76,7 @@ def connect(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode = WAL")
+        enable_wal(conn)  # a fresh file and another connection switching it too: wait, do not fail
         conn.execute("PRAGMA synchronous = NORMAL")
         migrate(conn)
     except BaseException:

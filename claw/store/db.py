@@ -39,6 +39,29 @@ class DatabaseError(ClawError):
     """gateway.db could not be opened or written (locked too long, disk full, corrupt)."""
 
 
+def enable_wal(conn: sqlite3.Connection, timeout: float = BUSY_TIMEOUT_MS / 1000) -> None:
+    """Put the file in WAL mode, waiting up to `timeout` for other connections.
+
+    Switching a new file (rollback journal) to WAL needs a moment's exclusive lock, and SQLite answers
+    "database is locked" at once rather than through the busy handler when another connection holds a
+    lock then: two connections of one process opening a fresh gateway.db together (the usage ledger's
+    writer and the automations manager) raced there. Once the file is in WAL, asking is a plain read."""
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
+
+
 @dataclass(frozen=True, slots=True)
 class Migration:
     """One schema step of one area: SQL statements, or a function given the connection."""
@@ -64,7 +87,7 @@ class Database:
             )
             self._conn.row_factory = sqlite3.Row
             self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self._conn.execute("PRAGMA journal_mode = WAL")
+            enable_wal(self._conn)
             self._conn.execute("PRAGMA synchronous = FULL")
             self._conn.execute("PRAGMA foreign_keys = ON")
             apply_migrations(self, migrations)
