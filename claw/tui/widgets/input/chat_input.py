@@ -13,7 +13,7 @@ from textual.widgets import TextArea
 from claw.tui.external_editor import edit_in_editor
 from claw.tui.input_history import InputHistory
 
-CompletionKey = Literal["up", "down", "accept"]
+CompletionKey = Literal["up", "down", "accept", "enter"]
 
 
 class ChatInput(TextArea):
@@ -57,7 +57,9 @@ class ChatInput(TextArea):
 
     def _special_key(self, key: str) -> bool:
         if self.completing and key in ("up", "down", "tab", "enter"):
-            self.post_message(self.CompletionKeyPressed("accept" if key in ("tab", "enter") else key))  # type: ignore[arg-type]
+            # Enter apart from Tab: the popup may be stale (text typed faster than it follows), and then
+            # Enter submits what is typed (PromptArea decides, from the text as it is now).
+            self.post_message(self.CompletionKeyPressed("accept" if key == "tab" else key))  # type: ignore[arg-type]
             return True
         if key == "enter":
             self.submit()

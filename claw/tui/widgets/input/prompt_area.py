@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import TextArea
 
-from claw.tui.slash import SlashCatalog
+from claw.tui.slash import SlashCatalog, SlashCommand
 from claw.tui.widgets.input.chat_input import ChatInput
 from claw.tui.widgets.input.command_popup import CommandPopup
 from claw.tui.widgets.input.queued_list import QueuedList
@@ -44,16 +44,24 @@ class PromptArea(Vertical):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()
-        matches = self.catalog.complete(self.input.text)
-        if len(matches) == 1 and f"/{matches[0].name}" == self.input.text.strip():
-            matches = []  # fully typed, nothing left to complete
+        matches = self._completions()
         self.popup.show(matches)
         self.input.completing = bool(matches)
+
+    def _completions(self) -> list[SlashCommand]:
+        matches = self.catalog.complete(self.input.text)
+        if len(matches) == 1 and f"/{matches[0].name}" == self.input.text.strip():
+            return []  # fully typed, nothing left to complete
+        return matches
 
     def on_chat_input_completion_key_pressed(self, event: ChatInput.CompletionKeyPressed) -> None:
         event.stop()
         if event.key in ("up", "down"):
             self.popup.move(-1 if event.key == "up" else 1)
+            return
+        if event.key == "enter" and not self._completions():  # typed on past the popup: send what is typed
+            self.close_completions()
+            self.input.call_later(self.input.submit)
             return
         chosen = self.popup.chosen
         self.close_completions()
