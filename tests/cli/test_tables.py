@@ -43,7 +43,7 @@ def test_sessions_ls_is_one_line_a_session_within_80_columns(claw_env: ClawEnv) 
     lines = table.stdout.splitlines()
     assert len(lines) == 2, table.stdout  # the header and the one session: the message no longer wraps
     assert_fits(lines)
-    assert lines[0].split() == ["SESSION", "KEY", "ID", "MESSAGES", "UPDATED", "LAST", "MESSAGE"]
+    assert lines[0].split() == ["SESSION", "KEY", "ID", "MESSAGES", "UPDATED", "COST", "LAST", "MESSAGE"]
     assert lines[1].startswith("agent:main:main ") and row["sessionId"][:8] in lines[1]
     assert DATE.search(lines[1]) and lines[1].endswith("…")
 
