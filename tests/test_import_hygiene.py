@@ -1,4 +1,4 @@
-"""`claw --help` stays fast: no command's help, however nested, imports textual or openai (or the HTTP stacks)."""
+"""`claw --help` stays fast: no command's help, however nested, imports textual, openai, the HTTP stacks or asyncio."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 from tests.support.cli_help import help_pages, listed_commands
 
-HEAVY = ("textual", "openai", "aiohttp", "httpx")
+HEAVY = ("textual", "openai", "aiohttp", "httpx", "asyncio")
 
 
 def test_help_of_every_command_imports_neither_textual_nor_openai() -> None:

@@ -2,12 +2,11 @@
 
 `ls` and `tools` ask the running gateway when there is one (its servers' live state); without one,
 `tools`, `test`, `resources` and `prompts` start the server here, ask, and stop it again.
+`claw --help` imports this module, so asyncio and the rest are imported inside the commands.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +50,8 @@ def tools(
     if running_gateway_url() is not None:
         rows = call_gateway("mcp.tools", server=server)
     else:
+        import asyncio
+
         rows = asyncio.run(_local_tools(server))
     if json_out:
         print_json(rows)
@@ -171,6 +172,8 @@ def rm(name: str = NameArg) -> None:
 @app.command("test")
 def test(name: str = NameArg, json_out: bool = JsonOption) -> None:
     """Start the server, list its tools (calling none), stop it; with the time each step took."""
+    import asyncio
+
     from claw.errors import ClawError
 
     report = asyncio.run(_test(name))
@@ -196,6 +199,8 @@ async def _test(name: str) -> dict[str, Any]:
     manager = McpManager.from_config(paths, config)
     _known(manager, name)
     connection = manager.connections[name]
+    import time
+
     began = time.monotonic()
     connection.start()
     await connection.wait_first_attempt()
@@ -227,6 +232,8 @@ def import_(
 @app.command("resources")
 def resources(name: str = NameArg, json_out: bool = JsonOption) -> None:
     """The resources a server offers."""
+    import asyncio
+
     rows = asyncio.run(_listing(name, "resources"))
     _print_rows(rows, json_out, "uri")
 
@@ -234,6 +241,8 @@ def resources(name: str = NameArg, json_out: bool = JsonOption) -> None:
 @app.command("prompts")
 def prompts(name: str = NameArg, json_out: bool = JsonOption) -> None:
     """The prompts a server offers, with their arguments."""
+    import asyncio
+
     rows = asyncio.run(_listing(name, "prompts"))
     _print_rows(rows, json_out, "name")
 
@@ -277,6 +286,8 @@ async def _listing(name: str, what: str) -> list[dict[str, Any]]:
 @app.command("serve")
 def serve() -> None:
     """Serve claw to MCP clients over stdio (to the running gateway, else an in-process one)."""
+    import asyncio
+
     asyncio.run(_serve_stdio())
 
 
