@@ -72,9 +72,12 @@ class TelegramAdapter:
         expected = self.settings.secret_token()
         if not expected:
             raise VerifyError(503, "no webhook secret configured")
-        given = headers.get(SECRET_HEADER, "").encode("utf-8")
-        if not given or not hmac.compare_digest(given, expected.encode("utf-8")):
+        given = headers.get(SECRET_HEADER, "")
+        if not given:  # no credential at all: refused, but not counted (an `<img>` or a probe sends none)
             raise VerifyError(401, "invalid secret token")
+        if not hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8")):
+            # A wrong secret is a guess: the server's failed-auth limiter counts it, as it does a bad token.
+            raise VerifyError(401, "invalid secret token", presented=given)
 
     def normalize(self, payload: Any) -> list[Inbound]:
         try:
