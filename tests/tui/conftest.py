@@ -77,6 +77,25 @@ async def type_and_send(pilot: Pilot[Any], text: str) -> None:
     await pilot.press("enter")
 
 
+def user_texts(app: ClawApp) -> list[str]:
+    """The user messages shown in the conversation, in order."""
+    from claw.tui.widgets.conversation.user_message import UserMessage
+
+    return [m.text for m in app.chat.conversation.query(UserMessage)]
+
+
+async def say(pilot: Pilot[Any], app: ClawApp, server: Any, message: str) -> None:
+    """Send `message` from the prompt and wait until the model got it and the run is over."""
+    sent = len(server.chat_requests)
+    await type_and_send(pilot, message)
+    await wait_for(pilot, lambda: len(server.chat_requests) == sent + 1 and not app.chat.runs, what=message)
+
+
+async def session_rows(app: ClawApp) -> dict[str, dict[str, Any]]:
+    """`sessions.list` through the console's client, by session key."""
+    return {row["sessionKey"]: row for row in await app.client.call("sessions.list")}
+
+
 def first(node: Any, kind: Any) -> Any:
     """The first `kind` widget under `node`, or None (for `wait_for`)."""
     found = node.query(kind)

@@ -8,16 +8,11 @@ import re
 from claw.tui.widgets.conversation.notice import Notice
 from tests.gateway.conftest import write_config
 from tests.support.model_server import Usage, text
+from tests.support.turns import run_turn
 from tests.tui.conftest import SIZE, type_and_send, wait_for
 
 TOTAL = re.compile(r"^\s*total\s+[\d,]+\s+([\d.]+)%", re.MULTILINE)
 GAUGE = re.compile(r"ctx ([\d.]+)%")
-
-
-async def _turn(client, session_key: str, message: str) -> None:
-    handle = await client.run(message, session_key=session_key)
-    async for _event in client.events(handle.run_id):
-        pass
 
 
 async def _context_total(pilot, app) -> str:
@@ -44,8 +39,8 @@ async def test_gauge_is_contexts_total_from_the_start_and_after_turns(claw_env, 
     long_reply = "A long answer. " * 400  # about 1,500 tokens of history: a gauge far from the usage's share
     claw_env.server.script(text(long_reply), text("Short.", usage=Usage(20, 2)), text("Other."))
     built = console()
-    await _turn(built.client, "agent:main:main", "tell me a lot")
-    await _turn(built.client, "agent:main:other", "a question elsewhere")
+    await run_turn(built.client, "agent:main:main", "tell me a lot")
+    await run_turn(built.client, "agent:main:other", "a question elsewhere")
     app = built.app
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.chat.status.model == "test-model", what="connected")

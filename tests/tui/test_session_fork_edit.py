@@ -7,30 +7,15 @@ from __future__ import annotations
 from claw.tui.fork_picker import MessagePickerScreen
 from claw.tui.screens.chat_screen import ChatScreen
 from claw.tui.widgets.conversation.notice import Notice
-from claw.tui.widgets.conversation.user_message import UserMessage
 from tests.support.model_server import text
-from tests.tui.conftest import SIZE, type_and_send, wait_for
+from tests.tui.conftest import SIZE, say, session_rows, type_and_send, user_texts, wait_for
 
 MAIN = "agent:main:main"
-
-
-def _users(app) -> list[str]:
-    return [m.text for m in app.chat.conversation.query(UserMessage)]
 
 
 def _sent(server) -> list[str]:
     """What the model was last sent, less the system prompt."""
     return [m["content"] for m in server.chat_requests[-1].body["messages"] if m["role"] != "system"]
-
-
-async def _say(pilot, app, server, message: str) -> None:
-    sent = len(server.chat_requests)
-    await type_and_send(pilot, message)
-    await wait_for(pilot, lambda: len(server.chat_requests) == sent + 1 and not app.chat.runs, what=message)
-
-
-async def _sessions(app) -> dict[str, dict]:
-    return {row["sessionKey"]: row for row in await app.client.call("sessions.list")}
 
 
 async def test_editing_an_earlier_message_reruns_it_in_a_fork_and_the_last_in_place(claw_env, console) -> None:
@@ -40,8 +25,8 @@ async def test_editing_an_earlier_message_reruns_it_in_a_fork_and_the_last_in_pl
     app = built.app
     async with app.run_test(size=SIZE) as pilot:
         for message in ("first", "second", "third"):
-            await _say(pilot, app, server, message)
-        parent = (await _sessions(app))[MAIN]
+            await say(pilot, app, server, message)
+        parent = (await session_rows(app))[MAIN]
         history_before = (await app.client.call("chat.history", sessionKey=MAIN, limit=0))["messages"]
 
         await type_and_send(pilot, "/rewrite 3 second, said better")  # message 3 is "second"
@@ -49,8 +34,8 @@ async def test_editing_an_earlier_message_reruns_it_in_a_fork_and_the_last_in_pl
         assert _sent(server) == ["first", "one", "second, said better"]  # "third" and what followed: not there
         fork_key = app.chat.session_key
         assert fork_key.startswith("agent:main:fork:")
-        await wait_for(pilot, lambda: _users(app) == ["first", "second, said better"], what="the fork shown")
-        sessions = await _sessions(app)
+        await wait_for(pilot, lambda: user_texts(app) == ["first", "second, said better"], what="the fork shown")
+        sessions = await session_rows(app)
         assert sessions[fork_key]["forkedFrom"] == MAIN and sessions[fork_key]["forkedAt"] == 2
         assert sessions[fork_key]["messages"] == 4
         assert sessions[MAIN] == parent
@@ -70,7 +55,7 @@ async def test_editing_an_earlier_message_reruns_it_in_a_fork_and_the_last_in_pl
         await wait_for(pilot, lambda: len(server.chat_requests) == 5 and not app.chat.runs, what="the retry")
         assert _sent(server) == ["first", "one", "second, once more"]  # the undone exchange not sent
         assert app.chat.session_key == fork_key  # the last message: edited in place, no new fork
-        assert set(await _sessions(app)) == set(sessions)
+        assert set(await session_rows(app)) == set(sessions)
 
         await type_and_send(pilot, "/rewrite")
         await wait_for(pilot, lambda: isinstance(app.screen, MessagePickerScreen), what="the picker again")
@@ -89,7 +74,7 @@ async def test_editing_the_first_message_starts_afresh_and_a_wrong_number_is_ref
             return [n.text for n in app.chat.conversation.query(Notice)]
 
         for message in ("first", "second"):
-            await _say(pilot, app, server, message)
+            await say(pilot, app, server, message)
         await type_and_send(pilot, "/rewrite 2 not mine")  # message 2 is the assistant's
         await wait_for(pilot, lambda: any("message 2 is not one of yours" in n for n in notices()), what="refusal")
         await type_and_send(pilot, "/rewrite first, edited")
@@ -99,4 +84,4 @@ async def test_editing_the_first_message_starts_afresh_and_a_wrong_number_is_ref
         await wait_for(pilot, lambda: len(server.chat_requests) == 3 and not app.chat.runs, what="the fresh run")
         assert _sent(server) == ["first, edited"]
         assert app.chat.session_key.startswith("agent:main:fork:")
-        assert (await _sessions(app))[MAIN]["messages"] == 4
+        assert (await session_rows(app))[MAIN]["messages"] == 4

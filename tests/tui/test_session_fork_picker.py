@@ -7,25 +7,10 @@ from textual.widgets import OptionList
 
 from claw.tui.fork_picker import MessagePickerScreen
 from claw.tui.screens.chat_screen import ChatScreen
-from claw.tui.widgets.conversation.user_message import UserMessage
 from tests.support.model_server import text
-from tests.tui.conftest import SIZE, type_and_send, wait_for
+from tests.tui.conftest import SIZE, say, session_rows, type_and_send, user_texts, wait_for
 
 MAIN = "agent:main:main"
-
-
-def _users(app) -> list[str]:
-    return [m.text for m in app.chat.conversation.query(UserMessage)]
-
-
-async def _say(pilot, app, server, message: str) -> None:
-    sent = len(server.chat_requests)
-    await type_and_send(pilot, message)
-    await wait_for(pilot, lambda: len(server.chat_requests) == sent + 1 and not app.chat.runs, what=message)
-
-
-async def _sessions(app) -> dict[str, dict]:
-    return {row["sessionKey"]: row for row in await app.client.call("sessions.list")}
 
 
 async def test_fork_picks_a_message_newest_first_and_opens_the_fork_there(claw_env, console) -> None:
@@ -33,8 +18,8 @@ async def test_fork_picks_a_message_newest_first_and_opens_the_fork_there(claw_e
     app = console().app
     async with app.run_test(size=SIZE) as pilot:
         for message in ("first", "second", "third"):
-            await _say(pilot, app, claw_env.server, message)
-        parent = (await _sessions(app))[MAIN]
+            await say(pilot, app, claw_env.server, message)
+        parent = (await session_rows(app))[MAIN]
 
         await type_and_send(pilot, "/fork")
         picker = await wait_for(pilot, lambda: isinstance(app.screen, MessagePickerScreen) and app.screen)
@@ -47,9 +32,9 @@ async def test_fork_picks_a_message_newest_first_and_opens_the_fork_there(claw_e
 
         await pilot.press("down", "enter")  # "second": keep the first two exchanges
         await wait_for(pilot, lambda: app.chat.session_key.startswith("agent:main:fork:"), what="the fork opened")
-        await wait_for(pilot, lambda: _users(app) == ["first", "second"], what="the fork's history")
+        await wait_for(pilot, lambda: user_texts(app) == ["first", "second"], what="the fork's history")
         assert isinstance(app.screen, ChatScreen)
-        sessions = await _sessions(app)
+        sessions = await session_rows(app)
         fork = sessions[app.chat.session_key]
         assert fork["forkedFrom"] == MAIN and fork["messages"] == 4
         assert sessions[MAIN] == parent  # the original untouched
@@ -59,14 +44,14 @@ async def test_fork_picks_a_message_newest_first_and_opens_the_fork_there(claw_e
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen), what="the picker closed")
         assert app.chat.session_key == fork["sessionKey"]
-        assert set(await _sessions(app)) == set(sessions)  # Escape forked nothing
+        assert set(await session_rows(app)) == set(sessions)  # Escape forked nothing
 
         await type_and_send(pilot, "/fork all")
         await wait_for(pilot, lambda: app.chat.session_key not in sessions, what="the whole fork opened")
         assert not isinstance(app.screen, MessagePickerScreen)
-        copied = (await _sessions(app))[app.chat.session_key]
+        copied = (await session_rows(app))[app.chat.session_key]
         assert copied["forkedFrom"] == fork["sessionKey"] and copied["messages"] == 4
-        await wait_for(pilot, lambda: _users(app) == ["first", "second"], what="the whole copy shown")
+        await wait_for(pilot, lambda: user_texts(app) == ["first", "second"], what="the whole copy shown")
 
 
 async def test_fork_with_nothing_finished_says_so_and_a_bad_argument_shows_the_usage(claw_env, console) -> None:
@@ -79,7 +64,7 @@ async def test_fork_with_nothing_finished_says_so_and_a_bad_argument_shows_the_u
         def notices() -> list[str]:
             return [n.text for n in app.chat.conversation.query(Notice)]
 
-        await _say(pilot, app, claw_env.server, "first")
+        await say(pilot, app, claw_env.server, "first")
         await type_and_send(pilot, "/fork sideways")
         await wait_for(pilot, lambda: any("/fork [N|all]" in n for n in notices()), what="the usage")
         await app.client.call("sessions.undo", sessionKey=MAIN)

@@ -10,6 +10,7 @@ from textual.command import CommandPalette
 from claw.tui.widgets.conversation.notice import Notice
 from claw.tui.widgets.conversation.user_message import UserMessage
 from tests.support.model_server import text
+from tests.support.turns import run_turn
 from tests.tui.conftest import SIZE, type_and_send, wait_for
 from tests.tui.palette import palette_hits
 
@@ -31,12 +32,6 @@ async def _status_reply(pilot, app) -> str:
     return replies[-1]
 
 
-async def _turn(client, session_key: str, message: str) -> None:
-    handle = await client.run(message, session_key=session_key)
-    async for _event in client.events(handle.run_id):
-        pass
-
-
 def _turn_models(claw_env) -> list[str]:
     """The model of each request after the one that made the earlier skilltest turn."""
     return [request.model for request in claw_env.server.chat_requests[1:]]
@@ -50,7 +45,7 @@ def _overrides(claw_env) -> dict[str, str | None]:
 async def test_model_stays_with_its_session_across_a_switch(claw_env, console) -> None:
     claw_env.server.script(text("Skilltest answer."), text("Tour answer."), text("Other client's answer."))
     built = console(session_key="tour")
-    await _turn(built.client, SKILLTEST, "an earlier skilltest turn")  # so Ctrl+P can find it
+    await run_turn(built.client, SKILLTEST, "an earlier skilltest turn")  # so Ctrl+P can find it
     app = built.app
     async with app.run_test(size=SIZE) as pilot:
         status = app.chat.status
@@ -81,7 +76,7 @@ async def test_model_stays_with_its_session_across_a_switch(claw_env, console) -
         await wait_for(pilot, lambda: len(_turn_models(claw_env)) == 2 and not app.chat.runs, what="a turn")
         assert _turn_models(claw_env) == ["test-model", "other-model"]
 
-    await _turn(built.client, TOUR, "from another client")  # it names no model: the session's is used
+    await run_turn(built.client, TOUR, "from another client")  # it names no model: the session's is used
     assert _turn_models(claw_env) == ["test-model", "other-model", "other-model"]
     overrides = _overrides(claw_env)
     assert overrides[TOUR] == "other-model" and not overrides.get(SKILLTEST)

@@ -7,20 +7,15 @@ from textual.widgets import OptionList
 from claw.cli.sessions_pick import pick_latest
 from claw.tui.session_picker import ResumePickerApp, SessionPickerScreen
 from tests.support.model_server import text
+from tests.support.turns import run_turn
 from tests.tui.conftest import SIZE, wait_for
-
-
-async def _turn(client, session_key: str, message: str) -> None:
-    handle = await client.run(message, session_key=session_key)
-    async for _event in client.events(handle.run_id):
-        pass
 
 
 async def test_the_resume_app_returns_the_session_picked(claw_env, local_clients) -> None:
     client = local_clients()
     claw_env.server.script(text("Saturn has rings."), text("Mars is red."))
-    await _turn(client, "agent:main:space", "tell me about saturn")
-    await _turn(client, "agent:main:red", "and mars")
+    await run_turn(client, "agent:main:space", "tell me about saturn")
+    await run_turn(client, "agent:main:red", "and mars")
     app = ResumePickerApp(client, "main")
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen)

@@ -8,20 +8,10 @@ from textual.widgets import OptionList, Static
 
 from claw.tui.session_picker import SessionPickerScreen
 from claw.tui.widgets.conversation.notice import Notice
-from claw.tui.widgets.conversation.user_message import UserMessage
 from tests.support.model_server import text
-from tests.tui.conftest import SIZE, type_and_send, wait_for
+from tests.support.turns import run_turn
+from tests.tui.conftest import SIZE, type_and_send, user_texts, wait_for
 from tests.tui.palette import palette_hits
-
-
-async def _turn(client, session_key: str, message: str) -> None:
-    handle = await client.run(message, session_key=session_key)
-    async for _event in client.events(handle.run_id):
-        pass
-
-
-def _users(app) -> list[str]:
-    return [m.text for m in app.chat.conversation.query(UserMessage)]
 
 
 def _notice(app, prefix: str) -> str:
@@ -32,8 +22,8 @@ def _notice(app, prefix: str) -> str:
 async def test_the_palette_finds_a_session_by_a_word_said_in_it(claw_env, console) -> None:
     claw_env.server.script(text("Noted."), text("Fine."))
     built = console()
-    await _turn(built.client, "agent:main:alpha", "the recipe needs pomegranate seeds")
-    await _turn(built.client, "agent:main:beta", "something else entirely")
+    await run_turn(built.client, "agent:main:alpha", "the recipe needs pomegranate seeds")
+    await run_turn(built.client, "agent:main:beta", "something else entirely")
     app = built.app
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+p")
@@ -43,15 +33,15 @@ async def test_the_palette_finds_a_session_by_a_word_said_in_it(claw_env, consol
         assert [str(hit.help).split(" · ")[0] for hit in hits] == ["agent:main:alpha"]
         assert "pomegranate" in str(hits[0].text)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: _users(app) == ["the recipe needs pomegranate seeds"], what="alpha's history")
+        await wait_for(pilot, lambda: user_texts(app) == ["the recipe needs pomegranate seeds"], what="alpha's history")
         assert app.chat.session_key == "agent:main:alpha"
 
 
 async def test_resume_picker_searches_previews_and_opens(claw_env, console) -> None:
     claw_env.server.script(text("Kiwis are great."), text("Bananas too."))
     built = console()
-    await _turn(built.client, "agent:main:fruit", "tell me about kiwis")
-    await _turn(built.client, "agent:main:other", "bananas please")
+    await run_turn(built.client, "agent:main:fruit", "tell me about kiwis")
+    await run_turn(built.client, "agent:main:other", "bananas please")
     app = built.app
     async with app.run_test(size=SIZE) as pilot:
         await type_and_send(pilot, "/resume")
@@ -68,7 +58,7 @@ async def test_resume_picker_searches_previews_and_opens(claw_env, console) -> N
         await wait_for(pilot, lambda: "Kiwis are great." in str(preview.render()), what="the preview")
         assert "tell me about kiwis" in str(preview.render())
         await pilot.press("enter")
-        await wait_for(pilot, lambda: _users(app) == ["tell me about kiwis"], what="the resumed history")
+        await wait_for(pilot, lambda: user_texts(app) == ["tell me about kiwis"], what="the resumed history")
         assert app.chat.session_key == "agent:main:fruit"
 
 
@@ -96,7 +86,7 @@ async def test_undo_fork_and_export_in_the_console(claw_env, console, tmp_path, 
 
         await type_and_send(pilot, "/fork 2")
         await wait_for(pilot, lambda: app.chat.session_key.startswith("agent:main:fork:"), what="the fork opened")
-        await wait_for(pilot, lambda: _users(app) == ["first"], what="the fork's history")
+        await wait_for(pilot, lambda: user_texts(app) == ["first"], what="the fork's history")
         rows = {r["sessionKey"]: r for r in await app.client.call("sessions.list")}
         assert rows[app.chat.session_key]["forkedFrom"] == "agent:main:main"
         assert rows["agent:main:main"]["messages"] == 6

@@ -9,14 +9,9 @@ from claw.tui.widgets.conversation.assistant_message import AssistantMessage
 from claw.tui.widgets.conversation.user_message import UserMessage
 from claw.tui.widgets.sessions.sessions_sidebar import SessionsSidebar
 from tests.support.model_server import text
+from tests.support.turns import run_turn
 from tests.tui.conftest import SIZE, wait_for
 from tests.tui.palette import palette_hits
-
-
-async def _turn(client, session_key: str, message: str) -> None:
-    handle = await client.run(message, session_key=session_key)
-    async for _event in client.events(handle.run_id):
-        pass
 
 
 def _users(app) -> list[str]:
@@ -26,8 +21,8 @@ def _users(app) -> list[str]:
 async def test_switching_sessions_shows_the_right_history(claw_env, console) -> None:
     claw_env.server.script(text("Alpha answer."), text("Beta answer."))
     built = console()
-    await _turn(built.client, "agent:main:alpha", "alpha question")
-    await _turn(built.client, "agent:main:beta", "beta question")
+    await run_turn(built.client, "agent:main:alpha", "alpha question")
+    await run_turn(built.client, "agent:main:beta", "beta question")
     app = built.app
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.chat.status.session_key == "agent:main:main", what="main session")
@@ -64,7 +59,7 @@ async def test_history_is_limited_to_the_last_200_messages(claw_env, console) ->
     built = console()
     claw_env.server.default = lambda _request: text("ok")
     for n in range(101):
-        await _turn(built.client, "agent:main:main", f"question {n}")
+        await run_turn(built.client, "agent:main:main", f"question {n}")
     app = built.app
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: _users(app), timeout=30, what="history")
@@ -75,7 +70,7 @@ async def test_history_is_limited_to_the_last_200_messages(claw_env, console) ->
 async def test_session_option_opens_that_session(claw_env, console) -> None:
     claw_env.server.script(text("Work answer."))
     built = console(session_key="work")
-    await _turn(built.client, "agent:main:work", "work question")
+    await run_turn(built.client, "agent:main:work", "work question")
     app = built.app
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: _users(app) == ["work question"], what="the work session's history")
