@@ -185,7 +185,10 @@ class Gateway:
             await asyncio.gather(*self._background, return_exceptions=True)
         await self.hooks.drain()  # run:end and the other background hooks of the runs that just ended
         await self._stop_services()
-        await asyncio.gather(*(c.aclose() for c in self.capabilities), return_exceptions=True)  # MCP servers
+        closed = await asyncio.gather(*(c.aclose() for c in self.capabilities), return_exceptions=True)  # MCP servers
+        for capability, outcome in zip(self.capabilities, closed, strict=True):
+            if isinstance(outcome, Exception):  # never silently: a child process may have been left running
+                log.error("capability %s did not close cleanly: %s", capability.name, outcome, exc_info=outcome)
         await self.router.aclose()
         for capability in reversed(self.capabilities):  # on the loop: closing a database is quick
             try:

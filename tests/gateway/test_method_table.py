@@ -92,3 +92,24 @@ def test_a_one_shot_gateway_imports_no_capability_methods_module() -> None:
     loaded, after = done.stdout.splitlines()
     assert loaded == "['claw.gateway.methods']"  # the core's own table only
     assert after == "True False"
+
+
+class FailsToClose(BaseCapability):
+    name = "fails-to-close"
+
+    async def aclose(self) -> None:
+        raise RuntimeError("child still running")
+
+
+async def test_a_capability_that_fails_to_close_is_logged_and_the_others_still_close(
+    claw_env: ClawEnv, caplog: pytest.LogCaptureFixture
+) -> None:
+    paths = Paths.from_env()
+    gw = Gateway(paths, load_config(paths))
+    later = Counted("later", (), ())
+    closed: list[str] = []
+    later.close = lambda: closed.append("later")  # type: ignore[method-assign]
+    gw.use(FailsToClose(), later)
+    await gw.close()
+    assert closed == ["later"]
+    assert "capability fails-to-close did not close cleanly: child still running" in caplog.text
