@@ -68,27 +68,48 @@ def parse_delivery(text: str) -> DeliveryTarget:
 def check_reachable(target: DeliveryTarget, config: Config) -> None:
     """A usage error unless a configured channel account can deliver to `target` (`none` and webhooks need none).
 
-    The same accounts as the outbox's adapters (`claw.channels.manager.build_adapters`): Telegram's, when it
-    is enabled. A webhook hook is no target: `webhook:` always means a URL to POST to."""
+    A platform is any `[channels.<name>]` section with accounts (Telegram, Slack, Discord, …): the same
+    accounts as the outbox's adapters (`claw.channels.manager.build_adapters`). Where the platform's adapter
+    can judge the target itself (`check_target`), it does. A webhook hook is no target: `webhook:` always
+    means a URL to POST to."""
     if target.kind != "channel":
         return
-    telegram = config.channels.telegram
+    platforms = channel_platforms(config)
     given = f"--deliver {target}"
-    if target.channel != "telegram":
-        configured = "telegram" if telegram.enabled and telegram.effective_accounts() else "none"
+    name = target.channel
+    settings = platforms.get(name)
+    if settings is None:
+        configured = ", ".join(n for n, s in platforms.items() if s.enabled and s.effective_accounts()) or "none"
         raise UsageError(
-            f"unknown channel {target.channel!r} in {given}: use none, webhook:<url> or a configured channel"
+            f"unknown channel {name!r} in {given}: use none, webhook:<url> or a configured channel"
             f" (configured: {configured})"
         )
-    if not telegram.effective_accounts():
+    if not settings.effective_accounts():
         raise UsageError(
-            f"no telegram account is configured for {given}: add [channels.telegram] with"
-            f' botTokenEnv = "TELEGRAM_BOT_TOKEN" (or botToken) to {config.path}'
+            f"no {name} account is configured for {given}: add [channels.{name}] with its token"
+            f" (see the README's channel setup) to {config.path}"
         )
-    if not telegram.enabled:
+    if not settings.enabled:
         raise UsageError(
-            f"telegram is switched off for {given}: set enabled = true under [channels.telegram] in {config.path}"
+            f"{name} is switched off for {given}: set enabled = true under [channels.{name}] in {config.path}"
         )
+    from claw.channels.manager import build_adapters
+
+    for (channel, _account), adapter in build_adapters(config).items():
+        check = getattr(adapter, "check_target", None) if channel == name else None
+        problem = check(target.target) if check is not None else None
+        if problem:
+            raise UsageError(f"invalid {given}: {problem}")
+
+
+def channel_platforms(config: Config) -> dict[str, Any]:
+    """`[channels.<name>]` sections that hold accounts (`effective_accounts()`), by name."""
+    channels = config.channels
+    return {
+        name: section
+        for name in type(channels).model_fields
+        if callable(getattr(section := getattr(channels, name), "effective_accounts", None))
+    }
 
 
 def shown(delivery: str) -> str:
