@@ -11,9 +11,12 @@ from claw.channels.discord import DiscordAdapter
 from claw.channels.discord_settings import DiscordAccount
 from tests.channels.conftest import Start, eventually
 from tests.channels.discord_fake import BOT_ID, FakeDiscord, dm, guild_message
-from tests.channels.test_discord_gateway import discord, discord_config, ready, replies  # noqa: F401 (fixture)
+from tests.channels import test_discord_gateway as gateway_tests
+from tests.channels.test_discord_gateway import discord_config, ready, replies
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text
+
+discord = gateway_tests.discord  # the fake Discord fixture
 
 
 async def test_a_2500_character_reply_arrives_as_two_messages_in_order(
