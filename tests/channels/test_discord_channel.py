@@ -9,9 +9,9 @@ import time
 
 from claw.channels.discord import DiscordAdapter
 from claw.channels.discord_settings import DiscordAccount
+from tests.channels import test_discord_gateway as gateway_tests
 from tests.channels.conftest import Start, eventually
 from tests.channels.discord_fake import BOT_ID, FakeDiscord, dm, guild_message
-from tests.channels import test_discord_gateway as gateway_tests
 from tests.channels.test_discord_gateway import discord_config, ready, replies
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text
