@@ -28,6 +28,7 @@ from typing import Any
 import aiohttp
 
 from claw.channels.host import Health
+from claw.errors import ClawError
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +82,9 @@ class DiscordGateway:
 
     async def run(self) -> None:
         """Connect and stay connected until cancelled (or a fatal close code)."""
-        failures = 0
+        failures, down_since = 0, time.time()
         async with aiohttp.ClientSession() as http:
             while True:
-                began = time.time()
                 try:
                     await self._connection(http)
                 except _Drop as drop:
@@ -94,18 +94,26 @@ class DiscordGateway:
                     if task is not None and task.cancelling():
                         raise  # being stopped: an error on the way out is not a reason to reconnect
                     stop = _Drop(f"connection failed: {exc or type(exc).__name__}")
+                except ClawError as exc:  # gateway.db refused a message: resume, so Discord replays it
+                    stop = _Drop(f"could not store an event: {exc}")
+                except Exception as exc:  # a bug: keep the account alive, keep the traceback
+                    log.exception("discord: the gateway connection failed")
+                    stop = _Drop(f"internal error: {type(exc).__name__}")
                 if stop.fatal:
                     self.health.error(stop.reason)
                     log.error("discord: %s; the account is stopped", stop.reason)
                     return
                 if not stop.resume:
                     self.session = GatewaySession()
-                failures = 0 if self.health.state == "running" else failures + 1
+                if self.health.state == "running":  # it was up: count the outage and the backoff from now
+                    failures, down_since = 0, time.time()
+                else:
+                    failures += 1
                 ceiling = min(self.max_backoff, RECONNECT_BASE * 2 ** min(failures, 16))
                 wait = max(stop.pause, random.uniform(ceiling / 2, ceiling))
                 self.health.error(stop.reason)
                 self.health.state = "reconnecting"
-                self.health.detail = f"reconnecting since {time.strftime('%H:%M:%S', time.localtime(began))}"
+                self.health.detail = f"reconnecting since {time.strftime('%H:%M:%S', time.localtime(down_since))}"
                 log.info("discord: %s; reconnecting in %.1f s (%s)", stop.reason, wait,
                          "resume" if self.session.session_id else "new session")  # fmt: skip
                 await asyncio.sleep(wait)

@@ -99,6 +99,17 @@ class FakeDiscord(_Threaded):
     def send_op(self, op: int, d: Any = None) -> None:
         self._run(self._send_raw({"op": op, "d": d}))
 
+    def close(self, code: int) -> None:
+        """Close the current connection with `code` (4014: disallowed intents, 4004: bad token …)."""
+
+        async def close() -> None:
+            with self.lock:
+                ws = self._current[0] if self._current else None
+            assert ws is not None, "no connection"
+            await ws.close(code=code)
+
+        self._run(close())
+
     def fail(self, status: int, *, retry_after: float | None = None, is_global: bool = False, times: int = 1) -> None:
         with self.lock:
             self._failures.extend([(status, retry_after, is_global)] * times)

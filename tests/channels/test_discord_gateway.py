@@ -4,6 +4,8 @@ Reconnect (op 7) and Invalid Session (op 9, resumable or not); the session kept 
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -113,3 +115,33 @@ async def test_the_session_survives_a_restart(start_channels: Start, discord: Fa
     await start_channels(discord_config(discord, allowFrom=["42"]))
     await eventually(lambda: discord.resumes, what="a Resume after the restart")
     assert discord.resumes[0]["seq"] >= seq and len(discord.identifies) == 1
+
+
+async def account_status(ch: Any, want: Any, timeout: float = 15.0) -> dict[str, Any]:
+    """Poll `channels.status` until the one account's status satisfies `want`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        (account,) = (await ch.call("channels.status"))["accounts"]
+        if want(account):
+            return account
+        assert time.monotonic() < deadline, f"status never matched: {account}"
+        await asyncio.sleep(0.02)
+
+
+async def test_an_outage_shows_as_reconnecting_and_a_fatal_close_code_stops_the_account(
+    start_channels: Start, discord: FakeDiscord
+) -> None:
+    ch = await start_channels(discord_config(discord, allowFrom=["42"]))
+    await ready(discord)
+    await account_status(ch, lambda a: a["state"] == "running")
+    discord.send_op(9, False)  # a new session, after the documented 1–5 s: long enough to be seen
+    down = await account_status(ch, lambda a: a["state"] == "reconnecting")
+    assert down["detail"].startswith("reconnecting since") and "op 9" in down["lastError"]
+    await eventually(lambda: len(discord.identifies) == 2 and discord._current, timeout=15, what="a new session")
+    await account_status(ch, lambda a: a["state"] == "running")
+    connections = len(discord.connections)
+    discord.close(4014)  # disallowed intents: retrying cannot help
+    stopped = await account_status(ch, lambda a: a["state"] == "error")
+    assert "4014" in stopped["lastError"] and "Message Content" in stopped["lastError"]
+    await asyncio.sleep(1.5)
+    assert len(discord.connections) == connections  # no reconnect
