@@ -179,6 +179,7 @@ class DiscordGateway:
         op = frame.get("op")
         if op == 11:
             self._acked = True
+            self.health.last_poll_at = time.time()  # `claw channels status`: "last poll" is the last ACK
         elif op == 1:  # Discord asks for a heartbeat now
             await ws.send_json({"op": 1, "d": self.session.seq})
         elif op == 7:

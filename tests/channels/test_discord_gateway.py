@@ -61,7 +61,7 @@ async def test_identify_carries_the_intents_and_heartbeats_follow_the_interval(
     assert discord.heartbeats[-1][1] == seq  # a heartbeat carries the last sequence number handled
     (account,) = (await ch.call("channels.status"))["accounts"]
     assert account["channel"] == "discord" and account["state"] == "running"
-    assert account["detail"].startswith("connected")
+    assert account["detail"].startswith("connected") and account["lastPollAt"]  # the last heartbeat ACK
 
 
 async def test_a_zombied_connection_is_resumed_and_the_missed_event_arrives_once(
