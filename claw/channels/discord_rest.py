@@ -119,16 +119,24 @@ class DiscordRest:
         return bucket
 
     async def _wait_turn(self, route: str, bucket: _Bucket) -> float:
-        """Sleep while the bucket is empty, the global limit holds, or the global spacing says so."""
-        now = time.monotonic()
-        until = max(self._global_until, bucket.reset_at if bucket.remaining <= 0 else 0.0)
-        slot = max(now, self._next_slot, until)
-        self._next_slot = slot + 1.0 / GLOBAL_PER_SECOND
-        if slot > now:
+        """Sleep while the bucket is empty, the global limit holds, or the global spacing says so; looked at
+        again after each sleep (a global 429 may have arrived meanwhile). Returns the seconds held by limits."""
+        held = 0.0
+        spaced = False
+        while True:
+            now = time.monotonic()
+            until = max(self._global_until, bucket.reset_at if bucket.remaining <= 0 else 0.0)
+            slot = max(now, until)
+            if not spaced:  # one place in the global spacing per request
+                slot = max(slot, self._next_slot)
+                self._next_slot = slot + 1.0 / GLOBAL_PER_SECOND
+                spaced = True
+            if slot <= now:
+                return held
             if until > now:
-                self.waited.append((route, slot - now))
+                self.waited.append((route, until - now))
+                held += until - now
             await asyncio.sleep(slot - now)
-        return max(0.0, until - now)
 
     def _learn(self, route: str, bucket: _Bucket, status: int, headers: Any) -> None:
         name = headers.get("X-RateLimit-Bucket")
