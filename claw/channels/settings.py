@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from claw.channels.discord_settings import DiscordSettings
 from claw.settings_base import HttpUrl, Name, Section
 
 DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
@@ -146,6 +147,7 @@ class OutboxSettings(Section):
 class ChannelsSettings(Section):
     webhook: WebhookSettings = WebhookSettings()
     telegram: TelegramSettings = TelegramSettings()
+    discord: DiscordSettings = DiscordSettings()
     outbox: OutboxSettings = OutboxSettings()
 
 
@@ -160,4 +162,5 @@ def channel_secrets(settings: ChannelsSettings, environ: Mapping[str, str] | Non
     found = [secret_value(h.secret, h.secret_env, environ) for h in settings.webhook.hooks.values()]
     for account in settings.telegram.effective_accounts().values():
         found += [account.token(environ), account.secret_token(environ)]
+    found += [account.token(environ) for account in settings.discord.effective_accounts().values()]
     return [s for s in found if s]

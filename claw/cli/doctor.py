@@ -62,6 +62,7 @@ def doctor(
 
 
 def _run(paths: Paths, agent: str, fix: bool) -> tuple[list[Finding], list[str]]:
+    from claw.channels.discord_doctor import check_tokens as check_discord_tokens
     from claw.doctor import agent as doctor_agent
     from claw.doctor import mcp as doctor_mcp
     from claw.doctor import repair as doctor_repair
@@ -107,6 +108,8 @@ def _run(paths: Paths, agent: str, fix: bool) -> tuple[list[Finding], list[str]]
     findings += with_config("memory index", lambda c, w: [doctor_agent.check_memory(paths, c, agent, w)])
     findings += with_config("sandbox", lambda c, w: [doctor_sandbox.check_sandbox(c, agent)])
     findings += with_config("mcp", lambda c, w: [doctor_mcp.check_mcp(paths, c)])
+    if usable is not None:  # one finding per configured Discord account (none: nothing to say)
+        findings += _guarded("discord", lambda: check_discord_tokens(usable.channels.discord))
     return findings, fixed
 
 

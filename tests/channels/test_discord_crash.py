@@ -1,0 +1,55 @@
+"""kill -9 of a real `claw gateway run` between Discord's delivery of a message and the reply, then a restart on
+the same state: the gateway resumes its stored session, Discord replays, and the message is answered exactly once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.channels import test_discord_gateway as gateway_tests
+from tests.channels.conftest import FAST_OUTBOX
+from tests.channels.discord_fake import FakeDiscord, dm
+from tests.channels.processes import GatewayProc, rows, wait_until
+from tests.channels.test_crash import settled
+from tests.channels.test_discord_gateway import discord_config
+from tests.support.fixtures import ClawEnv
+from tests.support.model_server import text
+
+discord = gateway_tests.discord  # the fake Discord fixture
+
+
+@pytest.fixture
+def procs(claw_env: ClawEnv) -> Iterator[list[GatewayProc]]:
+    started: list[GatewayProc] = []
+    yield started
+    for proc in started:
+        proc.stop()
+
+
+def start(claw_env: ClawEnv, procs: list[GatewayProc], config: str, fault: str | None = None) -> GatewayProc:
+    (claw_env.home / "config.toml").write_text(FAST_OUTBOX + config, encoding="utf-8")
+    proc = GatewayProc(claw_env.env, fault=fault)
+    procs.append(proc)
+    return proc
+
+
+@pytest.mark.timeout(180)
+def test_killed_after_the_inbox_commit_the_resumed_session_answers_once(
+    claw_env: ClawEnv, procs: list[GatewayProc], discord: FakeDiscord
+) -> None:
+    claw_env.server.script(text("the only answer"))
+    config = discord_config(discord, allowFrom=["42"])
+    first = start(claw_env, procs, config, fault="inbox.before_process")
+    wait_until(lambda: discord.identifies and discord._current, what="an identified session")
+    discord.replay_overlap = True  # the resume after the restart replays the message once more
+    discord.dispatch("MESSAGE_CREATE", dm("are you there?"))
+    first.wait_killed()
+    assert claw_env.server.chat_requests == [] and discord.posts() == []
+    start(claw_env, procs, config)
+    wait_until(lambda: discord.resumes, what="a Resume from the restarted gateway")
+    wait_until(lambda: discord.posts(), what="the reply")
+    settled(claw_env)
+    assert [r.body["content"] for r in discord.posts()] == ["the only answer"]
+    assert len(claw_env.server.chat_requests) == 1 and len(discord.identifies) == 1
+    assert [r["status"] for r in rows(claw_env.home, "channel_inbox")] == ["done"]
