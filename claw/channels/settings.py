@@ -143,9 +143,14 @@ class OutboxSettings(Section):
     """Conversations served at once (each conversation's replies always go out one at a time, in order)."""
 
 
+# Feishu's settings live in their own module, which takes the shared types above (so it imports here).
+from claw.channels.feishu_settings import FeishuSettings  # noqa: E402
+
+
 class ChannelsSettings(Section):
     webhook: WebhookSettings = WebhookSettings()
     telegram: TelegramSettings = TelegramSettings()
+    feishu: FeishuSettings = FeishuSettings()
     outbox: OutboxSettings = OutboxSettings()
 
 
@@ -160,4 +165,6 @@ def channel_secrets(settings: ChannelsSettings, environ: Mapping[str, str] | Non
     found = [secret_value(h.secret, h.secret_env, environ) for h in settings.webhook.hooks.values()]
     for account in settings.telegram.effective_accounts().values():
         found += [account.token(environ), account.secret_token(environ)]
+    for fs in settings.feishu.effective_accounts().values():
+        found += fs.secrets(environ)
     return [s for s in found if s]
