@@ -49,6 +49,7 @@ class ChannelsCapability(BaseCapability):
         return (
             HttpRoute("POST", "/hooks/{name}", ingress.webhook),
             HttpRoute("POST", "/telegram/{account}", ingress.telegram),
+            HttpRoute("POST", "/feishu/{account}", ingress.feishu),
         )
 
     async def announce(self, channel: str, target: str, text: str, run_id: str) -> int | None:

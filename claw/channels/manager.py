@@ -110,6 +110,7 @@ class ChannelManager:
 
 
 def build_adapters(config: object, gateway_token: str | None = None) -> dict[tuple[str, str], ChannelAdapter]:
+    from claw.channels.feishu import FeishuAdapter
     from claw.channels.telegram import TelegramAdapter
     from claw.channels.webhook import WebhookAdapter
     from claw.config import Config
@@ -122,4 +123,7 @@ def build_adapters(config: object, gateway_token: str | None = None) -> dict[tup
     if settings.telegram.enabled:
         for account_id, account in settings.telegram.effective_accounts().items():
             found[("telegram", account_id)] = TelegramAdapter(account_id, account)
+    if settings.feishu.enabled:
+        for account_id, fs in settings.feishu.effective_accounts().items():
+            found[("feishu", account_id)] = FeishuAdapter(account_id, fs)
     return found
