@@ -28,6 +28,15 @@ log = logging.getLogger(__name__)
 MAX_BODY = 1024 * 1024
 
 
+class FeishuIngress:
+    def __init__(self, manager: ChannelManager) -> None:
+        self.m = manager
+
+    async def receive(self, request: web.Request) -> web.Response:
+        adapter = self.m.adapter("feishu", request.match_info["account"])
+        return await receive(self.m, request, adapter)  # type: ignore[arg-type]
+
+
 async def receive(manager: ChannelManager, request: web.Request, adapter: FeishuAdapter | None) -> web.Response:
     if adapter is None:
         return _answer(404, "no such account")

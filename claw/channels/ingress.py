@@ -41,12 +41,6 @@ class Ingress:
         adapter = self.m.adapter("telegram", request.match_info["account"])
         return await self._receive(request, adapter, TELEGRAM_MAX_BODY)
 
-    async def feishu(self, request: web.Request) -> web.Response:
-        from claw.channels.feishu_http import receive
-
-        adapter = self.m.adapter("feishu", request.match_info["account"])
-        return await receive(self.m, request, adapter)  # type: ignore[arg-type]
-
     async def _receive(self, request: web.Request, adapter: ChannelAdapter | None, limit: int) -> web.Response:
         if adapter is None:
             return _answer(404, "no such hook")

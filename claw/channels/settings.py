@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from claw.channels.feishu_settings import FeishuSettings
 from claw.settings_base import HttpUrl, Name, Section
 
 DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
@@ -141,10 +142,6 @@ class OutboxSettings(Section):
     send_timeout_seconds: float = Field(default=30.0, gt=0, le=3600)
     concurrency: int = Field(default=8, ge=1, le=256)
     """Conversations served at once (each conversation's replies always go out one at a time, in order)."""
-
-
-# Feishu's settings live in their own module, which takes the shared types above (so it imports here).
-from claw.channels.feishu_settings import FeishuSettings  # noqa: E402
 
 
 class ChannelsSettings(Section):
