@@ -174,3 +174,17 @@ async def test_rate_limited_sends_back_off_and_a_long_reply_arrives_split_in_ord
     joined = " ".join(r["markdown"] for r in replies)
     assert [int(p.split(":")[0]) for p in joined.split("Paragraph ")[1:]] == list(range(12))
     assert len(feishu.calls_to("/reply")) == len(replies) + 1  # the rate-limited first try, then each part once
+
+
+async def test_streaming_patches_one_card_and_the_final_text_replaces_it(
+    start_channels: Start, feishu: FakeFeishu, claw_env: ClawEnv
+) -> None:
+    claw_env.server.script(text("The whole answer."))
+    ch = await started(start_channels, feishu, allowFrom=["ou_ada"], streaming=True)
+    await deliver(ch, message_event("stream it", message_id="om_s"))
+    await eventually(lambda: ch.rows("channel_outbox") and ch.rows("channel_outbox")[0]["status"] == "sent",
+                     what="the final text")  # fmt: skip
+    (card,) = feishu.replies()
+    assert card["parent"] == "om_s" and card["markdown"] == "The whole answer."
+    patches = [c.path for c in feishu.calls if c.method == "PATCH"]
+    assert all(p == f"im/v1/messages/{card['id']}" for p in patches)  # previews and the final edit: that card only
