@@ -111,6 +111,7 @@ class ChannelManager:
 
 def build_adapters(config: object, gateway_token: str | None = None) -> dict[tuple[str, str], ChannelAdapter]:
     from claw.channels.discord import DiscordAdapter
+    from claw.channels.feishu import FeishuAdapter
     from claw.channels.telegram import TelegramAdapter
     from claw.channels.webhook import WebhookAdapter
     from claw.config import Config
@@ -126,4 +127,7 @@ def build_adapters(config: object, gateway_token: str | None = None) -> dict[tup
     if settings.discord.enabled:
         for account_id, account in settings.discord.effective_accounts().items():
             found[("discord", account_id)] = DiscordAdapter(account_id, account)
+    if settings.feishu.enabled:
+        for account_id, fs in settings.feishu.effective_accounts().items():
+            found[("feishu", account_id)] = FeishuAdapter(account_id, fs)
     return found

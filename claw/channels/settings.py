@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from claw.channels.discord_settings import DiscordSettings
+from claw.channels.feishu_settings import FeishuSettings
 from claw.settings_base import HttpUrl, Name, Section
 
 DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
@@ -148,6 +149,7 @@ class ChannelsSettings(Section):
     webhook: WebhookSettings = WebhookSettings()
     telegram: TelegramSettings = TelegramSettings()
     discord: DiscordSettings = DiscordSettings()
+    feishu: FeishuSettings = FeishuSettings()
     outbox: OutboxSettings = OutboxSettings()
 
 
@@ -163,4 +165,6 @@ def channel_secrets(settings: ChannelsSettings, environ: Mapping[str, str] | Non
     for account in settings.telegram.effective_accounts().values():
         found += [account.token(environ), account.secret_token(environ)]
     found += [account.token(environ) for account in settings.discord.effective_accounts().values()]
+    for fs in settings.feishu.effective_accounts().values():
+        found += fs.secrets(environ)
     return [s for s in found if s]
