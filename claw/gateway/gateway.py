@@ -290,7 +290,8 @@ class Gateway:
                 return self._remember(idempotency_key, failed)
             else:
                 return self._remember(idempotency_key, DispatchResult("command", agent_id, session_key, reply=reply))
-        run = Run(new_run_id(), agent_id, session_key, ctx, model_override=model, lane=lane)
+        run_id = new_run_id(idempotency_key, lambda key: self.runs.get(key) is not None)
+        run = Run(run_id, agent_id, session_key, ctx, model_override=model, lane=lane)
         if lane == "main":
             admission = self.queue.admit(run, self.queue_policy(agent_id, session_key, ctx.channel), self.abort)
             if admission.kind != "run":

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -115,7 +117,14 @@ class Run:
         return self.outcome
 
 
-def new_run_id() -> str:
+_RUN_ID_FROM_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+
+
+def new_run_id(idempotency_key: str | None = None, taken: Callable[[str], bool] | None = None) -> str:
+    """The client's idempotency key when it makes a safe, unused id (OpenClaw's clients match a run's
+    events on the key they sent: openclaw-node drops every event whose runId differs); else a uuid."""
+    if idempotency_key and _RUN_ID_FROM_KEY.match(idempotency_key) and not (taken and taken(idempotency_key)):
+        return idempotency_key
     return uuid.uuid4().hex
 
 

@@ -38,3 +38,10 @@ async def test_only_the_newest_finished_runs_are_kept(monkeypatch) -> None:
     assert [registry.get(r.id) for r in done] == [None, None, *done[2:]]
     assert done[0].events == [] and done[4].events  # a forgotten run lets go of its events
     assert registry.active() == [still] and registry.get(still.id) is still
+
+
+def test_an_idempotency_key_becomes_the_run_id_only_when_safe_and_unused() -> None:
+    assert new_run_id("k-1.abc:2") == "k-1.abc:2"
+    assert new_run_id("k-1", taken=lambda key: key == "k-1") != "k-1"  # a reused key never aliases an old run
+    for unsafe in ("", "has space", "x" * 129, "../etc", None):
+        assert len(new_run_id(unsafe)) == 32

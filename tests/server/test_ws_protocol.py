@@ -42,6 +42,7 @@ async def test_agent_replies_twice_with_events_between(claw_env: ClawEnv, served
     first = await wire.res("a1")
     assert first["ok"] and first["payload"]["status"] == "accepted"
     run_id = first["payload"]["runId"]
+    assert run_id == "k1"  # the client's idempotency key is the run id, as in OpenClaw
     assert first["payload"]["sessionKey"] == "agent:main:main"
     final = await wire.res("a1", timeout=20)
     assert final["ok"] and final["payload"]["status"] == "ok"
