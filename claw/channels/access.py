@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from claw.channels.settings import WILDCARD
+from claw.channels.access_terms import WILDCARD
 from claw.gateway.command_syntax import parse_command
 from claw.gateway.msg_context import MsgContext
 

@@ -10,42 +10,15 @@ judged by its parent channel's rule. The bot token is best given as an environme
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
+from claw.channels.access_terms import DmPolicy, GroupPolicy, check_access, secret_value
+from claw.channels.access_terms import str_ids as _ids
 from claw.settings_base import HttpUrl, Name, Section
-
-# The same vocabulary as claw.channels.settings, which types its `discord` field with this module's
-# `DiscordSettings`: importing it back would be a cycle, so the few shared pieces are restated here.
-DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
-GroupPolicy = Literal["allowlist", "open", "disabled"]
-WILDCARD = "*"
-
-
-def _ids(value: Any) -> Any:
-    """Discord ids (snowflakes) may be written as numbers; they are compared as strings."""
-    if isinstance(value, list | tuple):
-        return tuple(str(v).strip() for v in value)
-    return value
-
-
-def secret_value(literal: str | None, env_name: str | None, environ: Mapping[str, str] | None = None) -> str | None:
-    """The literal secret, else the named environment variable's value; None when neither is set."""
-    if literal and literal.strip():
-        return literal.strip()
-    if env_name:
-        value = (os.environ if environ is None else environ).get(env_name, "").strip()
-        return value or None
-    return None
-
-
-def check_access(dm_policy: str, allow_from: tuple[str, ...], where: str) -> None:
-    if dm_policy == "open" and WILDCARD not in allow_from:
-        raise ValueError(f'{where}dmPolicy "open" needs allowFrom = ["*"] (or use "pairing" / "allowlist")')
 
 
 def _check_ws_url(value: str) -> str:

@@ -9,33 +9,14 @@ closed the same way: DMs `pairing`, groups an allowlist with a mention required.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from claw.channels.access_terms import DmPolicy, GroupPolicy, check_access, secret_value
+from claw.channels.access_terms import str_ids as _ids
 from claw.settings_base import HttpUrl, Name, Section
-
-# The same vocabulary as `claw.channels.settings` (which imports this module, so this one cannot import it).
-DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
-GroupPolicy = Literal["allowlist", "open", "disabled"]
-
-
-def _ids(value: Any) -> Any:
-    if isinstance(value, list | tuple):
-        return tuple(str(v).strip() for v in value)
-    return value
-
-
-def secret_value(literal: str | None, env_name: str | None, environ: Mapping[str, str] | None = None) -> str | None:
-    """The literal secret, else the named environment variable's value; None when neither is set."""
-    if literal and literal.strip():
-        return literal.strip()
-    if env_name:
-        return (os.environ if environ is None else environ).get(env_name, "").strip() or None
-    return None
-
 
 DOMAINS = {"feishu": "https://open.feishu.cn", "lark": "https://open.larksuite.com"}
 
@@ -107,9 +88,7 @@ class FeishuSettings(FeishuAccount):
     @model_validator(mode="after")
     def _check_accounts(self) -> FeishuSettings:
         for name, account in self.effective_accounts().items():
-            if account.dm_policy == "open" and "*" not in account.allow_from:
-                where = f"accounts.{name}: " if self.accounts else ""
-                raise ValueError(f'{where}dmPolicy "open" needs allowFrom = ["*"] (or use "pairing" / "allowlist")')
+            check_access(account.dm_policy, account.allow_from, f"accounts.{name}: " if self.accounts else "")
         return self
 
     def effective_accounts(self) -> dict[str, FeishuAccount]:

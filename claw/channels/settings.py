@@ -8,36 +8,16 @@ with `allowFrom = ["*"]`. Secrets are best given as the name of an environment v
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from claw.channels.access_terms import DmPolicy, GroupPolicy, check_access, secret_value
+from claw.channels.access_terms import str_ids as _ids
 from claw.channels.discord_settings import DiscordSettings
 from claw.channels.feishu_settings import FeishuSettings
 from claw.settings_base import HttpUrl, Name, Section
-
-DmPolicy = Literal["pairing", "allowlist", "open", "disabled"]
-GroupPolicy = Literal["allowlist", "open", "disabled"]
-WILDCARD = "*"
-
-
-def _ids(value: Any) -> Any:
-    """Sender and group ids may be written as numbers (Telegram's are); they are compared as strings."""
-    if isinstance(value, list | tuple):
-        return tuple(str(v).strip() for v in value)
-    return value
-
-
-def secret_value(literal: str | None, env_name: str | None, environ: Mapping[str, str] | None = None) -> str | None:
-    """The literal secret, else the named environment variable's value; None when neither is set."""
-    if literal and literal.strip():
-        return literal.strip()
-    if env_name:
-        value = (os.environ if environ is None else environ).get(env_name, "").strip()
-        return value or None
-    return None
 
 
 class WebhookHook(Section):
@@ -151,12 +131,6 @@ class ChannelsSettings(Section):
     discord: DiscordSettings = DiscordSettings()
     feishu: FeishuSettings = FeishuSettings()
     outbox: OutboxSettings = OutboxSettings()
-
-
-def check_access(dm_policy: str, allow_from: tuple[str, ...], where: str) -> None:
-    """`open` needs an explicit "*": a policy that admits everyone is never the result of a typo."""
-    if dm_policy == "open" and WILDCARD not in allow_from:
-        raise ValueError(f'{where}dmPolicy "open" needs allowFrom = ["*"] (or use "pairing" / "allowlist")')
 
 
 def channel_secrets(settings: ChannelsSettings, environ: Mapping[str, str] | None = None) -> list[str]:
