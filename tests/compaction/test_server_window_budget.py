@@ -37,3 +37,11 @@ async def test_config_wins_and_is_never_probed() -> None:
         await manager.discover_window(["ollama/qwen3:8b"])
         assert manager.window(AgentSettings(), ["ollama/qwen3:8b"]) == 65_536
         assert server.requests == []
+
+
+def test_context_report_names_the_server_as_the_source() -> None:
+    from claw.agent.context import AssembledContext
+    from claw.agent.context_report import context_report, render_report
+
+    report = context_report(AssembledContext([], window=8192), session_key="k", model="m", window_source="server")
+    assert "Window 8,192 tokens (reported by the server)" in render_report(report)
