@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,7 +27,7 @@ from claw.agent.memory_flush import flush_memory
 from claw.agent.pruning import prune_units
 from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
 from claw.agent.turn import Turn
-from claw.agent.windows import context_window
+from claw.agent.windows import context_window, model_window
 from claw.config import AgentSettings, ModelSettings
 from claw.errors import ClawError
 from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
@@ -34,6 +35,8 @@ from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_source
+from claw.providers.openai_compat import KEYLESS_PROVIDERS, endpoint
+from claw.providers.server_window import probe_window
 from claw.store.transcript import Transcript, utc_now_iso
 from claw.tools.base import ToolContext
 from claw.tools.registry import ToolRegistry
@@ -59,11 +62,39 @@ class ContextManager:
         self._bootstrap = BootstrapLoader()
         self._subagent_bootstrap = BootstrapLoader(names=SUBAGENT_BOOTSTRAP_FILES)
         self._views: OrderedDict[str, HistoryView] = OrderedDict()
+        # model ref → the window its server reported (None: it did not say). In memory, per gateway: a
+        # local server's window changes when it is restarted with other settings, and a gateway asks once.
+        self.server_windows: dict[str, int | None] = {}
 
     # -- sizes --------------------------------------------------------------------------------
 
     def window(self, settings: AgentSettings, chain: list[str]) -> int:
-        return context_window(self._router.resolve(chain[0]) if chain else None, settings, self._models)
+        """The budget's window: config's `contextWindow`, else what the local server reported, else the table
+        of known models or the default; `contextTokens` caps it."""
+        ref = self._router.resolve(chain[0]) if chain else None
+        reported = self.server_windows.get(str(ref)) if ref is not None else None
+        if ref is not None and reported and model_window(ref, self._models)[1] != "config":
+            if "context_tokens" in settings.model_fields_set:
+                return min(reported, settings.context_tokens)
+            return reported
+        return context_window(ref, settings, self._models)
+
+    async def discover_window(self, chain: list[str]) -> None:
+        """Ask a local server (Ollama, llama.cpp, vLLM, LM Studio) for its window, once per model per gateway;
+        never when config gives the window, and never for a hosted provider."""
+        if not chain:
+            return
+        ref = self._router.resolve(chain[0])
+        key = str(ref)
+        if key in self.server_windows or ref.provider not in KEYLESS_PROVIDERS:
+            return
+        if model_window(ref, self._models)[1] == "config":
+            return
+        base_url = endpoint(ref.provider, self._router.provider_settings(ref.provider), os.environ)[0]
+        found = await probe_window(base_url, ref.model) if base_url else None
+        self.server_windows[key] = found[0] if found else None
+        if found:
+            log.info("%s: the server (%s) reports a %d-token context window", key, found[1], found[0])
 
     def reserve(self, settings: AgentSettings, window: int) -> int:
         """The reply's reserve, at most a quarter of the window (a small local model still gets a prompt)."""
@@ -89,6 +120,7 @@ class ContextManager:
         parts = system_parts(
             workspace=workspace, agent_id=turn.agent_id, session_key=turn.session_key, bootstrap=files, extra=turn.extra
         )
+        await self.discover_window(turn.chain)
         window = self.window(settings, turn.chain)
         units = prune_units(view.units, window, settings.context_pruning)
         return assemble(
@@ -181,7 +213,10 @@ class ContextManager:
         try:
             with call_source("memory_flush", agent_id=turn.agent_id, session_key=key):  # usage ledger
                 result = await flush_memory(
-                    router=self._router, chain=turn.chain, messages=prompt.messages, tools=self._tools,
+                    router=self._router,
+                    chain=turn.chain,
+                    messages=prompt.messages,
+                    tools=self._tools,
                     tool_ctx=tool_ctx,
                 )
             wrote = result.path

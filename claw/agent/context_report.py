@@ -51,7 +51,12 @@ def context_report(
 def render_report(report: dict[str, Any]) -> str:
     """The breakdown as an aligned text table for a terminal or a chat."""
     window = report["window"]
-    source = {"config": "from config", "known": "known model", "default": "unknown model: conservative default"}
+    source = {
+        "config": "from config",
+        "server": "reported by the server",
+        "known": "known model",
+        "default": "unknown model: conservative default",
+    }
     lines = [
         f"Context for {report['sessionKey']} · model {report['model'] or 'not configured'}",
         f"Window {window:,} tokens ({source.get(report['windowSource'], report['windowSource'])}); "

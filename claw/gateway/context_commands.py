@@ -57,6 +57,9 @@ async def session_context(gw: Gateway, agent_id: str, key: str) -> dict[str, Any
     schemas = await gw.tools.turn_schemas(agent_id, key)
     prompt = await ctx.build(Turn(env, key, transcript, schemas, extra, chain))
     source = model_window(gw.router.resolve(chain[0]), gw.config.models)[1] if chain else "default"
+    reported = gw.runner.context.server_windows.get(str(gw.router.resolve(chain[0]))) if chain else None
+    if source != "config" and reported and prompt.window == reported:
+        source = "server"
     if "context_tokens" in env.settings.model_fields_set and prompt.window == env.settings.context_tokens:
         source = "config"
     # Between turns there is no current message: the last one sent is history now.

@@ -66,6 +66,10 @@ class ModelRouter:
                 except Exception:
                     log.warning("closing model provider %s failed", provider.name, exc_info=True)
 
+    def provider_settings(self, name: str) -> ProviderSettings:
+        """Provider `name`'s settings from config (the defaults when config has none)."""
+        return self._config.providers.get(name, ProviderSettings())
+
     def provider(self, name: str) -> ModelProvider:
         if name not in self._providers:
             settings = self._config.providers.get(name, ProviderSettings())

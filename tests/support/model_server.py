@@ -47,6 +47,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.support.local_servers import LocalServer, add_local_routes, model_fields
 from tests.support.model_replies import (
     ChatTurn,
     Completion,
@@ -93,8 +94,10 @@ class ScriptedModelServer:
     def __init__(self, *, models: Iterable[str] = ("test-model",), default: Responder | None = None,
                  require_api_key: str | None = None, instant: bool = False,
                  embedding_dimensions: int = 256,
-                 embed_text: Callable[[str, int], list[float]] | None = None) -> None:
+                 embed_text: Callable[[str, int], list[float]] | None = None,
+                 local: LocalServer | None = None) -> None:
         self.models = tuple(models)
+        self.local = local  # answer as a local server of that kind (tests/support/local_servers.py)
         self.default: Responder = default or (lambda _request: text("ok"))
         self.require_api_key = require_api_key
         self.instant = instant
@@ -248,6 +251,7 @@ class ScriptedModelServer:
         app.router.add_post(CHAT_PATH, self._chat)
         app.router.add_post("/v1/embeddings", self._embeddings)
         app.router.add_get("/v1/models", self._models)
+        add_local_routes(app, self)
         app.router.add_route("*", "/{tail:.*}", self._not_found)
         # handler_cancellation: a client that disconnects cancels its handler, so hangs end at once.
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0, handler_cancellation=True)
@@ -361,12 +365,13 @@ class ScriptedModelServer:
         _record, early = await self._read(request)
         if early is not None:
             return early
-        listed = [{"id": name, "object": "model", "created": 0, "owned_by": "claw-tests"}
-                  for name in self.models]
+        listed = [{"id": name, "object": "model", "created": 0, "owned_by": "claw-tests",
+                   **model_fields(self.local)} for name in self.models]
         return web.json_response({"object": "list", "data": listed})
 
-    async def _not_found(self, request: web.Request) -> web.Response:
-        await self._read(request)
+    async def _not_found(self, request: web.Request, *, recorded: bool = False) -> web.Response:
+        if not recorded:
+            await self._read(request)
         return _failure(error(404, f"Unknown request URL: {request.method} {request.path}.",
                               code="unknown_url"))
 
