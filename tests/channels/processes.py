@@ -78,4 +78,3 @@ def rows(home: Path, table: str) -> list[dict[str, Any]]:
     with sqlite3.connect(home / "gateway.db") as conn:
         conn.row_factory = sqlite3.Row
         return [dict(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY rowid")]
-
