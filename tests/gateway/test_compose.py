@@ -89,7 +89,12 @@ def test_build_gateway_uses_every_capability_in_prompt_order(claw_env: ClawEnv) 
     assert wanted <= set(gw.methods)
     assert {"context", "compact", "skill", "subagents"} <= {c.name for c in gw.commands.listing()}
     assert {"memory_search", "sessions_spawn", "automations"} <= set(gw.tools.names)
-    assert {route.path for route in gw.http_routes()} == {"/hooks/{name}", "/telegram/{account}", "/mcp"}
+    assert {route.path for route in gw.http_routes()} == {
+        "/hooks/{name}",
+        "/telegram/{account}",
+        "/feishu/{account}",
+        "/mcp",
+    }
 
 
 async def test_a_bare_gateway_serves_only_the_core(claw_env: ClawEnv) -> None:
