@@ -6,7 +6,9 @@ import typer
 
 from claw.cli.common import JsonOption, WideOption, listing
 
-app = typer.Typer(help="Channel accounts (webhook hooks, Telegram bots) and their health.", no_args_is_help=True)
+app = typer.Typer(
+    help="Channel accounts (webhook hooks, Telegram, Discord and Feishu bots) and their health.", no_args_is_help=True
+)
 
 
 @listing(app)
@@ -19,7 +21,10 @@ def ls(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
     if json_out:
         print_json(accounts)
     elif not accounts:
-        print("No channels configured. Add [channels.webhook.hooks.<name>] or [channels.telegram] to config.toml.")
+        print(
+            "No channels configured. Add [channels.webhook.hooks.<name>], [channels.telegram], [channels.discord]"
+            " or [channels.feishu] to config.toml (the README's Channels section shows each)."
+        )
     else:
         from claw.cli.channels_view import accounts_table
 
