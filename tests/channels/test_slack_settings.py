@@ -1,0 +1,30 @@
+"""`claw.channels.slack_settings` on its own (the Slack adapter is not wired yet, so not through config.toml)."""
+
+from __future__ import annotations
+
+import pytest
+
+from claw.channels.slack_settings import SlackSettings, slack_secrets
+
+
+def test_accounts_inherit_the_defaults_and_every_secret_is_found_for_redaction() -> None:
+    settings = SlackSettings.model_validate(
+        {"botToken": "xoxb-1", "signingSecret": "sig", "accounts": {"w2": {"appToken": "xapp-2", "mode": "socket"}}}
+    )
+    accounts = settings.effective_accounts()
+    assert list(accounts) == ["w2"]
+    assert accounts["w2"].mode == "socket" and accounts["w2"].token() == "xoxb-1"
+    assert {s for s in slack_secrets(settings) if s} == {"xoxb-1", "sig", "xapp-2"}
+
+
+def test_secrets_come_from_the_named_environment_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAW_TEST_SLACK_BOT", "xoxb-env")
+    account = SlackSettings.model_validate({"botTokenEnv": "CLAW_TEST_SLACK_BOT"}).effective_accounts()["default"]
+    assert account.token() == "xoxb-env"
+    assert SlackSettings().effective_accounts() == {}
+
+
+def test_open_direct_messages_need_the_wildcard() -> None:
+    with pytest.raises(ValueError, match='allowFrom = \\["\\*"\\]'):
+        SlackSettings.model_validate({"botToken": "x", "dmPolicy": "open"})
+    SlackSettings.model_validate({"botToken": "x", "dmPolicy": "open", "allowFrom": ["*"]})
