@@ -3,6 +3,8 @@ goes online, `GET /users/@me` with it (Discord's own check that the token is a b
 
 from __future__ import annotations
 
+import asyncio
+
 from claw.channels.discord_rest import DiscordError, DiscordRest
 from claw.channels.discord_settings import DiscordAccount, DiscordSettings
 from claw.doctor.finding import Finding, fail, ok
@@ -39,3 +41,18 @@ async def auth_test(account_id: str, account: DiscordAccount) -> Finding:
     if not isinstance(me, dict) or not me.get("bot"):
         return fail(name, "the token is not a bot's", "use the token from the application's Bot page")
     return ok(name, f"authenticated as {me.get('username')} ({me.get('id')})")
+
+
+def check_online(settings: DiscordSettings) -> list[Finding]:
+    """`claw doctor --online`: every account that has a token asks Discord at once (the missing ones are
+    already failed by `check_tokens`)."""
+    if not settings.enabled:
+        return []
+    accounts = [(account_id, a) for account_id, a in settings.effective_accounts().items() if a.token()]
+    if not accounts:
+        return []
+
+    async def ask_all() -> list[Finding]:
+        return list(await asyncio.gather(*(auth_test(account_id, a) for account_id, a in accounts)))
+
+    return asyncio.run(ask_all())

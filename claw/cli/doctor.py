@@ -31,6 +31,9 @@ def doctor(
         False, "--fix", help="First repair what is safe: private modes, leftover temp files, missing workspace files."
     ),
     agent: str = AgentOption,
+    online: bool = typer.Option(
+        False, "--online", help="Also ask each chat platform whether its token is valid (Discord: GET /users/@me)."
+    ),
 ) -> None:
     """Check the state dir, token, config, workspace, model endpoint, gateway, sessions, skills, hooks and memory.
 
@@ -45,7 +48,7 @@ def doctor(
     level = claw_log.level
     claw_log.setLevel(logging.ERROR)
     try:
-        findings, fixed = _run(Paths.from_env(), agent, fix)
+        findings, fixed = _run(Paths.from_env(), agent, fix, online)
     finally:
         claw_log.setLevel(level)
     failed = any(f.status == "fail" for f in findings)
@@ -61,7 +64,8 @@ def doctor(
     raise typer.Exit(1 if failed else 0)
 
 
-def _run(paths: Paths, agent: str, fix: bool) -> tuple[list[Finding], list[str]]:
+def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[list[Finding], list[str]]:
+    from claw.channels.discord_doctor import check_online as check_discord_online
     from claw.channels.discord_doctor import check_tokens as check_discord_tokens
     from claw.doctor import agent as doctor_agent
     from claw.doctor import mcp as doctor_mcp
@@ -110,6 +114,8 @@ def _run(paths: Paths, agent: str, fix: bool) -> tuple[list[Finding], list[str]]
     findings += with_config("mcp", lambda c, w: [doctor_mcp.check_mcp(paths, c)])
     if usable is not None:  # one finding per configured Discord account (none: nothing to say)
         findings += _guarded("discord", lambda: check_discord_tokens(usable.channels.discord))
+        if online:
+            findings += _guarded("discord", lambda: check_discord_online(usable.channels.discord))
     return findings, fixed
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -9,6 +10,8 @@ import pytest
 from claw.channels.discord_doctor import auth_test, check_tokens
 from claw.channels.discord_settings import DiscordAccount, DiscordSettings
 from tests.channels.discord_fake import DISCORD_TOKEN, FakeDiscord
+from tests.support.fixtures import ClawEnv
+from tests.support.processes import run_claw
 
 
 @pytest.fixture
@@ -34,3 +37,29 @@ async def test_the_online_check_asks_discord(fake: FakeDiscord) -> None:
     assert good.status == "ok" and "clawbot" in good.detail
     bad = await auth_test("default", DiscordAccount(bot_token="wrong", api_base_url=fake.api_base))
     assert bad.status == "fail" and "refused" in bad.detail
+
+
+def test_claw_doctor_online_asks_discord_for_each_account(claw_env: ClawEnv, fake: FakeDiscord) -> None:
+    """Through the CLI: offline only presence is checked; `--online` adds Discord's answer per account."""
+    assert run_claw(claw_env.env, "init").returncode == 0
+    with (claw_env.home / "config.toml").open("a") as config:
+        config.write(
+            f'\n[channels.discord]\napiBaseUrl = "{fake.api_base}"\n'
+            f'[channels.discord.accounts.good]\nbotToken = "{DISCORD_TOKEN}"\n'
+            '[channels.discord.accounts.bad]\nbotToken = "wrong-token"\n'
+        )
+
+    def discord_checks(*args: str) -> tuple[int, list[tuple[str, str, str]]]:
+        done = run_claw(claw_env.env, "doctor", "--json", *args)
+        checks = json.loads(done.stdout)["checks"]
+        return done.returncode, [
+            (c["name"], c["status"], c["detail"]) for c in checks if c["name"].startswith("discord")
+        ]
+
+    code, offline = discord_checks()
+    assert code == 0 and [(n, s) for n, s, _ in offline] == [("discord/good", "ok"), ("discord/bad", "ok")]
+    code, online = discord_checks("--online")
+    assert code == 1  # the bad token fails the run
+    assert [(n, s) for n, s, _ in online[2:]] == [("discord/good", "ok"), ("discord/bad", "fail")]
+    assert "clawbot" in online[2][2] and "refused" in online[3][2]
+    assert DISCORD_TOKEN not in json.dumps(online)
