@@ -5,12 +5,13 @@ resend)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.channels.conftest import FAST_OUTBOX, HOOK_SECRET, telegram_config, webhook_config
+from tests.channels import crash_support
+from tests.channels.conftest import HOOK_SECRET, telegram_config, webhook_config
+from tests.channels.crash_support import settled, start
 from tests.channels.fakes import Call, FakeTelegram, ReplyReceiver, post_signed, private_message
 from tests.channels.processes import GatewayProc, claw, rows, wait_until
 from tests.support.fixtures import ClawEnv
@@ -18,32 +19,7 @@ from tests.support.model_server import text
 
 EVENT = {"eventId": "evt-1", "conversationId": "conv-1", "senderId": "u1", "text": "hello"}
 
-
-@pytest.fixture
-def procs(claw_env: ClawEnv) -> Iterator[list[GatewayProc]]:
-    started: list[GatewayProc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-
-
-def start(claw_env: ClawEnv, procs: list[GatewayProc], config: str, fault: str | None = None) -> GatewayProc:
-    (claw_env.home / "config.toml").write_text(FAST_OUTBOX + config, encoding="utf-8")
-    proc = GatewayProc(claw_env.env, fault=fault)
-    procs.append(proc)
-    return proc
-
-
-def settled(claw_env: ClawEnv) -> None:
-    """Wait until the running gateway's channels are at rest (`claw channels status` reports `idle`: every stored
-    message processed, every reply sent or given up). Only then can a test count replies as exactly one."""
-
-    def idle() -> bool:
-        status = claw(claw_env.env, "channels", "status", "--json")
-        assert status.returncode == 0, status.stderr
-        return json.loads(status.stdout)["idle"]
-
-    wait_until(idle, what="the channels to be idle")
+procs = crash_support.procs  # the fixture
 
 
 def test_killed_after_the_inbox_commit_before_the_ack_the_retry_is_a_duplicate(

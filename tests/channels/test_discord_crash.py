@@ -3,35 +3,20 @@ the same state: the gateway resumes its stored session, Discord replays, and the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
+from tests.channels import crash_support
 from tests.channels import test_discord_gateway as gateway_tests
-from tests.channels.conftest import FAST_OUTBOX
+from tests.channels.crash_support import settled, start
 from tests.channels.discord_fake import FakeDiscord, dm
 from tests.channels.processes import GatewayProc, rows, wait_until
-from tests.channels.test_crash import settled
 from tests.channels.test_discord_gateway import discord_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
 
 discord = gateway_tests.discord  # the fake Discord fixture
 
-
-@pytest.fixture
-def procs(claw_env: ClawEnv) -> Iterator[list[GatewayProc]]:
-    started: list[GatewayProc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-
-
-def start(claw_env: ClawEnv, procs: list[GatewayProc], config: str, fault: str | None = None) -> GatewayProc:
-    (claw_env.home / "config.toml").write_text(FAST_OUTBOX + config, encoding="utf-8")
-    proc = GatewayProc(claw_env.env, fault=fault)
-    procs.append(proc)
-    return proc
+procs = crash_support.procs  # the fixture
 
 
 @pytest.mark.timeout(180)
