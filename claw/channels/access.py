@@ -18,8 +18,9 @@ make anyone authorised) may run slash commands and the owner-only tools; for eve
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from claw.channels.access_terms import WILDCARD
 from claw.gateway.command_syntax import parse_command
@@ -32,6 +33,12 @@ Action = Literal["allow", "pair", "ignore"]
 class GroupRule:
     require_mention: bool | None = None
     allow_from: tuple[str, ...] | None = None
+
+    @classmethod
+    def table(cls, entries: Mapping[str, Any]) -> dict[str, GroupRule]:
+        """A platform's `groups` / `channels` / `guilds` settings (each entry with `require_mention` and
+        `allow_from`) as rules, by id."""
+        return {key: cls(entry.require_mention, entry.allow_from) for key, entry in entries.items()}
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,9 +82,9 @@ class DiscordAdapter:
             allow_from=settings.allow_from,
             group_policy=settings.group_policy,
             group_allow_from=settings.group_allow_from,
-            groups={k: GroupRule(g.require_mention, g.allow_from) for k, g in settings.channels.items()},
+            groups=GroupRule.table(settings.channels),
             require_mention=settings.require_mention,
-            guilds={k: GroupRule(g.require_mention, g.allow_from) for k, g in settings.guilds.items()},
+            guilds=GroupRule.table(settings.guilds),
         )
         self.bot: BotIdentity | None = None
         self.rest = DiscordRest(settings.api_base_url, self.token or "")

@@ -62,7 +62,7 @@ class FeishuAdapter:
             allow_from=settings.allow_from,
             group_policy=settings.group_policy,
             group_allow_from=settings.group_allow_from,
-            groups={k: GroupRule(g.require_mention, g.allow_from) for k, g in settings.groups.items()},
+            groups=GroupRule.table(settings.groups),
             require_mention=settings.require_mention,
         )
         self.bot_open_id: str | None = None
