@@ -87,10 +87,16 @@ async def test_send_waits_for_the_reply_or_fires_and_forgets(claw_env: ClawEnv, 
     helper_history = await client.call("chat.history", sessionKey="agent:main:helper")
     assert helper_history["messages"][-2]["content"] == "[Message from session agent:main:main]\nping"
 
+    # Without a wait the helper's run and this run's next turn reach the model in either order,
+    # so each scripted reply is chosen by whose request it is, not by its place in the queue.
+    def by_session(request: RecordedRequest) -> Reply:
+        last = request.messages[-1].get("content") or ""
+        return text("helper got it") if last.startswith("[Message from session agent:main:main]") else text("sent")
+
     claw_env.server.script(
         tool_call("sessions_send", {"sessionKey": "helper", "message": "no wait", "timeoutSeconds": 0}),
-        text("sent"),
-        text("helper got it"),
+        by_session,
+        by_session,
     )
     events = await collect(client, (await client.run("tell the helper")).run_id)
     result = json.loads(next(e.data for e in events if e.stream == "tool" and e.data["phase"] == "result")["result"])
