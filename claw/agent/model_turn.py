@@ -9,7 +9,7 @@ from claw.agent.partial_reply import PartialReply
 from claw.agent.turn import Emit
 from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
 from claw.gateway.run_event import Stream
-from claw.providers.base import ModelError, TextDelta, ToolCallDelta, Usage
+from claw.providers.base import ModelError, ReasoningDelta, TextDelta, ToolCallDelta, Usage
 from claw.providers.failover import ModelRouter
 
 
@@ -32,6 +32,7 @@ class ModelTurn:
 
     model: str | None = None
     parts: list[str] = field(default_factory=list)
+    thinking_parts: list[str] = field(default_factory=list)
     calls: dict[int, dict[str, str]] = field(default_factory=dict)
     usage: Usage = Usage(0, 0)
     finish_reason: str | None = None
@@ -40,6 +41,11 @@ class ModelTurn:
     @property
     def text(self) -> str:
         return "".join(self.parts)
+
+    @property
+    def thinking(self) -> str:
+        """The reasoning the model streamed beside the reply (empty when it sent none)."""
+        return "".join(self.thinking_parts)
 
     def tool_calls(self) -> list[ToolCall]:
         out = []
@@ -73,6 +79,9 @@ class ModelTurn:
                 if self.partial is not None:
                     self.partial.add(delta.text)
                 emit(Stream.ASSISTANT, run_event.delta(delta.text))
+            elif isinstance(delta, ReasoningDelta):
+                self.thinking_parts.append(delta.text)
+                emit(Stream.THINKING, run_event.thinking(delta.text))
             elif isinstance(delta, ToolCallDelta):
                 call = self.calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
                 call["id"] = call["id"] or (delta.id or "")

@@ -22,6 +22,7 @@ class Stream(StrEnum):
     LIFECYCLE = "lifecycle"
     ASSISTANT = "assistant"
     TOOL = "tool"
+    THINKING = "thinking"
 
 
 class Phase(StrEnum):
@@ -213,6 +214,11 @@ def aborted(**detail: Any) -> dict[str, Any]:
 
 def delta(text: str) -> dict[str, Any]:
     """A piece of the reply as it streams."""
+    return {"delta": text}
+
+
+def thinking(text: str) -> dict[str, Any]:
+    """A piece of the model's reasoning as it streams: shown apart (collapsed), never part of the reply."""
     return {"delta": text}
 
 

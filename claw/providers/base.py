@@ -13,6 +13,14 @@ class TextDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning, kept apart from the reply: `reasoning_content` / `reasoning`
+    deltas (DeepSeek, vLLM's reasoning parsers, Ollama) or a `<think>` block in the content."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallDelta:
     """A fragment of one tool call; `index` ties fragments of the same call together."""
 
@@ -39,7 +47,7 @@ class Finish:
     reason: str | None
 
 
-ModelDelta = TextDelta | ToolCallDelta | Usage | Finish
+ModelDelta = TextDelta | ReasoningDelta | ToolCallDelta | Usage | Finish
 
 ErrorKind = Literal["rate_limit", "server", "timeout", "connection", "auth", "overflow", "bad_request", "other"]
 

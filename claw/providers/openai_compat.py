@@ -14,7 +14,16 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from claw.config import ProviderSettings
-from claw.providers.base import ChatRequest, Finish, ModelDelta, ModelError, TextDelta, ToolCallDelta, Usage
+from claw.providers.base import (
+    ChatRequest,
+    Finish,
+    ModelDelta,
+    ModelError,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+    Usage,
+)
 from claw.providers.request_body import RequestEncoder
 from claw.redact import redact_url, redact_urls
 
@@ -159,6 +168,9 @@ def chunk_deltas(chunk: object) -> list[ModelDelta]:
     for choice in _dicts(chunk.get("choices")):
         delta = choice.get("delta")
         if isinstance(delta, dict):
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(reasoning, str) and reasoning:
+                deltas.append(ReasoningDelta(reasoning))
             content = delta.get("content")
             if isinstance(content, str) and content:
                 deltas.append(TextDelta(content))
