@@ -170,6 +170,9 @@ class ModelSettings(Section):
 
     context_window: int | None = Field(default=None, ge=1024, le=_MAX_TOKENS)
     """Tokens the model accepts (prompt plus reply); unknown models are treated conservatively."""
+    send_reasoning: bool = False
+    """Give the model back the reasoning of its earlier replies (as `reasoning_content`); off, it is kept in
+    the transcript only. For servers that require it; DeepSeek's rejects it (claw/agent/reasoning_replay.py)."""
 
 
 class SessionSettings(Section):

@@ -136,7 +136,10 @@ class AgentRunner:
                 model_turn.close()
                 if model_turn.text and stopped:
                     transcript.append(
-                        {"role": "assistant", "content": model_turn.text, "runId": run.id, "aborted": True}
+                        _with_thinking(
+                            {"role": "assistant", "content": model_turn.text, "runId": run.id, "aborted": True},
+                            model_turn,
+                        )
                     )
                 elif not model_turn.text and may_recover and _is_overflow(exc) and not model_turn.calls:
                     may_recover = False
@@ -156,7 +159,7 @@ class AgentRunner:
             }
             if calls:
                 entry["toolCalls"] = [c.to_entry() for c in calls]
-            transcript.append(entry)
+            transcript.append(_with_thinking(entry, model_turn))
             if not calls:
                 return model_turn.text
             for call in calls:
@@ -273,6 +276,14 @@ class AgentRunner:
             }
         )
         emit(Stream.TOOL, run_event.tool_result(call.id, call.name, result.is_error, result.text))
+
+
+def _with_thinking(entry: dict[str, Any], model_turn: ModelTurn) -> dict[str, Any]:
+    """`entry` with the call's reasoning under `thinking`, apart from its `content`: the record keeps it,
+    the model's history leaves it out (claw/agent/history.py) unless the model's `sendReasoning` is set."""
+    if model_turn.thinking:
+        entry["thinking"] = model_turn.thinking
+    return entry
 
 
 def _is_overflow(exc: BaseException) -> bool:
