@@ -36,6 +36,7 @@ from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_scope, run_scope
+from claw.providers.reasoning_switch import think_level, thinking_at
 from claw.store.transcript import Transcript
 from claw.tools.base import Approvals, ToolContext
 from claw.tools.registry import ToolRegistry
@@ -83,8 +84,9 @@ class AgentRunner:
         transcript = env.sessions.transcript(entry)
         emit(Stream.LIFECYCLE, run_event.started(chain[0], entry.session_id, env.agent_id))
         scope = run_scope(env.agent_id, run.session_key, run.id, run.ctx.channel, run.ctx.sender_id)
+        think = think_level(entry.extra.get("think"))  # the session's /think level, sent with each model call
         async with TurnGuard(env, run.session_key, transcript, run.id):
-            with call_scope(scope):  # whose model calls these are, for the usage ledger (claw/providers/metering.py)
+            with call_scope(scope), thinking_at(think):  # whose calls these are (usage ledger), and their /think
                 return await self._run_turn(run, env, transcript, chain, emit)
 
     async def _run_turn(
