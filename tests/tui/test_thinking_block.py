@@ -73,3 +73,15 @@ async def test_a_loaded_session_shows_its_reasoning_collapsed(claw_env, console,
         assert block is not None and block.text == REASONING and block.finished and not block.expanded
         assert reply.text == "Hello there!"
         assert "PRIVATE-NOTE" not in screen_text(app)
+
+
+async def test_over_websocket_the_block_is_the_same(claw_env, remote_console) -> None:
+    claw_env.server.script(thinking(REASONING, "Hello there!"))
+    app = (await remote_console()).app
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.chat.status.model == "test-model", what="connected")
+        await say(pilot, app, claw_env.server, "hi")
+        block = await wait_for(pilot, lambda: first(app.chat.conversation, ThinkingBlock), what="a thinking block")
+        await wait_for(pilot, lambda: block.finished, what="the reasoning to end")
+        assert block.text == REASONING and not block.expanded
+        assert [m.text for m in app.chat.conversation.query(AssistantMessage)] == ["Hello there!"]
