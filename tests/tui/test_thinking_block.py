@@ -3,6 +3,8 @@ in the events pane as one line, and back from the transcript when a session is l
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
 from claw.tui.widgets.conversation.thinking_block import ThinkingBlock
 from claw.tui.widgets.events.events_pane import EventsPane
@@ -24,7 +26,7 @@ async def test_reasoning_shows_in_a_collapsed_block_above_the_reply(claw_env, co
         assert not block.expanded and not block.query_one(".body").display
         assert "PRIVATE-NOTE" not in screen_text(app)  # collapsed: only its header line is on screen
         header = str(block.query_one(".header").render())
-        assert "thought" in header and f"{len(REASONING)} chars" in header
+        assert "thought for" in header and f"{len(REASONING)} chars" in header and block.seconds is not None
 
         (reply,) = app.chat.conversation.query(AssistantMessage)
         assert reply.text == "Hello there!"
@@ -71,6 +73,7 @@ async def test_a_loaded_session_shows_its_reasoning_collapsed(claw_env, console,
         reply = await wait_for(pilot, lambda: first(app.chat.conversation, AssistantMessage), what="the history")
         block = first(app.chat.conversation, ThinkingBlock)
         assert block is not None and block.text == REASONING and block.finished and not block.expanded
+        assert block.seconds is None and "thought ·" in str(block.query_one(".header").render())  # no timing kept
         assert reply.text == "Hello there!"
         assert "PRIVATE-NOTE" not in screen_text(app)
 
@@ -85,3 +88,16 @@ async def test_over_websocket_the_block_is_the_same(claw_env, remote_console) ->
         await wait_for(pilot, lambda: block.finished, what="the reasoning to end")
         assert block.text == REASONING and not block.expanded
         assert [m.text for m in app.chat.conversation.query(AssistantMessage)] == ["Hello there!"]
+
+
+async def test_the_block_says_thinking_while_the_reasoning_streams(claw_env, console) -> None:
+    claw_env.server.script(replace(thinking(REASONING, "Hello there!"), delay_per_chunk=0.1))
+    app = console().app
+    async with app.run_test(size=SIZE) as pilot:
+        await type_and_send(pilot, "hi")
+        block = await wait_for(pilot, lambda: first(app.chat.conversation, ThinkingBlock), what="a thinking block")
+        await wait_for(pilot, lambda: "thinking…" in screen_text(app), what="the streaming header")
+        assert not block.finished and not first(app.chat.conversation, AssistantMessage)
+        await wait_for(pilot, lambda: block.finished and "thought for" in screen_text(app), what="the end of it")
+        await wait_for(pilot, lambda: not app.chat.runs, what="the run's end")
+        assert block.text == REASONING

@@ -1,11 +1,13 @@
 """`ThinkingBlock`: the model's reasoning for one model call, apart from its reply.
 
-Collapsed by default to one dim line — `▸ thinking… 1,204 chars` while it streams, `▸ thought · 1,204
-chars` once the reply (or a tool call) begins — that expands (Enter, Space or a click) to the text. The
+Collapsed by default to one dim line — `▸ thinking… · 1,204 chars` while it streams, `▸ thought for
+3.2 s · 1,204 chars` once the reply (or a tool call) begins — that expands (Enter, Space or a click) to the text. The
 reasoning is the model's scratch work: worth a look when a reply puzzles, not worth a screen every turn.
 """
 
 from __future__ import annotations
+
+import time
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,6 +17,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from claw.tui.format import duration
 from claw.tui.widgets.conversation.assistant_message import FLUSH_SECONDS
 
 
@@ -47,6 +50,9 @@ class ThinkingBlock(Widget, can_focus=True):
         self._text = text
         self.finished = finished
         self._timer: Timer | None = None
+        self._started: float | None = None  # monotonic, at the first piece (a block from history has none)
+        self.seconds: float | None = None
+        """How long the reasoning streamed, once it is over (None for a block loaded from history)."""
 
     @property
     def text(self) -> str:
@@ -60,12 +66,16 @@ class ThinkingBlock(Widget, can_focus=True):
     def write(self, delta: str) -> None:
         """Append a streamed piece (on screen within `FLUSH_SECONDS`)."""
         self._text += delta
+        if self._started is None:
+            self._started = time.monotonic()
         if self._timer is None and self.is_mounted:
             self._timer = self.set_timer(FLUSH_SECONDS, self._refresh)
 
     def finish(self) -> None:
         """The reasoning is over (the reply or a tool call began, or the run ended)."""
         self.finished = True
+        if self._started is not None and self.seconds is None:
+            self.seconds = time.monotonic() - self._started
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -91,5 +101,7 @@ class ThinkingBlock(Widget, can_focus=True):
 
     def header(self) -> Text:
         arrow = "▾" if self.expanded else "▸"
-        label = "thought" if self.finished else "thinking…"
+        label = "thinking…" if not self.finished else "thought"
+        if self.finished and self.seconds is not None:
+            label += f" for {duration(self.seconds)}"
         return Text.assemble((f"{arrow} {label}", "dim bold"), (f" · {len(self._text):,} chars", "dim"))
