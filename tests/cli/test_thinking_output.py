@@ -55,3 +55,5 @@ def test_sessions_show_and_export_mark_the_reasoning_apart(claw_env: ClawEnv) ->
 
     export = run_claw(claw_env.env, "sessions", "export", "agent:main:main", timeout=30)
     assert f"<details><summary>Thinking</summary>\n\n{REASONING}\n\n</details>" in export.stdout
+    page = run_claw(claw_env.env, "sessions", "export", "agent:main:main", "--format", "html", timeout=30).stdout
+    assert f"<summary>Thinking (not part of the reply)</summary><pre>{REASONING}</pre>" in page
