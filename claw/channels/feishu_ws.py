@@ -74,7 +74,7 @@ class ClientConfig:
             self.reconnect_count = raw["ReconnectCount"]
 
 
-class _Drop(Exception):
+class Drop(Exception):
     """End this connection; `fatal`: stop the account, retrying cannot help."""
 
     def __init__(self, reason: str, *, fatal: bool = False) -> None:
@@ -100,18 +100,18 @@ class FeishuLongConnection:
         async with aiohttp.ClientSession() as http:
             while True:
                 try:
-                    await self._connection(http, await self._endpoint(http))
-                    stop = _Drop("connection closed by the server")
-                except _Drop as drop:
+                    await self._connection(http, await self.endpoint(http))
+                    stop = Drop("connection closed by the server")
+                except Drop as drop:
                     stop = drop
                 except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
                     task = asyncio.current_task()
                     if task is not None and task.cancelling():
                         raise
-                    stop = _Drop(f"connection failed: {exc or type(exc).__name__}")
+                    stop = Drop(f"connection failed: {exc or type(exc).__name__}")
                 except Exception as exc:  # a bug: keep the account alive, keep the traceback
                     log.exception("feishu: the long connection failed")
-                    stop = _Drop(f"internal error: {type(exc).__name__}")
+                    stop = Drop(f"internal error: {type(exc).__name__}")
                 if stop.fatal:
                     self.health.error(stop.reason)
                     self.health.detail = "long connection stopped"
@@ -136,7 +136,8 @@ class FeishuLongConnection:
         ceiling = max(MIN_WAIT, min(c.reconnect_interval, 2.0 ** min(failures - 1, 16)))
         return max(MIN_WAIT, random.uniform(ceiling / 2, ceiling))
 
-    async def _endpoint(self, http: aiohttp.ClientSession) -> str:
+    async def endpoint(self, http: aiohttp.ClientSession) -> str:
+        """A fresh connection URL (taking the ClientConfig that comes with it), or `Drop` saying why not."""
         limit = aiohttp.ClientTimeout(total=CONNECT_TIMEOUT)
         async with http.post(self._endpoint_url, json=self._credentials, headers={"locale": "zh"},
                              timeout=limit) as response:  # fmt: skip
@@ -146,17 +147,17 @@ class FeishuLongConnection:
         except ValueError:
             answer = None
         if not isinstance(answer, dict):
-            raise _Drop(f"ws endpoint: HTTP {status} with a body that is not a JSON object")
+            raise Drop(f"ws endpoint: HTTP {status} with a body that is not a JSON object")
         code, msg = answer.get("code"), str(answer.get("msg") or "")
         if status != 200 or code in RETRY_CODES:
-            raise _Drop(f"ws endpoint: HTTP {status}, code {code}: {msg or 'system busy'}")
+            raise Drop(f"ws endpoint: HTTP {status}, code {code}: {msg or 'system busy'}")
         if code != 0:
-            raise _Drop(f"Feishu refused the app: code {code}: {msg} (check appId, the app secret, and that "
+            raise Drop(f"Feishu refused the app: code {code}: {msg} (check appId, the app secret, and that "
                         "the app receives events by long connection)", fatal=True)  # fmt: skip
         data = answer.get("data") if isinstance(answer.get("data"), dict) else {}
         url = data.get("URL")
         if not isinstance(url, str) or not url:
-            raise _Drop("ws endpoint: an answer without a URL")
+            raise Drop("ws endpoint: an answer without a URL")
         self.config.update(data.get("ClientConfig"))
         return url
 
@@ -164,7 +165,7 @@ class FeishuLongConnection:
         query = parse_qs(urlsplit(url).query)
         service = query.get("service_id", ["0"])[0]
         if not service.lstrip("-").isdigit():
-            raise _Drop("ws endpoint: the URL has no numeric service_id")
+            raise Drop("ws endpoint: the URL has no numeric service_id")
         self.connects += 1
         try:
             ws = await asyncio.wait_for(http.ws_connect(url, autoping=True, max_msg_size=0), CONNECT_TIMEOUT)
@@ -186,9 +187,9 @@ class FeishuLongConnection:
             if not reader.cancelled() and reader.exception() is not None:
                 raise reader.exception()  # type: ignore[misc]
             if not pinger.cancelled() and pinger.exception() is None and pinger.result():
-                raise _Drop("nothing heard for three ping intervals: the connection was dead")
+                raise Drop("nothing heard for three ping intervals: the connection was dead")
             code = ws.close_code
-        raise _Drop(f"connection closed ({code})")
+        raise Drop(f"connection closed ({code})")
 
     async def _ping(self, ws: aiohttp.ClientWebSocketResponse, service: int) -> bool:
         """Ping until cancelled; True once the server has been silent too long (the connection is dead)."""
@@ -203,7 +204,7 @@ class FeishuLongConnection:
     async def _read(self, ws: aiohttp.ClientWebSocketResponse) -> None:
         async for message in ws:
             if message.type == aiohttp.WSMsgType.ERROR:
-                raise _Drop(f"connection error: {message.data}")
+                raise Drop(f"connection error: {message.data}")
             if message.type != aiohttp.WSMsgType.BINARY:
                 continue  # the protocol is binary frames only
             self._heard = time.monotonic()
@@ -246,13 +247,13 @@ class FeishuLongConnection:
             return frame.payload or b""
         seq, message_id, now = int(frame.header("seq", "0") or 0), frame.header("message_id"), time.monotonic()
         if not 0 <= seq < total:
-            raise _Drop(f"a fragment numbered {seq} of {total}")
+            raise Drop(f"a fragment numbered {seq} of {total}")
         self._parts = {k: v for k, v in self._parts.items() if now - v[0] < FRAGMENT_TTL}
         if message_id not in self._parts and len(self._parts) >= MAX_PENDING_FRAGMENTS:
             self._parts.pop(next(iter(self._parts)))
         _, parts = self._parts.setdefault(message_id, (now, [None] * total))
         if len(parts) != total:
-            raise _Drop(f"message {message_id}: fragments disagree on their count")
+            raise Drop(f"message {message_id}: fragments disagree on their count")
         parts[seq] = frame.payload or b""
         if any(p is None for p in parts):
             return None
@@ -264,11 +265,11 @@ class FeishuLongConnection:
             await self._ws.close()
 
 
-def _handshake_drop(exc: aiohttp.WSServerHandshakeError) -> _Drop:
+def _handshake_drop(exc: aiohttp.WSServerHandshakeError) -> Drop:
     headers = exc.headers or {}
     status, msg = headers.get("handshake-status"), headers.get("handshake-msg") or exc.message
     if status is None or not status.isdigit():
-        return _Drop(f"WebSocket upgrade refused: HTTP {exc.status}")
+        return Drop(f"WebSocket upgrade refused: HTTP {exc.status}")
     auth = headers.get("handshake-autherrcode", "")
     fatal = int(status) == FATAL_HANDSHAKE or (int(status) == AUTH_FAILED and auth == str(EXCEED_CONN_LIMIT))
-    return _Drop(f"WebSocket upgrade refused: {status} {msg}", fatal=fatal)
+    return Drop(f"WebSocket upgrade refused: {status} {msg}", fatal=fatal)
