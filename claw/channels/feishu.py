@@ -33,6 +33,7 @@ from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.faults import fault
 from claw.channels.feishu_api import FeishuApi, FeishuError
 from claw.channels.feishu_crypto import CryptoError, decrypt, signature_ok
+from claw.channels.feishu_names import SenderNames
 from claw.channels.feishu_settings import FeishuAccount
 from claw.channels.feishu_wire import CHANNEL, Envelope, to_inbound
 from claw.channels.feishu_ws import FeishuLongConnection
@@ -74,6 +75,7 @@ class FeishuAdapter:
         self.bot_open_id: str | None = None
         self.api = FeishuApi(settings.base_url(), settings.app_id or "", settings.secret() or "",
                              refresh_margin=settings.token_refresh_margin_seconds)  # fmt: skip
+        self.names = SenderNames(self.api) if settings.sender_names else None
         self.connection: FeishuLongConnection | None = None
         self._host: ChannelHost | None = None
         self._task: asyncio.Task[None] | None = None
@@ -132,6 +134,10 @@ class FeishuAdapter:
             err = exc.errors()[0]
             raise ValueError(f"event.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}") from None
         return [] if found is None else [found]
+
+    async def with_names(self, inbound: list[Inbound]) -> list[Inbound]:
+        """`inbound` with the senders' display names, where the contact API gives them (`senderNames`)."""
+        return inbound if self.names is None or not inbound else await self.names.named(inbound)
 
     # --- outbound -------------------------------------------------------------------------------
 
@@ -211,6 +217,7 @@ class FeishuAdapter:
         except (UnicodeDecodeError, JsonError, ValueError) as exc:
             log.warning("feishu %s: skipped an event: %s", self.account_id, exc)
             return 200
+        inbound = await self.with_names(inbound)
         try:
             await self._host.accept(CHANNEL, self.account_id, inbound)
         except ClawError as exc:

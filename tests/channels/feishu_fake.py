@@ -48,6 +48,8 @@ class FakeFeishu(_Threaded):
         """message id → {"parent": replied-to id, "markdown": current text, "uuid": …}, in send order."""
         self._uuids: dict[str, str] = {}
         self._ids = itertools.count(1)
+        self.users: dict[str, str] = {}
+        """open_id → name, for `contact/v3/users/{open_id}`; a user not here is one the app may not see."""
 
     def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/open-apis/{path:.*}", self._handle)
@@ -99,6 +101,8 @@ class FakeFeishu(_Threaded):
                                          status=400)  # fmt: skip
         if path == "bot/v3/info" and request.method == "GET":
             return web.json_response({"code": 0, "msg": "ok", "bot": {"open_id": BOT_OPEN_ID, "app_name": "Claw"}})
+        if path.startswith("contact/v3/users/") and request.method == "GET":
+            return self._user(path.removeprefix("contact/v3/users/"), request.query.get("user_id_type", ""))
         if path.startswith("im/v1/messages/") and path.endswith("/reply") and request.method == "POST":
             return self._send(body, parent=path.split("/")[3])
         if path == "im/v1/messages" and request.method == "POST":
@@ -111,6 +115,14 @@ class FakeFeishu(_Threaded):
                 self.messages[message_id]["markdown"] = _markdown(body["content"])
             return web.json_response({"code": 0, "msg": "success", "data": {}})
         return web.json_response({"code": 404, "msg": "not found"}, status=404)
+
+    def _user(self, open_id: str, id_type: str) -> web.Response:
+        with self.lock:
+            name = self.users.get(open_id) if id_type == "open_id" else None
+        if name is None:  # what the platform says when the app lacks the scope or cannot see the user
+            return web.json_response({"code": 41050, "msg": "no user authority error"}, status=400)
+        user = {"open_id": open_id, "name": name, "en_name": name}
+        return web.json_response({"code": 0, "msg": "success", "data": {"user": user}})
 
     def _send(self, body: dict[str, Any], parent: str | None) -> web.Response:
         assert body["msg_type"] == "interactive", body

@@ -1,6 +1,7 @@
 """Feishu's long connection (`mode = "websocket"`) against the fake platform's endpoint API and WebSocket: pings
 and pongs, a message in → a reply out through the API, fragments joined, acks only once stored, redeliveries
-dropped, the server closing (or going silent) → a reconnect with a backoff, bad credentials → a clear error."""
+dropped, the server closing (or going silent) → a reconnect with a backoff, bad credentials → a clear error,
+and a streamed reply: one card patched at most once a second, the final text through the outbox."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ import pytest
 from claw.channels.feishu_ws import MIN_WAIT, FeishuLongConnection
 from claw.channels.host import Health
 from tests.channels.conftest import Channels, Start, eventually
-from tests.channels.feishu_fake import APP_ID, APP_SECRET, SERVICE_ID, FakeFeishuWs, message_event
+from tests.channels.feishu_fake import APP_ID, APP_SECRET, SERVICE_ID, FakeFeishuWs, _markdown, message_event
 from tests.support.fixtures import ClawEnv
-from tests.support.model_server import text
+from tests.support.model_server import slow, text
 
 
 @pytest.fixture
@@ -170,3 +171,28 @@ def test_the_backoff_honours_the_nonce_first_then_doubles_up_to_the_reconnect_in
     assert all(4.0 <= conn.backoff(12) <= 8.0 for _ in range(50))  # capped at ReconnectInterval
     conn.config.update({"ReconnectInterval": 0, "ReconnectNonce": 0})
     assert all(conn.backoff(n) >= MIN_WAIT for n in range(5))  # whatever the server says: no tight loop
+
+
+async def test_streaming_patches_the_card_at_most_once_a_second_and_the_outbox_sends_the_final(
+    start_channels: Start, feishu: FakeFeishuWs, claw_env: ClawEnv
+) -> None:
+    answer = "streamed " * 30
+    claw_env.server.script(slow(answer, delay_per_chunk=0.05, chunk=5))  # ~60 deltas over ~3 s
+    ch = await connected(start_channels, feishu, allowFrom=["ou_ada"], streaming=True)
+    await push(feishu, message_event("stream it", message_id="om_stream"))
+    await eventually(lambda: ch.rows("channel_outbox") and ch.rows("channel_outbox")[0]["status"] == "sent",
+                     what="the final text sent")  # fmt: skip
+    await ch.settled()
+    (card,) = feishu.replies()  # one card: the placeholder, then patches
+    assert card["parent"] == "om_stream" and card["markdown"] == answer.strip()
+    (created,) = feishu.calls_to("/reply")
+    patches = [c for c in feishu.calls if c.method == "PATCH"]
+    assert {c.path for c in patches} == {f"im/v1/messages/{card['id']}"}
+    shown = [_markdown(c.body["content"]) for c in patches]
+    previews, final = shown[:-1], shown[-1]
+    assert len(previews) >= 2 and all(p.endswith(" …") for p in previews)  # drafts carry the cursor
+    assert final == answer.strip()  # the outbox's final text, without it
+    times = [created.at] + [c.at for c in patches[:-1]]
+    assert all(b - a >= 0.9 for a, b in zip(times, times[1:], strict=False))  # at most one patch a second
+    (row,) = ch.rows("channel_outbox")
+    assert row["status"] == "sent" and len(claw_env.server.chat_requests) == 1
