@@ -242,18 +242,24 @@ class FeishuLongConnection:
 
     def _joined(self, frame: Frame) -> bytes | None:
         """The whole payload once every part of its message has arrived (None until then)."""
-        total = int(frame.header("sum", "1") or 1)
+        total_text, seq_text = frame.header("sum", "1") or "1", frame.header("seq", "0") or "0"
+        if not total_text.isdigit() or not seq_text.isdigit():
+            log.warning("feishu: skipped a data frame with sum %r, seq %r", total_text, seq_text)
+            return None
+        total, seq = int(total_text), int(seq_text)
         if total <= 1:
             return frame.payload or b""
-        seq, message_id, now = int(frame.header("seq", "0") or 0), frame.header("message_id"), time.monotonic()
-        if not 0 <= seq < total:
-            raise Drop(f"a fragment numbered {seq} of {total}")
+        message_id, now = frame.header("message_id"), time.monotonic()
+        if seq >= total:
+            log.warning("feishu: skipped fragment %d of %d (message %s)", seq, total, message_id)
+            return None
         self._parts = {k: v for k, v in self._parts.items() if now - v[0] < FRAGMENT_TTL}
         if message_id not in self._parts and len(self._parts) >= MAX_PENDING_FRAGMENTS:
             self._parts.pop(next(iter(self._parts)))
         _, parts = self._parts.setdefault(message_id, (now, [None] * total))
         if len(parts) != total:
-            raise Drop(f"message {message_id}: fragments disagree on their count")
+            log.warning("feishu: message %s: fragments disagree on their count; starting again", message_id)
+            self._parts[message_id] = (now, parts := [None] * total)
         parts[seq] = frame.payload or b""
         if any(p is None for p in parts):
             return None

@@ -213,6 +213,7 @@ class Push:
     message_id: str
     payload: bytes
     parts: int
+    reverse: bool = False
     sent: int = 0
     acks: list[dict[str, Any]] = field(default_factory=list)
     """Each ack's JSON payload, with its `biz_rt` header under "biz_rt"."""
@@ -237,7 +238,12 @@ class FakeFeishuWs(FakeFeishu):
         self.redeliver_after = redeliver_after
         self.endpoint_refusal: tuple[int, str] | None = None
         """(code, msg) the endpoint answers with instead of a URL (the app not allowed a long connection …)."""
+        self.endpoint_busy = 0
+        """How many of the next endpoint calls answer code 1, "system busy" (worth retrying)."""
         self.endpoint_calls: list[dict[str, Any]] = []
+        self.endpoint_times: list[float] = []
+        self.closes: list[float] = []
+        """When the server closed a connection (monotonic)."""
         self.connects: list[float] = []
         """When each WebSocket was accepted (monotonic)."""
         self.pings: list[tuple[float, int, list[tuple[str, str]]]] = []
@@ -265,10 +271,10 @@ class FakeFeishuWs(FakeFeishu):
         with self.lock:
             return self._ws is not None and not self._ws.closed
 
-    def push(self, event: dict[str, Any], *, parts: int = 1) -> Push:
-        """Send `event` on the current connection, split into `parts` fragments."""
+    def push(self, event: dict[str, Any], *, parts: int = 1, reverse: bool = False) -> Push:
+        """Send `event` on the current connection, split into `parts` fragments (last first if `reverse`)."""
         payload = json.dumps(event, ensure_ascii=False).encode()
-        item = Push(f"msg_{uuid.uuid4().hex[:16]}", payload, parts)
+        item = Push(f"msg_{uuid.uuid4().hex[:16]}", payload, parts, reverse)
         with self.lock:
             self.pushes[item.message_id] = item
         self._run(self._deliver(item))
@@ -283,6 +289,8 @@ class FakeFeishuWs(FakeFeishu):
             with self.lock:
                 ws = self._ws
             assert ws is not None, "no connection"
+            with self.lock:
+                self.closes.append(time.monotonic())
             await ws.close(code=1001, message=b"server going away")
 
         self._run(close())
@@ -297,10 +305,14 @@ class FakeFeishuWs(FakeFeishu):
         body = await request.json()
         with self.lock:
             self.endpoint_calls.append(body)
+            self.endpoint_times.append(time.monotonic())
             self.lock.notify_all()
             refusal = self.endpoint_refusal
+            busy, self.endpoint_busy = self.endpoint_busy > 0, max(0, self.endpoint_busy - 1)
         if body != {"AppID": APP_ID, "AppSecret": APP_SECRET}:
             return web.json_response({"code": 10003, "msg": "invalid app_id or app_secret"})
+        if busy:
+            return web.json_response({"code": 1, "msg": "system busy"})
         if refusal is not None:
             return web.json_response({"code": refusal[0], "msg": refusal[1]})
         url = f"ws://127.0.0.1:{self.port}/ws?device_id=dev{next(self._devices)}&service_id={SERVICE_ID}"
@@ -354,7 +366,7 @@ class FakeFeishuWs(FakeFeishu):
         if ws is None or ws.closed or silent:
             return
         size = -(-len(item.payload) // item.parts)
-        for seq in range(item.parts):
+        for seq in reversed(range(item.parts)) if item.reverse else range(item.parts):
             headers = [("type", "event"), ("message_id", item.message_id), ("sum", str(item.parts)),
                        ("seq", str(seq)), ("trace_id", uuid.uuid4().hex)]  # fmt: skip
             chunk = item.payload[seq * size : (seq + 1) * size]

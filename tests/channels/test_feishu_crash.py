@@ -16,7 +16,7 @@ import pytest
 from tests.channels import crash_support
 from tests.channels.crash_support import settled, start
 from tests.channels.feishu_fake import APP_ID, APP_SECRET, FakeFeishuWs, message_event
-from tests.channels.processes import GatewayProc, rows, wait_until
+from tests.channels.processes import GatewayProc, claw, rows, wait_until
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
 
@@ -63,3 +63,6 @@ def test_killed_mid_message_the_restarted_gateway_answers_exactly_once(
     assert [r["status"] for r in rows(claw_env.home, "channel_inbox")] == ["done"]
     assert [r["status"] for r in rows(claw_env.home, "channel_outbox")] == ["sent"]
     assert len(claw_env.server.chat_requests) == 1  # one run: the reply is kept, never written twice
+    status = claw(claw_env.env, "channels", "status").stdout
+    assert "feishu/default: running — long connection: connected" in status
+    assert "websocket" in claw(claw_env.env, "channels", "ls").stdout

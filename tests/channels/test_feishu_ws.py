@@ -46,8 +46,8 @@ def health(ch: Channels) -> dict[str, Any]:
     return ch.manager.health("feishu", "default").to_wire()
 
 
-async def push(feishu: FakeFeishuWs, event: dict[str, Any], parts: int = 1) -> Any:
-    return await asyncio.to_thread(feishu.push, event, parts=parts)
+async def push(feishu: FakeFeishuWs, event: dict[str, Any], parts: int = 1, reverse: bool = False) -> Any:
+    return await asyncio.to_thread(feishu.push, event, parts=parts, reverse=reverse)
 
 
 async def test_a_p2p_message_is_answered_through_the_api_and_acked_after_the_commit(
@@ -85,14 +85,18 @@ async def test_pings_carry_the_service_and_pongs_show_in_channel_status(
 async def test_an_event_in_fragments_is_joined_into_one_message(
     start_channels: Start, feishu: FakeFeishuWs, claw_env: ClawEnv
 ) -> None:
-    claw_env.server.script(text("got it all"))
+    claw_env.server.script(text("got it all"), text("backwards too"))
     ch = await connected(start_channels, feishu, allowFrom=["ou_ada"])
     long_text = "一段很长的消息 " * 200  # multi-byte characters split across fragment boundaries
     item = await push(feishu, message_event(long_text, message_id="om_frag"), parts=3)
     await eventually(feishu.replies, what="the reply")
+    backwards = await push(feishu, message_event("in reverse " * 50, message_id="om_back"), parts=4, reverse=True)
+    await eventually(lambda: len(feishu.replies()) == 2, what="the second reply")
     await ch.settled()
-    assert claw_env.server.chat_requests[0].messages[-1]["content"] == long_text.strip()
-    assert [a["code"] for a in item.acks] == [200] and len(ch.rows("channel_inbox")) == 1
+    asked = [r.messages[-1]["content"] for r in claw_env.server.chat_requests]
+    assert asked == [long_text.strip(), ("in reverse " * 50).strip()]
+    assert [a["code"] for a in item.acks] == [200] and [a["code"] for a in backwards.acks] == [200]
+    assert len(ch.rows("channel_inbox")) == 2
 
 
 async def test_an_event_pushed_again_after_a_lost_ack_runs_no_second_turn(
@@ -118,7 +122,7 @@ async def test_the_server_closing_means_a_reconnect_with_a_backoff_and_no_event_
     await eventually(lambda: not feishu.connected, what="the connection closed")
     await push(feishu, message_event("sent while you were away", message_id="om_away"))  # waits for a connection
     await eventually(lambda: len(feishu.connects) == 2, what="a reconnect")
-    assert feishu.connects[1] - feishu.connects[0] >= MIN_WAIT  # never at once, never in a tight loop
+    assert feishu.connects[1] - feishu.closes[0] >= MIN_WAIT * 0.9  # never at once, never in a tight loop
     assert len(feishu.endpoint_calls) == 2  # each connection asks the endpoint for a fresh URL
     (reply,) = await eventually(feishu.replies, what="the reply to the queued event")
     assert reply["parent"] == "om_away"
@@ -126,6 +130,22 @@ async def test_the_server_closing_means_a_reconnect_with_a_backoff_and_no_event_
     assert "connection closed" in (health(ch)["lastError"] or "")
     await ch.settled()
     assert len(claw_env.server.chat_requests) == 1
+
+
+async def test_a_busy_endpoint_is_retried_with_a_backoff_capped_at_the_reconnect_interval(
+    start_channels: Start, feishu: FakeFeishuWs
+) -> None:
+    ch = await connected(start_channels, feishu)
+    with feishu.lock:
+        feishu.endpoint_busy = 4
+    await asyncio.to_thread(feishu.close_connection)
+    await eventually(lambda: len(feishu.connects) == 2, timeout=15, what="a connection after the busy spell")
+    retries = feishu.endpoint_times[1:]
+    assert len(retries) == 5  # four "system busy", then the URL
+    gaps = [b - a for a, b in zip([feishu.closes[0], *retries], retries, strict=False)]
+    assert all(MIN_WAIT * 0.9 <= g <= 1.9 for g in gaps), gaps  # ReconnectInterval is 1 s: the ceiling
+    await eventually(lambda: health(ch)["state"] == "running", what="running again")
+    assert "system busy" in (health(ch)["lastError"] or "")
 
 
 async def test_a_silent_connection_is_taken_as_dead_and_replaced(start_channels: Start, feishu: FakeFeishuWs) -> None:
