@@ -165,11 +165,17 @@ class ProviderSettings(Section):
     max_retries: int = Field(default=0, ge=0, le=10)
 
 
+ToolCallFormat = Literal["auto", "native", "hermes", "qwen3_coder", "mistral", "llama", "pythonic", "json"]
+
+
 class ModelSettings(Section):
     """Facts about one model, under `[models."provider/model"]`."""
 
     context_window: int | None = Field(default=None, ge=1024, le=_MAX_TOKENS)
     """Tokens the model accepts (prompt plus reply); unknown models are treated conservatively."""
+    tool_call_format: ToolCallFormat = "auto"
+    """How the model's tool calls arrive: `native` (`tool_calls` only), `auto` (also calls written as text,
+    detected from the stream) or one text format (claw/providers/text_tools/calls.py `FORMATS`)."""
 
 
 class SessionSettings(Section):

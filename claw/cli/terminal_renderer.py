@@ -12,6 +12,8 @@ from typing import Any
 
 from claw.gateway.run_event import Phase, RunEvent, State, Stream, ToolPhase
 
+TRUNCATED_NOTE = '(the reply was cut off by the output limit of the model; send "continue" to have it go on)'
+
 
 class TerminalRenderer:
     """Reply text to stdout as it streams; tool calls, failovers and errors to stderr."""
@@ -43,6 +45,8 @@ class TerminalRenderer:
                 self._note(f"claw: error: {data.get('message')}")
             case Phase.ABORTED:
                 self._note("(aborted)")
+            case Phase.END if data.get("truncated") == "length":
+                self._note(TRUNCATED_NOTE)
             case Phase.END:
                 self._newline()
 

@@ -177,9 +177,10 @@ def chunk_deltas(chunk: object) -> list[ModelDelta]:
             for call in _dicts(delta.get("tool_calls")):
                 fn = call.get("function")
                 fn = fn if isinstance(fn, dict) else {}
+                index = call.get("index")
                 deltas.append(
                     ToolCallDelta(
-                        _int(call.get("index")),
+                        index if isinstance(index, int) and not isinstance(index, bool) else None,
                         _str_or_none(call.get("id")),
                         _str_or_none(fn.get("name")),
                         _str_or_none(fn.get("arguments")) or "",
