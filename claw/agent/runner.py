@@ -269,11 +269,10 @@ class AgentRunner:
     ) -> None:
         emit(Stream.TOOL, run_event.tool_started(call.id, call.name, _args_for_display(call.arguments)))
         try:
-            # a call the model wrote as text that could not be read, or names no offered tool: its error is
-            # the result the model sees (claw/agent/text_calls.py)
-            result = ToolResult(call.error, is_error=True) if call.error else await self._tools.call(
-                call.name, call.arguments, ctx
-            )
+            if call.error:  # a call written as text that could not be read, or to a tool not offered: the
+                result = ToolResult(call.error, is_error=True)  # model sees why (claw/agent/text_calls.py)
+            else:
+                result = await self._tools.call(call.name, call.arguments, ctx)
         except asyncio.CancelledError:
             transcript.append(
                 {
