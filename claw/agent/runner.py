@@ -175,7 +175,7 @@ class AgentRunner:
                 entry["toolCalls"] = [c.to_entry() for c in calls]
             transcript.append(entry)
             if not calls:
-                return model_turn.text, {"truncated": "length"} if truncated else {}
+                return model_turn.text, {"truncated": run_event.TRUNCATED_LENGTH} if truncated else {}
             for call in calls:
                 await self._call_tool(call, tool_ctx, transcript, run.id, emit)
         raise RunFailed(f"stopped after {rounds} tool rounds without a final reply", usage)

@@ -10,9 +10,7 @@ import sys
 import time
 from typing import Any
 
-from claw.gateway.run_event import Phase, RunEvent, State, Stream, ToolPhase
-
-TRUNCATED_NOTE = '(the reply was cut off by the output limit of the model; send "continue" to have it go on)'
+from claw.gateway.run_event import TRUNCATED_LENGTH, TRUNCATED_NOTE, Phase, RunEvent, State, Stream, ToolPhase
 
 
 class TerminalRenderer:
@@ -45,7 +43,7 @@ class TerminalRenderer:
                 self._note(f"claw: error: {data.get('message')}")
             case Phase.ABORTED:
                 self._note("(aborted)")
-            case Phase.END if data.get("truncated") == "length":
+            case Phase.END if data.get("truncated") == TRUNCATED_LENGTH:
                 self._note(TRUNCATED_NOTE)
             case Phase.END:
                 self._newline()
