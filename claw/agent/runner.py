@@ -163,6 +163,8 @@ class AgentRunner:
                 usage["estimated"] = True
             truncated = model_turn.finish_reason == "length"
             calls = [] if truncated else model_turn.tool_calls()
+            if truncated and model_turn.calls:
+                log.info("run %s: %d tool call(s) cut by the output limit are not run", run.id, len(model_turn.calls))
             if not calls and not model_turn.text.strip() and (truncated or _round):
                 raise RunFailed(CUT_BEFORE_REPLY if truncated else EMPTY_AFTER_TOOLS, usage, code="empty_reply")
             entry: dict[str, Any] = {
