@@ -105,12 +105,13 @@ async def test_usage_only_at_the_end_is_reported_as_sent(claw_env: ClawEnv, make
 async def test_no_usage_at_all_is_estimated_and_marked(claw_env: ClawEnv, make_client) -> None:
     client = make_client()
     reply = "An answer of forty characters, exactly!!"
-    claw_env.server.script(shaped(*split_text(reply, 3), usage_at="none"))
+    reasoning = split_text("twenty chars thought", 6, key="reasoning_content")
+    claw_env.server.script(shaped(*reasoning, *split_text(reply, 3), usage_at="none"))
     events = await run(client)
 
     usage = terminal(events)["usage"]
     assert usage["estimated"] is True
-    assert usage["output"] == len(reply) // 4 and usage["input"] > 0
+    assert usage["output"] == (40 + 20) // 4 and usage["input"] > 0  # reasoning is output too
 
 
 async def test_a_stream_without_done_ends_the_reply(claw_env: ClawEnv, make_client) -> None:
