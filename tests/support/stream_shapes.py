@@ -53,11 +53,19 @@ def shaped(
     usage: Usage | None = None,
     usage_at: UsageAt = "final",
     done: bool = True,
+    delay_per_chunk: float = 0.0,
 ) -> Shaped:
-    """A reply of exactly these chunk deltas; the usage, when not given, is estimated from the content."""
+    """A reply of exactly these chunk deltas (`delay_per_chunk` seconds before each); the usage, when not
+    given, is estimated from the content."""
     content = "".join(d.get("content") or "" for d in deltas if d)
     return Shaped(
-        content=content, finish_reason=finish_reason, usage=usage, deltas=deltas, usage_at=usage_at, done=done
+        content=content,
+        finish_reason=finish_reason,
+        usage=usage,
+        deltas=deltas,
+        usage_at=usage_at,
+        done=done,
+        delay_per_chunk=delay_per_chunk,
     )
 
 
