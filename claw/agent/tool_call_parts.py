@@ -12,7 +12,8 @@ name, the rest pieces of the arguments. Servers in the wild differ, and each rul
 - an `index` already used, arriving with a different id, is a new call (servers that number every
   call 0);
 - the name is taken once (some servers send it with every fragment); arguments are concatenated,
-  whether they come in one fragment or fifty.
+  whether they come in one fragment or fifty, except a call's complete arguments sent again whole
+  (servers that repeat the finished call in their last chunk).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class ToolCallParts:
         call = self.calls.setdefault(slot, {"id": "", "name": "", "arguments": ""})
         call["id"] = call["id"] or (delta.id or "")
         call["name"] = call["name"] or (delta.name or "")
+        if delta.arguments and delta.arguments == call["arguments"] and _is_json(delta.arguments):
+            return  # the finished call sent again
         call["arguments"] += delta.arguments
 
     def _slot(self, delta: ToolCallDelta) -> int:
@@ -52,10 +55,14 @@ class ToolCallParts:
 
     def _last_is_complete(self) -> bool:
         last = self.calls[len(self.calls) - 1]
-        if not last["name"] or not last["arguments"].strip():
-            return False
-        try:
-            json.loads(last["arguments"])
-        except ValueError:
-            return False
-        return True
+        return bool(last["name"]) and _is_json(last["arguments"])
+
+
+def _is_json(text: str) -> bool:
+    if not text.strip():
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True

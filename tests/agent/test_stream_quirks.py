@@ -1,6 +1,7 @@
-"""Streams as real servers send them, in whole runs: tool-call arguments in one chunk or fifty, fragments
-without an index or with the id on each, an index reused for a second call, chunks with empty choices,
-usage only at the end or never (then estimated, and marked so), and no `[DONE]`."""
+"""Streams as real servers send them, in whole runs: tool-call arguments in one chunk or fifty (or as an
+object), fragments without an index or with the id on each, a finished call sent again, an index reused for
+a second call, chunks with empty choices, usage only at the end or never (then estimated, and marked so),
+and no `[DONE]`."""
 
 from __future__ import annotations
 
@@ -69,6 +70,27 @@ async def test_repeated_ids_and_names_on_every_fragment_are_one_call(claw_env: C
 
     assert [r["isError"] for r in tool_results(events)] == [False]
     assert _sent_calls(claw_env) == [("call_a", "read", READ)]
+
+
+async def test_a_finished_call_sent_again_whole_is_still_one_call(claw_env: ClawEnv, make_client) -> None:
+    client = make_client()
+    fragments = call_fragments("read", READ, pieces=4)
+    again = call_fragments("read", READ, pieces=1)  # the whole call once more, same id and index
+    claw_env.server.script(shaped(*fragments, *again, finish_reason="tool_calls"), text("once"))
+    events = await run(client)
+
+    assert [r["isError"] for r in tool_results(events)] == [False]
+    assert _sent_calls(claw_env) == [("call_a", "read", READ)]
+
+
+async def test_arguments_sent_as_an_object_are_read(claw_env: ClawEnv, make_client) -> None:
+    client = make_client()
+    call = {"index": 0, "id": "call_o", "type": "function", "function": {"name": "read", "arguments": READ}}
+    claw_env.server.script(shaped({"tool_calls": [call]}, finish_reason="tool_calls"), text("object"))
+    events = await run(client)
+
+    assert [r["isError"] for r in tool_results(events)] == [False]
+    assert _sent_calls(claw_env) == [("call_o", "read", READ)]
 
 
 async def test_an_index_reused_with_a_new_id_is_a_second_call(claw_env: ClawEnv, make_client) -> None:
