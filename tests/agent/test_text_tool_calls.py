@@ -13,13 +13,20 @@ from tests.support.model_server import text
 from tests.support.stream_shapes import shaped, split_text
 
 READ = {"path": "note.md"}
-FORMATS = {  # format → (text before the call, the markup)
-    "hermes": ("Checking. ", '<tool_call>\n{"name": "read", "arguments": {"path": "note.md"}}\n</tool_call>'),
-    "qwen3_coder": ("", "<tool_call>\n<function=read>\n<parameter=path>\nnote.md\n</parameter>\n</function>"),
-    "mistral": ("", '[TOOL_CALLS][{"name": "read", "arguments": {"path": "note.md"}}]'),
-    "llama": ("", '<|python_tag|>{"name": "read", "parameters": {"path": "note.md"}}<|eom_id|>'),
-    "pythonic": ("", '[read(path="note.md")]'),
-    "json": ("", '{"name": "read", "arguments": {"path": "note.md"}}'),
+CASES = {  # case → (toolCallFormat, text before the call, the markup)
+    "hermes": ("hermes", "Checking. ", '<tool_call>\n{"name": "read", "arguments": {"path": "note.md"}}\n</tool_call>'),
+    "qwen3_coder": (
+        "qwen3_coder",
+        "",
+        "<tool_call>\n<function=read>\n<parameter=path>\nnote.md\n</parameter>\n</function>\n</tool_call>",
+    ),
+    "qwen3_coder_unwrapped": ("qwen3_coder", "On it. ", "<function=read>\n<parameter=path>\nnote.md\n</parameter>"),
+    "mistral": ("mistral", "", '[TOOL_CALLS][{"name": "read", "arguments": {"path": "note.md"}}]'),
+    "mistral_args": ("mistral", "", '[TOOL_CALLS]read[ARGS]{"path": "note.md"}'),
+    "llama": ("llama", "", '<|python_tag|>{"name": "read", "parameters": {"path": "note.md"}}<|eom_id|>'),
+    "llama_pythonic": ("llama", "", '<|python_tag|>read(path="note.md")<|eom_id|>'),
+    "pythonic": ("pythonic", "", '[read(path="note.md")]'),
+    "json": ("json", "", '{"name": "read", "arguments": {"path": "note.md"}}'),
 }
 MARKUP_BITS = ("<", ">", "[TOOL_CALLS]", "python_tag", '"name"', "read(")
 
@@ -29,13 +36,13 @@ def _config(fmt: str) -> str:
 
 
 @pytest.mark.parametrize("size", [1, 4, 9])
-@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("configured", [False, True])
 async def test_each_format_in_awkward_splits_runs_the_tool(
-    claw_env: ClawEnv, make_client, fmt: str, size: int, configured: bool
+    claw_env: ClawEnv, make_client, case: str, size: int, configured: bool
 ) -> None:
+    fmt, before, markup = CASES[case]
     client = make_client(_config(fmt) if configured else "")
-    before, markup = FORMATS[fmt]
     claw_env.server.script(shaped(*split_text(before + markup, size)), text("The note says SECRET-42."))
     events = await run(client, "what does the note say?")
 
@@ -99,7 +106,7 @@ async def test_malformed_json_is_an_error_result_the_model_sees(claw_env: ClawEn
 
 async def test_native_leaves_text_as_text(claw_env: ClawEnv, make_client) -> None:
     client = make_client(_config("native"))
-    _before, markup = FORMATS["hermes"]
+    _fmt, _before, markup = CASES["hermes"]
     claw_env.server.script(shaped(*split_text(markup, 4)))
     events = await run(client)
 
@@ -109,7 +116,7 @@ async def test_native_leaves_text_as_text(claw_env: ClawEnv, make_client) -> Non
 
 async def test_one_named_format_reads_only_that_format(claw_env: ClawEnv, make_client) -> None:
     client = make_client(_config("mistral"))
-    _before, markup = FORMATS["hermes"]
+    _fmt, _before, markup = CASES["hermes"]
     claw_env.server.script(shaped(*split_text(markup, 4)))
     events = await run(client)
 
