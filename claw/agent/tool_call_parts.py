@@ -9,8 +9,9 @@ name, the rest pieces of the arguments. Servers in the wild differ, and each rul
   which starts a new call (Ollama and some llama.cpp builds send complete calls without an index);
   without id or index, a fragment that names a tool while the last call already has its name and
   complete JSON arguments is a new call too;
-- an `index` already used, arriving with a different id, is a new call (servers that number every
-  call 0);
+- an `index` already used, arriving with a different id once that call is complete (a name and
+  arguments that parse), is a new call (servers that number every call 0); while it is incomplete the
+  fragment is still its (servers that make up an id for every fragment);
 - the name is taken once (some servers send it with every fragment); arguments are concatenated,
   whether they come in one fragment or fifty, except a call's complete arguments sent again whole
   (servers that repeat the finished call in their last chunk).
@@ -46,16 +47,16 @@ class ToolCallParts:
                     return slot
         if delta.index is not None:
             slot = self._by_index.get(delta.index)
-            if slot is None or (delta.id and self.calls[slot]["id"]):
+            if slot is None or (delta.id and self.calls[slot]["id"] and self._complete(slot)):
                 slot = self._by_index[delta.index] = len(self.calls)
             return slot
-        if not self.calls or delta.id or (delta.name and self._last_is_complete()):
+        if not self.calls or delta.id or (delta.name and self._complete(len(self.calls) - 1)):
             return len(self.calls)
         return len(self.calls) - 1
 
-    def _last_is_complete(self) -> bool:
-        last = self.calls[len(self.calls) - 1]
-        return bool(last["name"]) and _is_json(last["arguments"])
+    def _complete(self, slot: int) -> bool:
+        call = self.calls[slot]
+        return bool(call["name"]) and _is_json(call["arguments"])
 
 
 def _is_json(text: str) -> bool:

@@ -104,6 +104,18 @@ async def test_an_index_reused_with_a_new_id_is_a_second_call(claw_env: ClawEnv,
     assert [c[0] for c in _sent_calls(claw_env)] == ["call_1", "call_2"]
 
 
+async def test_an_id_made_up_for_every_fragment_of_one_call_is_still_one_call(claw_env: ClawEnv, make_client) -> None:
+    client = make_client()
+    fragments = call_fragments("read", READ, pieces=5)
+    for n, fragment in enumerate(fragments):
+        fragment["tool_calls"][0]["id"] = f"call_{n}"
+    claw_env.server.script(shaped(*fragments, finish_reason="tool_calls"), text("one"))
+    events = await run(client)
+
+    assert [r["isError"] for r in tool_results(events)] == [False]
+    assert _sent_calls(claw_env) == [("call_0", "read", READ)]
+
+
 async def test_chunks_with_empty_choices_are_skipped(claw_env: ClawEnv, make_client) -> None:
     client = make_client()
     calls = interleave_empty(call_fragments("read", READ, pieces=5))
