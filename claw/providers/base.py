@@ -74,6 +74,8 @@ class ChatRequest:
     model: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    reasoning: Literal["off", "low", "high"] | None = None
+    """The session's `/think` level; None: ask for none (claw/providers/reasoning_switch.py)."""
 
 
 class ModelProvider(Protocol):

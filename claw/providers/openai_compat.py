@@ -25,6 +25,7 @@ from claw.providers.base import (
     ToolCallDelta,
     Usage,
 )
+from claw.providers.reasoning_switch import request_fields, switch_for
 from claw.providers.request_body import RequestEncoder
 from claw.redact import redact_url, redact_urls
 
@@ -90,6 +91,7 @@ class OpenAICompatProvider:
         }
         if request.tools:
             params["tools"] = request.tools
+        params.update(request_fields(switch_for(self.name, self._settings), request.reasoning))  # /think
         try:
             # `post` is what `chat.completions.create` ends in. create would first walk the params
             # through its TypedDict transform (~0.15 ms a message: ~90 ms per call at a full 128k-token
