@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.agent.conftest import NOTE, run, said, terminal, thought, tool_results
+from tests.agent.conftest import NOTE, run, said, terminal, thought, tool_results, transcript
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
 from tests.support.stream_shapes import shaped, split_text
@@ -76,6 +76,11 @@ async def test_think_tags_split_mid_tag_are_thinking_and_the_call_after_them_run
     assert thought(events) == "The user wants <the note>; read it.Got it."
     assert [r["isError"] for r in tool_results(events)] == [False]
     assert terminal(events)["text"] == "It says SECRET-42 [1]."
+    entries = [e for e in transcript(claw_env.home) if e["role"] == "assistant"]
+    assert [(e["content"], e.get("thinking")) for e in entries] == [
+        ("", "The user wants <the note>; read it."),
+        ("It says SECRET-42 [1].", "Got it."),
+    ]  # stored apart from the reply, never with its tags
 
 
 async def test_an_unknown_tool_name_is_an_error_result_the_model_sees(claw_env: ClawEnv, make_client) -> None:
