@@ -168,6 +168,9 @@ class ProviderSettings(Section):
     goes by the provider's name (ollama, vllm, llamacpp, openai, openrouter; others have none)."""
 
 
+ToolCallFormat = Literal["auto", "native", "hermes", "qwen3_coder", "mistral", "llama", "pythonic", "json"]
+
+
 class ModelSettings(Section):
     """Facts about one model, under `[models."provider/model"]`."""
 
@@ -176,6 +179,9 @@ class ModelSettings(Section):
     send_reasoning: bool = False
     """Give the model back the reasoning of its earlier replies (as `reasoning_content`); off, it is kept in
     the transcript only. For servers that require it; DeepSeek's rejects it (claw/agent/reasoning_replay.py)."""
+    tool_call_format: ToolCallFormat = "auto"
+    """How the model's tool calls arrive: `native` (`tool_calls` only), `auto` (also calls written as text,
+    detected from the stream) or one text format (claw/providers/text_tools/calls.py `FORMATS`)."""
 
 
 class SessionSettings(Section):

@@ -10,7 +10,7 @@ import sys
 import time
 from typing import Any
 
-from claw.gateway.run_event import Phase, RunEvent, State, Stream, ToolPhase
+from claw.gateway.run_event import TRUNCATED_LENGTH, TRUNCATED_NOTE, Phase, RunEvent, State, Stream, ToolPhase
 
 THINKING_MARK = "(thinking…)"
 
@@ -56,6 +56,8 @@ class TerminalRenderer:
                 self._note(f"claw: error: {data.get('message')}")
             case Phase.ABORTED:
                 self._note("(aborted)")
+            case Phase.END if data.get("truncated") == TRUNCATED_LENGTH:
+                self._note(TRUNCATED_NOTE)
             case Phase.END:
                 self._newline()
 

@@ -22,9 +22,10 @@ class ReasoningDelta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallDelta:
-    """A fragment of one tool call; `index` ties fragments of the same call together."""
+    """A fragment of one tool call; `index` ties fragments of the same call together (None: the server sent
+    none, claw/agent/tool_call_parts.py decides which call it belongs to)."""
 
-    index: int
+    index: int | None
     id: str | None
     name: str | None
     arguments: str

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -179,12 +180,13 @@ def chunk_deltas(chunk: object) -> list[ModelDelta]:
             for call in _dicts(delta.get("tool_calls")):
                 fn = call.get("function")
                 fn = fn if isinstance(fn, dict) else {}
+                index = call.get("index")
                 deltas.append(
                     ToolCallDelta(
-                        _int(call.get("index")),
+                        index if isinstance(index, int) and not isinstance(index, bool) else None,
                         _str_or_none(call.get("id")),
                         _str_or_none(fn.get("name")),
-                        _str_or_none(fn.get("arguments")) or "",
+                        _arguments(fn.get("arguments")),
                     )
                 )
         reason = choice.get("finish_reason")
@@ -210,6 +212,13 @@ def _usage(usage: dict[str, Any]) -> Usage:
         written,
         _int(completion.get("reasoning_tokens")),
     )
+
+
+def _arguments(value: object) -> str:
+    """A tool call's arguments fragment: text as sent, or an object (some servers send one) as its JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else ""
 
 
 def _dicts(value: object) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from claw.gateway.run_event import Phase, RunEvent, Stream, ToolPhase
+from claw.gateway.run_event import TRUNCATED_LENGTH, TRUNCATED_NOTE, Phase, RunEvent, Stream, ToolPhase
 from claw.tui.markdown_chunks import CHUNK_CHARS, last_block_start
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
 from claw.tui.widgets.conversation.conversation import Conversation
@@ -107,6 +107,8 @@ class RunView:
                 if not self.streamed and data.get("text"):  # the deltas were missed (joined late): show the reply
                     await self._delta(str(data["text"]))
                 await self._close_text()
+                if data.get("truncated") == TRUNCATED_LENGTH:  # cut by the output limit: say so, and how to go on
+                    await self.panes.conversation.add_notice(TRUNCATED_NOTE, "warning")
                 await self._finish(Phase.END, "idle")
             case Phase.ERROR:  # one line says it failed, and why: the text streamed so far stays as it was
                 await self._start()

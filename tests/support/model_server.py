@@ -70,6 +70,7 @@ from tests.support.model_replies import (
     tool_call,
     tool_calls,
 )
+from tests.support.stream_shapes import Shaped  # replies shaped as local servers stream them
 
 __all__ = [
     "CHAT_PATH", "Completion", "Failure", "RecordedRequest", "Reply", "Responder", "ScriptedModelServer",
@@ -318,7 +319,7 @@ class ScriptedModelServer:
         reply = turn.reply
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        frames = turn.frames()
+        frames = reply.shaped_frames(turn) if isinstance(reply, Shaped) else turn.frames()
         try:
             if self.instant and not reply.delay_per_chunk:
                 await response.write(b"".join(frames))
