@@ -71,6 +71,8 @@ class FakeDingTalk(_Threaded):
         self.pongs: list[dict[str, Any]] = []
         self.sent: list[dict[str, Any]] = []
         """Replies that arrived: {"via", "to", "title", "text"}, in order."""
+        self.lose_acks = 0
+        """The next this many acknowledgements are lost on the way (the message stays pending)."""
         self.on_ack: Callable[[str], None] | None = None
         """Called (on the fake's thread) with each acknowledged messageId, before it is recorded."""
         self._sessions: dict[str, tuple[dict[str, Any], int]] = {}
@@ -275,6 +277,10 @@ class FakeDingTalk(_Threaded):
                 self.lock.notify_all()
             return
         message_id = str(headers.get("messageId"))
+        with self.lock:
+            if self.lose_acks > 0:
+                self.lose_acks -= 1
+                return
         if self.on_ack is not None:
             self.on_ack(message_id)
         with self.lock:
