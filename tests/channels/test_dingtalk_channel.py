@@ -25,6 +25,7 @@ from tests.channels.dingtalk_fake import CLIENT_ID, CLIENT_SECRET, FakeDingTalk,
 from tests.channels.fakes import post
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
+from tests.support.processes import run_claw
 
 
 @pytest.fixture
@@ -241,3 +242,27 @@ async def test_an_automation_message_goes_to_the_group_through_the_openapi(
     assert queued is not None
     await eventually(dingtalk.replies, what="the announcement")
     assert dingtalk.replies() == [{"via": "groupSend", "to": "cid-news", "title": "Daily", "text": "# Daily\n\n- done"}]
+
+
+def test_claw_doctor_checks_each_dingtalk_account_and_online_asks_for_a_token(
+    claw_env: ClawEnv, dingtalk: FakeDingTalk
+) -> None:
+    assert run_claw(claw_env.env, "init").returncode == 0
+    with (claw_env.home / "config.toml").open("a") as config:
+        config.write(
+            f'\n[channels.dingtalk]\nclientId = "{CLIENT_ID}"\napiBaseUrl = "{dingtalk.url}"\n'
+            f'[channels.dingtalk.accounts.good]\nclientSecret = "{CLIENT_SECRET}"\n'
+            '[channels.dingtalk.accounts.bad]\nclientSecret = "wrong-secret"\n'
+        )
+
+    def checks(*args: str) -> tuple[int, list[tuple[str, str, str]]]:
+        done = run_claw(claw_env.env, "doctor", "--json", *args)
+        found = json.loads(done.stdout)["checks"]
+        return done.returncode, [(c["name"], c["status"], c["detail"]) for c in found if c["name"].startswith("ding")]
+
+    code, offline = checks()
+    assert code == 0 and [(n, s) for n, s, _ in offline] == [("dingtalk/good", "ok"), ("dingtalk/bad", "ok")]
+    assert dingtalk.calls_to("accessToken") == []  # offline means offline
+    code, online = checks("--online")
+    assert code == 1 and [(n, s) for n, s, _ in online[2:]] == [("dingtalk/good", "ok"), ("dingtalk/bad", "fail")]
+    assert CLIENT_SECRET not in json.dumps(online) and "wrong-secret" not in json.dumps(online)

@@ -5,6 +5,7 @@ Either way the message is answered exactly once."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -13,7 +14,7 @@ from tests.channels import crash_support
 from tests.channels.crash_support import settled, start
 from tests.channels.dingtalk_fake import FakeDingTalk, callback_request
 from tests.channels.fakes import post
-from tests.channels.processes import GatewayProc, rows, wait_until
+from tests.channels.processes import GatewayProc, claw, rows, wait_until
 from tests.channels.test_dingtalk_channel import dingtalk_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
@@ -42,6 +43,8 @@ def test_stream_killed_after_the_inbox_commit_before_the_ack_answers_once(
     assert dingtalk.acks == [] and message_id in dingtalk.pending
     assert [r["status"] for r in rows(claw_env.home, "channel_inbox")] == ["pending"]
     start(claw_env, procs, config)
+    listed = json.loads(claw(claw_env.env, "channels", "ls", "--json").stdout)
+    assert [(a["channel"], a["accountId"], a["mode"]) for a in listed] == [("dingtalk", "default", "stream")]
     wait_until(lambda: message_id not in dingtalk.pending, what="the redelivery acknowledged")
     wait_until(dingtalk.replies, what="the reply")
     settled(claw_env)
