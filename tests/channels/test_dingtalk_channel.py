@@ -266,3 +266,17 @@ def test_claw_doctor_checks_each_dingtalk_account_and_online_asks_for_a_token(
     code, online = checks("--online")
     assert code == 1 and [(n, s) for n, s, _ in online[2:]] == [("dingtalk/good", "ok"), ("dingtalk/bad", "fail")]
     assert CLIENT_SECRET not in json.dumps(online) and "wrong-secret" not in json.dumps(online)
+
+
+async def test_a_session_webhook_that_is_not_dingtalks_is_never_called(
+    start_channels: Start, dingtalk: FakeDingTalk, claw_env: ClawEnv
+) -> None:
+    """An HTTP callback's signature covers only its timestamp: a body naming another host must not make claw
+    POST the reply there."""
+    claw_env.server.script(text("to the right place"))
+    ch = await start_channels(dingtalk_config(dingtalk, allowFrom=["staff-ada"]))
+    forged = {**dingtalk.message("hi"), "sessionWebhook": "http://127.0.0.2:9/robot/sendBySession?session=x"}
+    await deliver(ch, forged)
+    await eventually(dingtalk.replies, what="the reply")
+    await ch.settled()
+    assert [(r["via"], r["to"]) for r in dingtalk.replies()] == [("batchSend", "staff-ada")]
