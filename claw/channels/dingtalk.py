@@ -10,19 +10,23 @@ is only used when it points at DingTalk (or at the configured API host): the URL
 message, and an HTTP callback's signature covers only its timestamp.
 
 DingTalk dedupes no send, so a reply interrupted by a crash is not resent blindly (the outbox marks it
-`unknown_after_send`). Streaming would need an interactive card template (`cardTemplateId`), which is
-not supported: a reply is one final message (or its parts), never a message per token.
+`unknown_after_send`). Without a card template a reply is one final message (or its parts), never a
+message per token. With `cardTemplateId`, the streaming preview (`EditStreamer`) is an interactive card
+(`card/instances/createAndDeliver`, its `outTrackId` the message id), updated through `card/streaming`
+at most once a second; the final text replaces the card's content and finalizes it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import re
 import time
 import urllib.parse
+import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +40,7 @@ from claw.channels.dingtalk_stream import DingTalkStream
 from claw.channels.dingtalk_wire import CHANNEL, DtMessage, check_sign, to_inbound
 from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
+from claw.channels.streaming import CURSOR
 from claw.errors import UsageError
 from claw.strict_json import JsonError, loads_strict
 
@@ -47,6 +52,10 @@ log = logging.getLogger(__name__)
 WEBHOOK_MARGIN_MS = 60_000
 """A session webhook this close to its expiry is not used (the send could arrive after it)."""
 USER_PREFIX = "user:"
+PREVIEW_KEY = "preview-"
+"""How `EditStreamer` keys the send of its preview: with a card template, that send creates the card."""
+CARD_INPUTTING, CARD_FINISHED = "2", "3"
+"""The AI card template's `flowStatus` values (a custom template without the variable ignores them)."""
 _TARGET = re.compile(r"^[\w$+=/.:@-]{1,128}$")
 _TITLE_MARKUP = re.compile(r"[*_`#>\[\]]|\(https?://[^)]*\)")
 
@@ -57,14 +66,14 @@ class DingTalkAdapter:
     def __init__(self, account_id: str, settings: DingTalkAccount) -> None:
         self.account_id = account_id
         self.settings = settings
+        self.streams = settings.card_template_id is not None
         self.limits = ChannelLimits(
             settings.max_message_chars,
-            supports_edits=False,  # a plain robot message cannot be edited; cards are not supported
+            supports_edits=self.streams,  # a robot message cannot be edited; a card can
             idempotent_sends=False,
             text_format="dingtalk-markdown",
             rate_per_second=settings.rate_per_second,
         )
-        self.streams = False
         self.access: AccessPolicy | None = AccessPolicy(
             dm_policy=settings.dm_policy,
             allow_from=settings.allow_from,
@@ -129,6 +138,8 @@ class DingTalkAdapter:
     # --- outbound -------------------------------------------------------------------------------
 
     async def send(self, reply_to: Mapping[str, Any], text: str, *, idempotency_key: str) -> Sent:
+        if self.streams and idempotency_key.startswith(PREVIEW_KEY):
+            return await self._create_card(reply_to, text, idempotency_key)
         title = _title(text)
         hook = self._usable_webhook(reply_to)
         if hook is not None:
@@ -179,14 +190,53 @@ class DingTalkAdapter:
         key = answer.get("processQueryKey")
         return Sent(None if key is None else str(key))
 
+    async def _create_card(self, reply_to: Mapping[str, Any], text: str, key: str) -> Sent:
+        """The streaming preview: an interactive card in the chat, created and delivered in one call."""
+        track = "claw-" + hashlib.sha256(f"{self.account_id}|{key}".encode()).hexdigest()[:40]
+        s = self.settings
+        body: dict[str, Any] = {
+            "cardTemplateId": s.card_template_id,
+            "outTrackId": track,
+            "cardData": {"cardParamMap": {s.card_content_key: text, "flowStatus": CARD_INPUTTING}},
+            "userIdType": 1,
+            "imRobotOpenSpaceModel": {"supportForward": True},
+            "imGroupOpenSpaceModel": {"supportForward": True},
+        }
+        if reply_to.get("direct"):
+            body["openSpaceId"] = f"dtv1.card//IM_ROBOT.{reply_to['staff_id']}"
+            body["imRobotOpenDeliverModel"] = {"spaceType": "IM_ROBOT"}
+        else:
+            body["openSpaceId"] = f"dtv1.card//IM_GROUP.{reply_to['conversation_id']}"
+            body["imGroupOpenDeliverModel"] = {"robotCode": s.robot()}
+        try:
+            await self.api.call("v1.0/card/instances/createAndDeliver", body)
+        except DingTalkError as exc:
+            raise _send_error(exc) from None
+        return Sent(track)
+
     async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str) -> None:
-        raise SendError("dingtalk robot messages cannot be edited", permanent=True)
+        """A card's new content: a preview (it ends with the streamer's cursor) streamed into it, or the
+        final text, which also finalizes the card."""
+        if not self.streams:
+            raise SendError("dingtalk robot messages cannot be edited", permanent=True)
+        final = not text.endswith(CURSOR)
+        key = self.settings.card_content_key
+        frame = {"outTrackId": message_id, "guid": uuid.uuid4().hex, "key": key, "content": text, "isFull": True,
+                 "isFinalize": final, "isError": False}  # fmt: skip
+        try:
+            await self.api.call("v1.0/card/streaming", frame, method="PUT")
+            if final:
+                params = {key: text, "flowStatus": CARD_FINISHED}
+                instance = {"outTrackId": message_id, "cardData": {"cardParamMap": params}}
+                await self.api.call("v1.0/card/instances", instance, method="PUT")
+        except DingTalkError as exc:
+            raise _send_error(exc) from None
 
     def describe(self) -> dict[str, Any]:
         s = self.settings
         found: dict[str, Any] = {"mode": s.mode, "dmPolicy": s.dm_policy, "groupPolicy": s.group_policy,
                                  "allowFrom": list(s.allow_from), "groups": sorted(s.groups),
-                                 "streaming": False}  # fmt: skip
+                                 "streaming": self.streams}  # fmt: skip
         if s.mode == "http":
             found["path"] = f"/dingtalk/{self.account_id}"
         return found

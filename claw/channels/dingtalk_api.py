@@ -60,15 +60,15 @@ class DingTalkApi:
         self._session: aiohttp.ClientSession | None = None
         self.token_fetches = 0
 
-    async def call(self, path: str, body: dict[str, Any]) -> Any:
-        """POST an OpenAPI call with the access token; its JSON answer."""
+    async def call(self, path: str, body: dict[str, Any], method: str = "POST") -> Any:
+        """An OpenAPI call with the access token; its JSON answer."""
         token = await self.access_token()
         try:
-            return await self._openapi(path, body, token)
+            return await self._openapi(path, body, token, method)
         except DingTalkError as exc:
             if exc.status != 401:
                 raise
-        return await self._openapi(path, body, await self.access_token(stale=token))
+        return await self._openapi(path, body, await self.access_token(stale=token), method)
 
     async def access_token(self, stale: str | None = None) -> str:
         async with self._lock:
@@ -105,10 +105,10 @@ class DingTalkApi:
         raise DingTalkError("sessionWebhook", f"errcode {code}: {msg}", status=status,
                             code=code if isinstance(code, int) else None)  # fmt: skip
 
-    async def _openapi(self, path: str, body: dict[str, Any], token: str | None) -> Any:
+    async def _openapi(self, path: str, body: dict[str, Any], token: str | None, method: str = "POST") -> Any:
         name = "/".join(path.split("/")[-2:])
         headers = {"x-acs-dingtalk-access-token": token} if token else {}
-        status, answer = await self._post(f"{self.base}/{path}", body, headers, name)
+        status, answer = await self._post(f"{self.base}/{path}", body, headers, name, method)
         if 200 <= status < 300:
             return answer
         code = answer.get("code") if isinstance(answer, dict) else None
@@ -116,10 +116,11 @@ class DingTalkApi:
         raise DingTalkError(name, f"HTTP {status} {code or ''}: {msg}".replace("  ", " "), status=status,
                             code=str(code) if code is not None else None)  # fmt: skip
 
-    async def _post(self, url: str, body: dict[str, Any], headers: dict[str, str], what: str) -> tuple[int, Any]:
+    async def _post(self, url: str, body: dict[str, Any], headers: dict[str, str], what: str,
+                    method: str = "POST") -> tuple[int, Any]:  # fmt: skip
         limit = aiohttp.ClientTimeout(total=self._timeout)
         try:
-            async with self._client().post(url, json=body, headers=headers, timeout=limit) as response:
+            async with self._client().request(method, url, json=body, headers=headers, timeout=limit) as response:
                 status, text = response.status, await response.text()
         except aiohttp.ClientConnectorError as exc:
             raise DingTalkError(what, f"cannot connect: {exc.os_error or type(exc).__name__}", sent=False) from None

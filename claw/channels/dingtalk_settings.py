@@ -51,6 +51,11 @@ class DingTalkAccount(Section):
     rate_per_second: float = Field(default=20.0, ge=0, le=10_000)
     max_message_chars: int = Field(default=5000, ge=200, le=20_000)
     """Longest Markdown text per message (DingTalk's limit is about 5,000 characters); longer replies are split."""
+    card_template_id: str | None = None
+    """An interactive (AI) card template from DingTalk's card platform: when set, a reply is shown while it is
+    written, in one card updated at most once a second; without it a reply is one final message."""
+    card_content_key: str = "content"
+    """The template's Markdown variable that holds the text (the standard AI card template's is `content`)."""
     max_backoff_seconds: float = Field(default=60.0, ge=1, le=3600)
     """Stream mode: the longest wait between reconnects (the wait doubles from 1 s, with jitter)."""
 

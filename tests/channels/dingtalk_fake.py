@@ -11,6 +11,8 @@
 - Replies: each message's `sessionWebhook` (`/robot/sendBySession?session=…`, valid until its
   `sessionWebhookExpiredTime`), `oToMessages/batchSend` and `groupMessages/send` with `sampleMarkdown`;
   `fail` scripts error answers per path (the rate limits …).
+- Interactive cards: `card/instances/createAndDeliver` (a template id, an `outTrackId`, the open space of a
+  single chat or a group), `PUT card/streaming` (full content, `isFinalize`), `PUT card/instances`.
 - The sender's side of HTTP mode: `callback_request` signs a robot message as DingTalk does.
 """
 
@@ -75,6 +77,8 @@ class FakeDingTalk(_Threaded):
         """The next this many acknowledgements are lost on the way (the message stays pending)."""
         self.on_ack: Callable[[str], None] | None = None
         """Called (on the fake's thread) with each acknowledged messageId, before it is recorded."""
+        self.cards: dict[str, dict[str, Any]] = {}
+        """outTrackId → {"template", "space", "params", "frames": [content streamed …], "finalized"}."""
         self._sessions: dict[str, tuple[dict[str, Any], int]] = {}
         self._failures: dict[str, deque[tuple[int, dict[str, Any]]]] = {}
         self._conn: _Conn | None = None
@@ -86,6 +90,9 @@ class FakeDingTalk(_Threaded):
         app.router.add_get("/stream", self._stream)
         app.router.add_post("/v1.0/robot/{kind}/{action}", self._robot)
         app.router.add_post("/robot/sendBySession", self._webhook)
+        app.router.add_post("/v1.0/card/instances/createAndDeliver", self._card_create)
+        app.router.add_put("/v1.0/card/streaming", self._card_stream)
+        app.router.add_put("/v1.0/card/instances", self._card_put)
 
     # --- scripting (thread-safe) --------------------------------------------------------------
 
@@ -331,6 +338,65 @@ class FakeDingTalk(_Threaded):
         if kind[0] == "oToMessages":
             answer |= {"invalidStaffIdList": [], "flowControlledStaffIdList": []}
         return web.json_response(answer)
+
+    async def _authorized(self, request: web.Request) -> tuple[dict[str, Any], web.Response | None]:
+        body = await request.json()
+        token = request.headers.get("x-acs-dingtalk-access-token", "")
+        with self.lock:
+            valid = self.tokens.get(token, 0) > time.monotonic()
+        if not valid:
+            self._record(request, body, 401)
+            return body, web.json_response({"code": "InvalidAuthentication", "message": "不合法的access_token"},
+                                           status=401)  # fmt: skip
+        return body, None
+
+    async def _card_create(self, request: web.Request) -> web.Response:
+        body, refused = await self._authorized(request)
+        if refused is not None:
+            return refused
+        space = str(body.get("openSpaceId", ""))
+        group = space.startswith("dtv1.card//IM_GROUP.") and body.get("imGroupOpenDeliverModel", {}).get("robotCode")
+        single = space.startswith("dtv1.card//IM_ROBOT.") and "imRobotOpenDeliverModel" in body
+        if not body.get("cardTemplateId") or not body.get("outTrackId") or not (group or single):
+            self._record(request, body, 400)
+            return web.json_response({"code": "invalidParameter", "message": "card or open space"}, status=400)
+        with self.lock:
+            if body["outTrackId"] in self.cards:
+                self._record(request, body, 400)
+                return web.json_response({"code": "cardExists", "message": "outTrackId exists"}, status=400)
+            self.cards[body["outTrackId"]] = {"template": body["cardTemplateId"], "space": space,
+                                              "params": dict(body["cardData"]["cardParamMap"]), "frames": [],
+                                              "finalized": False}  # fmt: skip
+        self._record(request, body, 200)
+        return web.json_response({"success": True, "result": {"outTrackId": body["outTrackId"]}})
+
+    async def _card_stream(self, request: web.Request) -> web.Response:
+        body, refused = await self._authorized(request)
+        if refused is not None:
+            return refused
+        with self.lock:
+            card = self.cards.get(str(body.get("outTrackId")))
+            if card is None or card["finalized"] or not body.get("isFull"):
+                self._record(request, body, 400)
+                return web.json_response({"code": "invalidParameter", "message": "no such open card"}, status=400)
+            card["params"][body["key"]] = body["content"]
+            card["frames"].append(body["content"])
+            card["finalized"] = bool(body.get("isFinalize"))
+        self._record(request, body, 200)
+        return web.json_response({"success": True})
+
+    async def _card_put(self, request: web.Request) -> web.Response:
+        body, refused = await self._authorized(request)
+        if refused is not None:
+            return refused
+        with self.lock:
+            card = self.cards.get(str(body.get("outTrackId")))
+            if card is None:
+                self._record(request, body, 400)
+                return web.json_response({"code": "invalidParameter", "message": "no such card"}, status=400)
+            card["params"].update(body["cardData"]["cardParamMap"])
+        self._record(request, body, 200)
+        return web.json_response({"success": True})
 
     async def _webhook(self, request: web.Request) -> web.Response:
         body = await request.json()

@@ -15,7 +15,7 @@ from tests.channels.conftest import Channels, Start, eventually
 from tests.channels.dingtalk_fake import CLIENT_ID, CLIENT_SECRET, ROBOT_TOPIC, FakeDingTalk
 from tests.channels.test_dingtalk_channel import dingtalk_config
 from tests.support.fixtures import ClawEnv
-from tests.support.model_server import text
+from tests.support.model_server import slow, text
 
 
 @pytest.fixture
@@ -144,3 +144,36 @@ async def test_wrong_credentials_are_reported_without_the_secret(start_channels:
     await eventually(lambda: health.last_error, what="the error")
     assert "401" in (health.last_error or "") and "wrong-secret" not in (health.last_error or "")
     assert len(dingtalk.calls_to("connections/open")) == 1 and not dingtalk.connected()
+
+
+async def test_without_a_card_template_a_streamed_reply_is_one_message(
+    start_channels: Start, dingtalk: FakeDingTalk, claw_env: ClawEnv
+) -> None:
+    answer = "One answer, written token by token over about a second and a half."
+    claw_env.server.script(slow(answer, 0.1, chunk=4))
+    ch = await connected(start_channels, dingtalk, allowFrom=["staff-ada"])
+    dingtalk.push(dingtalk.message("take your time"))
+    await eventually(dingtalk.replies, what="the reply")
+    await ch.settled()
+    assert [r["text"] for r in dingtalk.replies()] == [answer] and dingtalk.cards == {}
+
+
+async def test_with_a_card_template_the_reply_streams_into_one_card_that_is_finalized(
+    start_channels: Start, dingtalk: FakeDingTalk, claw_env: ClawEnv
+) -> None:
+    answer = "A longer answer that arrives in many small pieces, so the card is updated while it is written."
+    claw_env.server.script(slow(answer, 0.1, chunk=4))
+    ch = await connected(start_channels, dingtalk, cardTemplateId="tpl.schema", toml='groups = { "*" = {} }')
+    (listed,) = await ch.call("channels.list")
+    assert listed["streaming"] is True
+    dingtalk.push(dingtalk.message("stream it", conversation_type="2", conversation_id="cid-team", at=True))
+    await eventually(lambda: any(c["finalized"] for c in dingtalk.cards.values()), what="the finalized card")
+    await ch.settled()
+    ((track, card),) = dingtalk.cards.items()
+    assert card["template"] == "tpl.schema" and card["space"] == "dtv1.card//IM_GROUP.cid-team"
+    assert card["params"] == {"content": answer, "flowStatus": "3"}
+    assert card["frames"][-1] == answer and len(card["frames"]) >= 2  # previews, then the final text
+    assert all(f.endswith(" …") for f in card["frames"][:-1])
+    assert dingtalk.replies() == []  # no markdown message besides the card: never a message per token
+    (row,) = ch.rows("channel_outbox")
+    assert row["status"] == "sent" and row["edit_message_id"] == track
