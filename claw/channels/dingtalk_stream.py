@@ -69,6 +69,8 @@ class DingTalkStream:
                     reason = str(drop)
                 except DingTalkError as exc:
                     reason = str(exc)
+                except aiohttp.ClientResponseError as exc:  # its text names the URL, and so the ticket
+                    reason = f"the stream endpoint refused the connection: HTTP {exc.status} {exc.message}"
                 except (aiohttp.ClientError, TimeoutError, OSError, ValueError, KeyError, TypeError) as exc:
                     task = asyncio.current_task()
                     if task is not None and task.cancelling():

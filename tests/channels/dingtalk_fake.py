@@ -64,6 +64,9 @@ class FakeDingTalk(_Threaded):
         self.tokens: dict[str, float] = {}
         """token → when it expires (monotonic)."""
         self.tickets: set[str] = set()
+        self.issued: list[str] = []
+        self.refuse_tickets = 0
+        """The next this many WebSocket handshakes are refused (401) whatever their ticket."""
         self.opens: list[dict[str, Any]] = []
         self.connections = 0
         self.pending: dict[str, dict[str, Any]] = {}
@@ -246,6 +249,7 @@ class FakeDingTalk(_Threaded):
         ticket = uuid.uuid4().hex
         with self.lock:
             self.tickets.add(ticket)
+            self.issued.append(ticket)
             self.opens.append(body)
         self._record(request, body, 200)
         return web.json_response({"endpoint": f"ws://127.0.0.1:{self.port}/stream", "ticket": ticket})
@@ -253,7 +257,8 @@ class FakeDingTalk(_Threaded):
     async def _stream(self, request: web.Request) -> web.StreamResponse:
         ticket = request.query.get("ticket", "")
         with self.lock:
-            valid = ticket in self.tickets
+            valid = ticket in self.tickets and self.refuse_tickets <= 0
+            self.refuse_tickets -= 1
             self.tickets.discard(ticket)  # one connection per ticket
         if not valid:
             return web.json_response({"code": "invalidTicket", "message": "ticket invalid"}, status=401)

@@ -187,7 +187,6 @@ async def test_rate_limits_back_off_and_a_long_reply_arrives_split_in_order(
     claw_env.server.script(text("\n\n".join(paragraphs)))
     ch = await start_channels(dingtalk_config(dingtalk, allowFrom=["staff-ada"], maxMessageChars=1000))
     dingtalk.fail("/robot/sendBySession", 200, {"errcode": 130101, "errmsg": "send too fast"})
-    dingtalk.fail("oToMessages/batchSend", 429, {"code": "Throttling", "message": "too many requests"})
     await deliver(ch, dingtalk.message("write a lot", webhook_ttl_ms=3_600_000))
     await eventually(lambda: sent(ch), what="the reply sent")
     replies = dingtalk.replies()
@@ -196,6 +195,14 @@ async def test_rate_limits_back_off_and_a_long_reply_arrives_split_in_order(
     assert [int(p.split(":")[0]) for p in joined.split("Paragraph ")[1:]] == list(range(12))
     assert all(r["via"] == "webhook" for r in replies)
     assert len(dingtalk.calls_to("sendBySession")) == len(replies) + 1  # the rate-limited try, then each part once
+    claw_env.server.script(text("through the OpenAPI"))
+    dingtalk.fail("oToMessages/batchSend", 429, {"code": "Throttling", "message": "too many requests"})
+    await deliver(ch, dingtalk.message("and now?", webhook_ttl_ms=0))
+    await eventually(lambda: len(dingtalk.replies()) == len(replies) + 1, what="the OpenAPI reply")
+    await ch.settled()
+    assert [c.status for c in dingtalk.calls_to("batchSend")] == [429, 200]
+    assert dingtalk.replies()[-1] == {"via": "batchSend", "to": "staff-ada", "title": "through the OpenAPI",
+                                      "text": "through the OpenAPI"}  # fmt: skip
 
 
 async def test_status_lists_the_account_and_its_mode(start_channels: Start, dingtalk: FakeDingTalk) -> None:

@@ -177,3 +177,15 @@ async def test_with_a_card_template_the_reply_streams_into_one_card_that_is_fina
     assert dingtalk.replies() == []  # no markdown message besides the card: never a message per token
     (row,) = ch.rows("channel_outbox")
     assert row["status"] == "sent" and row["edit_message_id"] == track
+
+
+async def test_a_refused_handshake_is_retried_with_a_new_ticket_and_the_ticket_is_not_shown(
+    start_channels: Start, dingtalk: FakeDingTalk
+) -> None:
+    dingtalk.refuse_tickets = 1
+    ch = await start_channels(dingtalk_config(dingtalk, mode="stream", allowFrom=["staff-ada"]))
+    health = ch.manager.health("dingtalk", "default")
+    await eventually(lambda: health.last_error, what="the refusal")
+    assert "401" in (health.last_error or "") and dingtalk.issued[0] not in (health.last_error or "")
+    await eventually(dingtalk.connected, what="connected with the second ticket")
+    assert len(dingtalk.issued) == 2 and dingtalk.connections == 1
