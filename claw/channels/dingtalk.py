@@ -12,21 +12,18 @@ message, and an HTTP callback's signature covers only its timestamp.
 DingTalk dedupes no send, so a reply interrupted by a crash is not resent blindly (the outbox marks it
 `unknown_after_send`). Without a card template a reply is one final message (or its parts), never a
 message per token. With `cardTemplateId`, the streaming preview (`EditStreamer`) is an interactive card
-(`card/instances/createAndDeliver`, its `outTrackId` the message id), updated through `card/streaming`
-at most once a second; the final text replaces the card's content and finalizes it.
+(`DingTalkCards`), updated at most once a second; the final text replaces its content and finalizes it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import logging
 import re
 import time
 import urllib.parse
-import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -35,12 +32,12 @@ from pydantic import ValidationError
 from claw.channels.access import AccessPolicy, GroupRule
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.dingtalk_api import DingTalkApi, DingTalkError
+from claw.channels.dingtalk_cards import DingTalkCards
 from claw.channels.dingtalk_settings import DingTalkAccount
 from claw.channels.dingtalk_stream import DingTalkStream
 from claw.channels.dingtalk_wire import CHANNEL, DtMessage, check_sign, to_inbound
 from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
-from claw.channels.streaming import CURSOR
 from claw.errors import UsageError
 from claw.strict_json import JsonError, loads_strict
 
@@ -54,8 +51,6 @@ WEBHOOK_MARGIN_MS = 60_000
 USER_PREFIX = "user:"
 PREVIEW_KEY = "preview-"
 """How `EditStreamer` keys the send of its preview: with a card template, that send creates the card."""
-CARD_INPUTTING, CARD_FINISHED = "2", "3"
-"""The AI card template's `flowStatus` values (a custom template without the variable ignores them)."""
 _TARGET = re.compile(r"^[\w$+=/.:@-]{1,128}$")
 _TITLE_MARKUP = re.compile(r"[*_`#>\[\]]|\(https?://[^)]*\)")
 
@@ -83,6 +78,11 @@ class DingTalkAdapter:
             require_mention=settings.require_mention,
         )
         self.api = DingTalkApi(settings.api_base_url, settings.client_id or "", settings.secret() or "")
+        self.cards = (
+            None
+            if settings.card_template_id is None
+            else DingTalkCards(self.api, settings.card_template_id, settings.card_content_key, settings.robot())
+        )
         self.stream: DingTalkStream | None = None
         self._host: ChannelHost | None = None
         self._task: asyncio.Task[None] | None = None
@@ -191,44 +191,18 @@ class DingTalkAdapter:
         return Sent(None if key is None else str(key))
 
     async def _create_card(self, reply_to: Mapping[str, Any], text: str, key: str) -> Sent:
-        """The streaming preview: an interactive card in the chat, created and delivered in one call."""
-        track = "claw-" + hashlib.sha256(f"{self.account_id}|{key}".encode()).hexdigest()[:40]
-        s = self.settings
-        body: dict[str, Any] = {
-            "cardTemplateId": s.card_template_id,
-            "outTrackId": track,
-            "cardData": {"cardParamMap": {s.card_content_key: text, "flowStatus": CARD_INPUTTING}},
-            "userIdType": 1,
-            "imRobotOpenSpaceModel": {"supportForward": True},
-            "imGroupOpenSpaceModel": {"supportForward": True},
-        }
-        if reply_to.get("direct"):
-            body["openSpaceId"] = f"dtv1.card//IM_ROBOT.{reply_to['staff_id']}"
-            body["imRobotOpenDeliverModel"] = {"spaceType": "IM_ROBOT"}
-        else:
-            body["openSpaceId"] = f"dtv1.card//IM_GROUP.{reply_to['conversation_id']}"
-            body["imGroupOpenDeliverModel"] = {"robotCode": s.robot()}
+        assert self.cards is not None
         try:
-            await self.api.call("v1.0/card/instances/createAndDeliver", body)
+            return Sent(await self.cards.create(reply_to, text, f"{self.account_id}|{key}"))
         except DingTalkError as exc:
             raise _send_error(exc) from None
-        return Sent(track)
 
     async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str) -> None:
-        """A card's new content: a preview (it ends with the streamer's cursor) streamed into it, or the
-        final text, which also finalizes the card."""
-        if not self.streams:
+        """A streaming card's new content (`DingTalkCards.show`); a plain robot message cannot be edited."""
+        if self.cards is None:
             raise SendError("dingtalk robot messages cannot be edited", permanent=True)
-        final = not text.endswith(CURSOR)
-        key = self.settings.card_content_key
-        frame = {"outTrackId": message_id, "guid": uuid.uuid4().hex, "key": key, "content": text, "isFull": True,
-                 "isFinalize": final, "isError": False}  # fmt: skip
         try:
-            await self.api.call("v1.0/card/streaming", frame, method="PUT")
-            if final:
-                params = {key: text, "flowStatus": CARD_FINISHED}
-                instance = {"outTrackId": message_id, "cardData": {"cardParamMap": params}}
-                await self.api.call("v1.0/card/instances", instance, method="PUT")
+            await self.cards.show(message_id, text)
         except DingTalkError as exc:
             raise _send_error(exc) from None
 

@@ -35,6 +35,8 @@ from claw.errors import ClawError
 log = logging.getLogger(__name__)
 
 RECONNECT_BASE = 1.0
+CONNECT_TIMEOUT_SECONDS = 30.0
+"""How long the WebSocket handshake may take."""
 KEEPALIVE_SECONDS = 30.0
 """WebSocket pings of our own: a connection that stops answering is closed and replaced."""
 
@@ -97,7 +99,9 @@ class DingTalkStream:
         endpoint, ticket = await self._api.open_connection(*self._client)
         url = f"{endpoint}{'&' if '?' in endpoint else '?'}ticket={urllib.parse.quote_plus(ticket)}"
         self.connects += 1
-        async with http.ws_connect(url, heartbeat=KEEPALIVE_SECONDS, max_msg_size=0) as ws:
+        async with asyncio.timeout(CONNECT_TIMEOUT_SECONDS):
+            ws = await http.ws_connect(url, heartbeat=KEEPALIVE_SECONDS, max_msg_size=0)
+        async with ws:
             self.health.ok()
             self.health.detail = "stream connected"
             async for message in ws:
