@@ -287,3 +287,13 @@ async def test_a_session_webhook_that_is_not_dingtalks_is_never_called(
     await eventually(dingtalk.replies, what="the reply")
     await ch.settled()
     assert [(r["via"], r["to"]) for r in dingtalk.replies()] == [("batchSend", "staff-ada")]
+
+
+async def test_an_allowed_sender_runs_commands(
+    start_channels: Start, dingtalk: FakeDingTalk, claw_env: ClawEnv
+) -> None:
+    ch = await start_channels(dingtalk_config(dingtalk, allowFrom=["staff-ada"]))
+    await deliver(ch, dingtalk.message("/help"))
+    (reply,) = await eventually(dingtalk.replies, what="the command's answer")
+    await ch.settled()
+    assert "/new" in reply["text"] and claw_env.server.chat_requests == []  # answered by claw, not the model
