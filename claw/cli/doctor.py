@@ -35,7 +35,7 @@ def doctor(
         False,
         "--online",
         help="Also ask each chat platform whether its token is valid (Discord: GET /users/@me; Feishu: a "
-        "tenant_access_token, and in long-connection mode a connection URL).",
+        "tenant_access_token, and in long-connection mode a connection URL; DingTalk: an access token).",
     ),
 ) -> None:
     """Check the state dir, token, config, workspace, model endpoint, gateway, sessions, skills, hooks and memory.
@@ -68,6 +68,8 @@ def doctor(
 
 
 def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[list[Finding], list[str]]:
+    from claw.channels.dingtalk_doctor import check_credentials as check_dingtalk_credentials
+    from claw.channels.dingtalk_doctor import check_online as check_dingtalk_online
     from claw.channels.discord_doctor import check_online as check_discord_online
     from claw.channels.discord_doctor import check_tokens as check_discord_tokens
     from claw.channels.feishu_doctor import check_config as check_feishu_config
@@ -124,6 +126,9 @@ def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[lis
         findings += _guarded("feishu", lambda: check_feishu_config(usable.channels.feishu))
         if online:
             findings += _guarded("feishu", lambda: check_feishu_online(usable.channels.feishu))
+        findings += _guarded("dingtalk", lambda: check_dingtalk_credentials(usable.channels.dingtalk))
+        if online:
+            findings += _guarded("dingtalk", lambda: check_dingtalk_online(usable.channels.dingtalk))
     return findings, fixed
 
 
