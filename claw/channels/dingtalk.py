@@ -197,12 +197,13 @@ class DingTalkAdapter:
         except DingTalkError as exc:
             raise _send_error(exc) from None
 
-    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str) -> None:
-        """A streaming card's new content (`DingTalkCards.show`); a plain robot message cannot be edited."""
+    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str, *, final: bool = False) -> None:
+        """A streaming card's new content (`DingTalkCards.show`), finalized with the reply's whole text;
+        a plain robot message cannot be edited."""
         if self.cards is None:
             raise SendError("dingtalk robot messages cannot be edited", permanent=True)
         try:
-            await self.cards.show(message_id, text)
+            await self.cards.show(message_id, text, final=final)
         except DingTalkError as exc:
             raise _send_error(exc) from None
 

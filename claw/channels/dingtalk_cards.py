@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from claw.channels.dingtalk_api import DingTalkApi
-from claw.channels.streaming import CURSOR
 
 CARD_INPUTTING, CARD_FINISHED = "2", "3"
 """The AI card template's `flowStatus` values (a custom template without the variable ignores them)."""
@@ -49,9 +48,8 @@ class DingTalkCards:
         await self._api.call("v1.0/card/instances/createAndDeliver", body)
         return track
 
-    async def show(self, track: str, text: str) -> None:
-        """The card's whole content becomes `text`; a text without the streamer's cursor is the final one."""
-        final = not text.endswith(CURSOR)
+    async def show(self, track: str, text: str, *, final: bool) -> None:
+        """The card's whole content becomes `text`; `final` (the outbox's whole reply) also closes the card."""
         frame = {"outTrackId": track, "guid": uuid.uuid4().hex, "key": self._key, "content": text, "isFull": True,
                  "isFinalize": final, "isError": False}  # fmt: skip
         await self._api.call("v1.0/card/streaming", frame, method="PUT")

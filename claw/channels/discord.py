@@ -167,7 +167,7 @@ class DiscordAdapter:
         message_id = found.get("id") if isinstance(found, dict) else None
         return Sent(None if message_id is None else str(message_id))
 
-    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str) -> None:
+    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str, *, final: bool = False) -> None:
         body = {"content": text, "allowed_mentions": {"parse": []}}
         try:
             await self.rest.request("PATCH", f"/channels/{reply_to['channel_id']}/messages/{message_id}", body)

@@ -157,7 +157,7 @@ class FeishuAdapter:
         message_id = data.get("message_id") if isinstance(data, dict) else None
         return Sent(None if message_id is None else str(message_id))
 
-    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str) -> None:
+    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str, *, final: bool = False) -> None:
         try:
             await self.api.call("PATCH", f"im/v1/messages/{message_id}", {"content": _card(text)})
         except FeishuError as exc:

@@ -161,7 +161,8 @@ async def test_without_a_card_template_a_streamed_reply_is_one_message(
 async def test_with_a_card_template_the_reply_streams_into_one_card_that_is_finalized(
     start_channels: Start, dingtalk: FakeDingTalk, claw_env: ClawEnv
 ) -> None:
-    answer = "A longer answer that arrives in many small pieces, so the card is updated while it is written."
+    # It ends like a preview (" …"): the outbox's final edit, not the text, tells the card to close.
+    answer = "A longer answer that arrives in many small pieces, so the card is updated while it is written …"
     claw_env.server.script(slow(answer, 0.1, chunk=4))
     ch = await connected(start_channels, dingtalk, cardTemplateId="tpl.schema", toml='groups = { "*" = {} }')
     (listed,) = await ch.call("channels.list")
