@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -73,6 +73,8 @@ class ChatRequest:
     model: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    extra_body: Mapping[str, Any] | None = None
+    """Fields added to the request body as they are, for one server's own knobs (Ollama's `options.num_ctx`)."""
 
 
 class ModelProvider(Protocol):

@@ -89,6 +89,8 @@ class OpenAICompatProvider:
         }
         if request.tools:
             params["tools"] = request.tools
+        if request.extra_body:
+            params.update(request.extra_body)
         try:
             # `post` is what `chat.completions.create` ends in. create would first walk the params
             # through its TypedDict transform (~0.15 ms a message: ~90 ms per call at a full 128k-token
