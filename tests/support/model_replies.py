@@ -73,6 +73,8 @@ class Completion:
     finish_reason: str | None = None  # None: "tool_calls" when there are tool calls, else "stop"
     usage: Usage | None = None
     report_usage: bool = True  # False: no usage chunk even when asked for (a server that never reports it)
+    reasoning: str = ""  # streamed first, as `reasoning_content` deltas (DeepSeek, vLLM's reasoning parsers)
+    sse: bool = True  # False: a streaming request gets one chat.completion body (a server ignoring `stream`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +276,8 @@ class ChatTurn:
 
     def deltas(self) -> Iterator[dict[str, Any]]:
         """The content and tool-call deltas, in order (the role delta and finish chunk excluded)."""
+        for piece in _split_text(self.reply.reasoning, self.reply.chunk):
+            yield {"reasoning_content": piece}
         for piece in _split_text(self.reply.content, self.reply.chunk):
             yield {"content": piece}
         for index, call in enumerate(self.calls()):
@@ -312,6 +316,8 @@ class ChatTurn:
     def completion(self) -> dict[str, Any]:
         content = self.reply.content or None
         message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+        if self.reply.reasoning:
+            message["reasoning_content"] = self.reply.reasoning
         if self.reply.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
