@@ -27,6 +27,7 @@ from claw.agent.run_request import RunRequest
 from claw.agent.run_result import RunFailed, RunResult
 from claw.agent.run_scope import RunScope, scope_of
 from claw.agent.sections import PromptSectionSource, RunEnvSource, SectionRequest
+from claw.agent.truncation_check import check_truncation
 from claw.agent.turn import Emit, Turn
 from claw.agent.turn_guard import TurnGuard
 from claw.config import ModelSettings
@@ -145,6 +146,7 @@ class AgentRunner:
                 raise
             model_turn.close()  # before the reply's entry: no partial may follow it
             may_recover = True
+            await check_truncation(turn, prompt, model_turn.usage, model_turn.model)  # once per session
             usage["input"] += model_turn.usage.input_tokens
             usage["output"] += model_turn.usage.output_tokens
             calls = model_turn.tool_calls()
