@@ -16,11 +16,11 @@ import os
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claw.agent.context_manager import ContextManager
 from claw.agent.windows import model_window
-from claw.config import Config
+from claw.config import AgentSettings, Config, ProviderSettings
 from claw.doctor import model_checks as checks
 from claw.doctor.finding import Finding, fail, listed, ok, warn
 from claw.doctor.services import _cause, _key_setting, _url_setting
@@ -31,6 +31,9 @@ from claw.providers.refs import ModelRef
 from claw.providers.server_window import probe_window
 from claw.redact import redact_url
 from claw.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    import openai
 
 LIST_TIMEOUT_SECONDS = 5.0
 """`GET /v1/models` answers at once on any live server; this long only for a slow network."""
@@ -94,11 +97,9 @@ async def doctor_model(
     provider = OpenAICompatProvider(model.provider, fast)
     base_url, api_key = endpoint(model.provider, fast, os.environ)
     manager = ContextManager(router, ToolRegistry([]), config.models)
-    import openai
+    from openai import AsyncOpenAI
 
-    client = openai.AsyncOpenAI(
-        api_key=api_key, base_url=base_url, timeout=min(timeout, LIST_TIMEOUT_SECONDS), max_retries=0
-    )
+    client = AsyncOpenAI(api_key=api_key, base_url=base_url, timeout=min(timeout, LIST_TIMEOUT_SECONDS), max_retries=0)
     url = str(client.base_url).rstrip("/")
     report = ModelReport(chain[0], redact_url(url))
     try:
@@ -115,7 +116,7 @@ async def doctor_model(
         agent = config.agent(agent_id)
         window = manager.window(agent, chain[:1])
         manager.size_ollama(chain[:1], window)
-        source = _window_source(manager, config, chain[0], model, window, agent)
+        source = _window_source(manager, config, model, window, agent)
         target = Target(
             ref=chain[0],
             model=model,
@@ -136,7 +137,9 @@ async def doctor_model(
         report.seconds = time.perf_counter() - start
 
 
-async def _endpoint(client: Any, model: ModelRef, url: str, settings: Any) -> tuple[Finding, bool]:
+async def _endpoint(
+    client: openai.AsyncOpenAI, model: ModelRef, url: str, settings: ProviderSettings
+) -> tuple[Finding, bool]:
     """The endpoint line, and whether the other checks may go on."""
     import openai
 
@@ -176,7 +179,7 @@ async def _server(manager: ContextManager, ref: str, model: ModelRef, url: str) 
     return (found[1], found[0]) if found else (None, None)
 
 
-def _window_source(manager: ContextManager, config: Config, ref: str, model: ModelRef, window: int, agent: Any) -> str:
+def _window_source(manager: ContextManager, config: Config, model: ModelRef, window: int, agent: AgentSettings) -> str:
     """Where the budget's window came from, as `/context` says it: config, server, known or default."""
     source = model_window(model, config.models)[1]
     if source != "config" and manager.server_windows.get(str(model)) == window:

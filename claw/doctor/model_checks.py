@@ -8,6 +8,7 @@ with the server's own message and the rest go on: one broken feature does not hi
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from claw.doctor.finding import Finding, fail, ok, warn
@@ -30,6 +31,8 @@ TOOL = {
     },
 }
 OFFERED = {TOOL_NAME: TOOL["function"]["parameters"]}
+REST = ("tool call", "context window", "long prompt", "reasoning")
+TIMED_OUT = "(timed out)"
 PROBE_SHARE = 0.9
 """The long prompt fills this share of what the budget lets a prompt take (the window less the reserve)."""
 _FILLER = "Line {n}: the committee read the quarterly report again and agreed to meet next week about it.\n"
@@ -41,27 +44,41 @@ async def run(target: Target, report: ModelReport, probe_tokens: int | None) -> 
 
     replies: list[Reply] = []
     report.findings.append(await _stream(target, report, replies))
+    if not replies and report.findings[-1].detail.endswith(TIMED_OUT):  # each call would wait as long again
+        fix = f"fix the stream line first (or give the model longer: --timeout {target.timeout * 4:g})"
+        report.findings += [warn(name, "skipped: the stream line timed out", fix) for name in REST]
+        return
     report.findings.append(await _tool_call(target, report, replies, new_token()))
     report.findings.append(_window(target, report))
     report.findings.append(await _long_prompt(target, report, replies, new_token(), probe_tokens))
     report.findings.append(_reasoning(report, replies))
 
 
-async def _call(target: Target, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply | str:
-    """The reply, or why there is none (the server's error, or the timeout) as one line."""
+@dataclass(frozen=True, slots=True)
+class NoReply:
+    """Why a call gave no reply: the server's error, or the `--timeout`."""
+
+    message: str
+    timed_out: bool = False
+
+
+async def _call(target: Target, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply | NoReply:
     request = ChatRequest(target.model.model, messages, tools, target.extra_body)
     try:
         return await stream_reply(target.provider, request, target.timeout)
     except ModelError as exc:
-        return exc.message
+        return NoReply(exc.message)
     except TimeoutError:
-        return f"no reply within {target.timeout:g} s"
+        return NoReply(f"no reply within {target.timeout:g} s", timed_out=True)
 
 
 async def _stream(target: Target, report: ModelReport, replies: list[Reply]) -> Finding:
     reply = await _call(target, [{"role": "user", "content": "Say hello in one short sentence."}], [])
-    if isinstance(reply, str):
-        return fail("stream", f"the reply failed: {reply}", streaming_fix(target.kind))
+    if isinstance(reply, NoReply):
+        if reply.timed_out:
+            detail = f"{reply.message} {TIMED_OUT}"
+            return fail("stream", detail, "is the model loading or the machine busy? try again, or --timeout")
+        return fail("stream", f"the reply failed: {reply.message}", streaming_fix(target.kind))
     replies.append(reply)
     if reply.empty:
         detail = f"no streamed reply: {reply.chunks} chunks with no text (the server may not stream stream=true)"
@@ -76,17 +93,17 @@ async def _stream(target: Target, report: ModelReport, replies: list[Reply]) -> 
         "estimated": estimated,
     }
     counted = " (estimated: the server reports no usage)" if estimated else ""
-    return ok("stream", f"first token in {first_ms:,.0f} ms, {rate:,.0f} tokens/s over {tokens} tokens{counted}")
+    over = f"{tokens} token" if tokens == 1 else f"{tokens} tokens"
+    return ok("stream", f"first token in {first_ms:,.0f} ms, {rate:,.0f} tokens/s over {over}{counted}")
 
 
 async def _tool_call(target: Target, report: ModelReport, replies: list[Reply], token: str) -> Finding:
     ask = [{"role": "user", "content": f'Call the {TOOL_NAME} tool with text "{token}". Do not answer in prose.'}]
     reply = await _call(target, ask, [TOOL])
-    if isinstance(reply, str):
+    if isinstance(reply, NoReply):
         report.stats["toolCalls"] = None
-        return fail(
-            "tool call", f"the server refused a request with tools: {reply}", tools_fix(target.kind, target.model.model)
-        )
+        detail = f"the server refused a request with tools: {reply.message}"
+        return fail("tool call", detail, tools_fix(target.kind, target.model.model))
     replies.append(reply)
     if reply.calls:
         call = reply.calls[min(reply.calls)]
@@ -112,8 +129,8 @@ async def _tool_call(target: Target, report: ModelReport, replies: list[Reply], 
     if bad:
         return fail("tool call", f"{fmt} call, but {bad}", tools_fix(target.kind, target.model.model))
     back = await _call(target, [*ask, *_result_messages(arguments, token)], [TOOL])
-    if isinstance(back, str) or back.empty:
-        why = back if isinstance(back, str) else "an empty reply"
+    if isinstance(back, NoReply) or back.empty:
+        why = back.message if isinstance(back, NoReply) else "an empty reply"
         detail = f"{fmt} call to {TOOL_NAME}, but sending its result back failed: {why}"
         return fail("tool call", detail, tools_fix(target.kind, target.model.model))
     replies.append(back)
@@ -189,8 +206,11 @@ async def _long_prompt(
     estimated = -(-len(prompt) // 4)
     reply = await _call(target, [{"role": "user", "content": prompt}], [])
     fix = window_fix(target.kind, target.model.model, target.ref, target.window)
-    if isinstance(reply, str):
-        return fail("long prompt", f"a ~{estimated:,}-token prompt failed: {reply}", fix)
+    if isinstance(reply, NoReply) and reply.timed_out:  # a real model evaluates a long prompt slowly
+        smaller = f"--timeout {target.timeout * 4:g}, or a smaller check: --probe-tokens {min(size, 8000) // 2}"
+        return warn("long prompt", f"{reply.message} to a ~{estimated:,}-token prompt", f"give it longer: {smaller}")
+    if isinstance(reply, NoReply):
+        return fail("long prompt", f"a ~{estimated:,}-token prompt failed: {reply.message}", fix)
     replies.append(reply)
     counted = reply.usage.input_tokens if reply.usage is not None else 0
     survived = token in " ".join((reply.text, reply.markup, reply.reasoning, reply.think))

@@ -17,7 +17,7 @@ from claw.doctor.model import NAMES, ModelReport, doctor_model
 from tests.support.doctor_models import TEXT_CALLS, DoctorModel
 from tests.support.fixtures import ClawEnv
 from tests.support.local_servers import LocalServer
-from tests.support.model_server import ScriptedModelServer
+from tests.support.model_server import RecordedRequest, Reply, ScriptedModelServer, hang
 from tests.support.processes import run_claw
 
 MODEL = "qwen3:8b"
@@ -29,14 +29,14 @@ def _serve(model: DoctorModel, kind: str = "ollama", window: int = 8192) -> Scri
 
 
 async def _doctor(
-    server: ScriptedModelServer, ref: str = REF, provider: str = "ollama", **kw: object
+    server: ScriptedModelServer, ref: str = REF, provider: str = "ollama", timeout: float = 5.0, **kw: object
 ) -> dict[str, tuple[str, str, str | None]]:
     config = Config(
         ConfigFile.model_validate({"providers": {provider: {"baseUrl": server.base_url}}}),
         path=Path("config.toml"),
         environ={},
     )
-    report: ModelReport = await doctor_model(config, "main", ref, timeout=5.0, **kw)  # type: ignore[arg-type]
+    report: ModelReport = await doctor_model(config, "main", ref, timeout=timeout, **kw)  # type: ignore[arg-type]
     assert [f.name for f in report.findings] == list(NAMES)
     return {f.name: (f.status, f.detail, f.fix) for f in report.findings}
 
@@ -195,3 +195,41 @@ async def test_ollama_reached_as_openai_is_named() -> None:
     status, detail, fix = lines["context window"]
     assert status == "warn" and "the server is ollama (8,192 tokens), but claw calls it as provider openai" in detail
     assert fix and fix.startswith(f"use the ref {REF}")
+
+
+async def test_a_model_that_never_answers_costs_one_timeout() -> None:
+    with ScriptedModelServer(models=(MODEL,), default=lambda _r: hang(), local=LocalServer("ollama", 8192)) as server:
+        start = time.perf_counter()
+        lines = await _doctor(server, timeout=0.5)
+        elapsed = time.perf_counter() - start
+        assert len(server.chat_requests) == 1
+    assert elapsed < 3
+    assert lines["stream"][0] == "fail" and lines["stream"][1] == "no reply within 0.5 s (timed out)"
+    assert {lines[name][1] for name in NAMES[2:]} == {"skipped: the stream line timed out"}
+
+
+async def test_a_long_prompt_too_slow_for_the_timeout_says_how_to_shorten_it() -> None:
+    model = DoctorModel()
+
+    def slow_on_long_prompts(request: RecordedRequest) -> Reply:
+        return hang() if "code word" in str(request.messages[-1].get("content")) else model(request)
+
+    with ScriptedModelServer(
+        models=(MODEL,), default=slow_on_long_prompts, local=LocalServer("ollama", 8192)
+    ) as server:
+        lines = await _doctor(server, timeout=0.5)
+    status, detail, fix = lines["long prompt"]
+    assert status == "warn" and detail.startswith("no reply within 0.5 s to a ~")
+    assert (
+        fix == "give it longer: --timeout 2, or a smaller check: --probe-tokens 2764"
+    )  # half of 90% of 8,192 less the 2,048 reserve
+    assert lines["tool call"][0] == "ok"
+
+
+async def test_the_long_prompt_can_be_sized_or_skipped() -> None:
+    with _serve(DoctorModel()) as server:
+        sized = await _doctor(server, probe_tokens=1000)
+        skipped = await _doctor(server, probe_tokens=0)
+    assert sized["long prompt"][0] == "ok" and "-token prompt arrived whole" in sized["long prompt"][1]
+    assert 1000 <= int(sized["long prompt"][1].split("~")[1].split("-")[0].replace(",", "")) < 1030  # a line over
+    assert skipped["long prompt"] == ("ok", "skipped (--probe-tokens 0)", None)
