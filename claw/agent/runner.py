@@ -37,6 +37,7 @@ from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_scope, run_scope
+from claw.providers.reasoning_switch import think_level, thinking_at
 from claw.store.transcript import Transcript
 from claw.tools.base import Approvals, ToolContext
 from claw.tools.registry import ToolRegistry
@@ -84,8 +85,9 @@ class AgentRunner:
         transcript = env.sessions.transcript(entry)
         emit(Stream.LIFECYCLE, run_event.started(chain[0], entry.session_id, env.agent_id))
         scope = run_scope(env.agent_id, run.session_key, run.id, run.ctx.channel, run.ctx.sender_id)
+        think = think_level(entry.extra.get("think"))  # the session's /think level, sent with each model call
         async with TurnGuard(env, run.session_key, transcript, run.id):
-            with call_scope(scope):  # whose model calls these are, for the usage ledger (claw/providers/metering.py)
+            with call_scope(scope), thinking_at(think):  # whose calls these are (usage ledger), and their /think
                 return await self._run_turn(run, env, transcript, chain, emit)
 
     async def _run_turn(
@@ -137,7 +139,10 @@ class AgentRunner:
                 model_turn.close()
                 if model_turn.text and stopped:
                     transcript.append(
-                        {"role": "assistant", "content": model_turn.text, "runId": run.id, "aborted": True}
+                        _with_thinking(
+                            {"role": "assistant", "content": model_turn.text, "runId": run.id, "aborted": True},
+                            model_turn,
+                        )
                     )
                 elif not model_turn.text and may_recover and _is_overflow(exc) and not model_turn.calls:
                     may_recover = False
@@ -158,7 +163,7 @@ class AgentRunner:
             }
             if calls:
                 entry["toolCalls"] = [c.to_entry() for c in calls]
-            transcript.append(entry)
+            transcript.append(_with_thinking(entry, model_turn))
             if not calls:
                 return model_turn.text
             for call in calls:
@@ -275,6 +280,14 @@ class AgentRunner:
             }
         )
         emit(Stream.TOOL, run_event.tool_result(call.id, call.name, result.is_error, result.text))
+
+
+def _with_thinking(entry: dict[str, Any], model_turn: ModelTurn) -> dict[str, Any]:
+    """`entry` with the call's reasoning under `thinking`, apart from its `content`: the record keeps it,
+    the model's history leaves it out (claw/agent/history.py) unless the model's `sendReasoning` is set."""
+    if model_turn.thinking:
+        entry["thinking"] = model_turn.thinking
+    return entry
 
 
 def _is_overflow(exc: BaseException) -> bool:

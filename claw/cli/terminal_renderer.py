@@ -12,16 +12,29 @@ from typing import Any
 
 from claw.gateway.run_event import Phase, RunEvent, State, Stream, ToolPhase
 
+THINKING_MARK = "(thinking…)"
+
 
 class TerminalRenderer:
-    """Reply text to stdout as it streams; tool calls, failovers and errors to stderr."""
+    """Reply text to stdout as it streams; tool calls, failovers and errors to stderr. The model's
+    reasoning is never printed: a model call that reasons gets one `(thinking…)` line on stderr (dim on a
+    terminal), so stdout holds the reply alone (`claw sessions show` has the reasoning)."""
 
     def __init__(self) -> None:
         self._mid_line = False
         self._tool_started: dict[str, float] = {}
+        self._thinking_said = False  # for the current model call
 
     def handle(self, event: RunEvent) -> None:
         data = event.data
+        if event.stream == Stream.THINKING:
+            if data.get("delta") and not self._thinking_said:
+                self._thinking_said = True
+                dim = sys.stderr.isatty()
+                self._note(f"\x1b[2m{THINKING_MARK}\x1b[0m" if dim else THINKING_MARK)
+            return
+        if event.stream in (Stream.ASSISTANT, Stream.TOOL):
+            self._thinking_said = False  # the next call's reasoning gets its own line
         if event.stream == Stream.ASSISTANT:
             text = data.get("delta", "")
             sys.stdout.write(text)

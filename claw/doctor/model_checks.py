@@ -63,7 +63,7 @@ class NoReply:
 
 
 async def _call(target: Target, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply | NoReply:
-    request = ChatRequest(target.model.model, messages, tools, target.extra_body)
+    request = ChatRequest(target.model.model, messages, tools, extra_body=target.extra_body)
     try:
         return await stream_reply(target.provider, request, target.timeout)
     except ModelError as exc:

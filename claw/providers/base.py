@@ -73,6 +73,8 @@ class ChatRequest:
     model: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    reasoning: Literal["off", "low", "high"] | None = None
+    """The session's `/think` level; None: ask for none (claw/providers/reasoning_switch.py)."""
     extra_body: Mapping[str, Any] | None = None
     """Fields added to the request body as they are, for one server's own knobs (Ollama's `options.num_ctx`)."""
 

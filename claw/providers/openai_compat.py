@@ -24,6 +24,7 @@ from claw.providers.base import (
     ToolCallDelta,
     Usage,
 )
+from claw.providers.reasoning_switch import request_fields, switch_for
 from claw.providers.request_body import RequestEncoder
 from claw.redact import redact_url, redact_urls
 
@@ -89,6 +90,7 @@ class OpenAICompatProvider:
         }
         if request.tools:
             params["tools"] = request.tools
+        params.update(request_fields(switch_for(self.name, self._settings), request.reasoning))  # /think
         if request.extra_body:
             params.update(request.extra_body)
         try:

@@ -17,7 +17,8 @@ Queue replies; each ``POST /v1/chat/completions`` consumes the next one, in orde
         ...                                            # drive the code under test
         assert server.requests[1].messages[-1]["role"] == "tool"
 
-Reply builders: ``text``, ``tool_call``, ``tool_calls``, ``error``, ``overflow``, ``hang``, ``slow``.
+Reply builders: ``text``, ``tool_call``, ``tool_calls``, ``error``, ``overflow``, ``hang``, ``slow``,
+``thinking`` (``reasoning_content`` / ``reasoning`` deltas before the content).
 A script entry may also be a callable ``(RecordedRequest) -> Reply``, evaluated when the request
 arrives. When the script is empty the ``default`` responder answers (``text("ok")`` unless given).
 
@@ -65,6 +66,7 @@ from tests.support.model_replies import (
     overflow,
     slow,
     text,
+    thinking,
     tool_call,
     tool_calls,
 )
@@ -72,6 +74,7 @@ from tests.support.model_replies import (
 __all__ = [
     "CHAT_PATH", "Completion", "Failure", "RecordedRequest", "Reply", "Responder", "ScriptedModelServer",
     "ToolCall", "Usage", "embed", "error", "hang", "overflow", "slow", "text", "tool_call", "tool_calls",
+    "thinking",
 ]
 
 CHAT_PATH = "/v1/chat/completions"
