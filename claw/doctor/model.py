@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -23,10 +22,11 @@ from claw.agent.windows import model_window
 from claw.config import AgentSettings, Config, ProviderSettings
 from claw.doctor import model_checks as checks
 from claw.doctor.finding import Finding, fail, listed, ok, warn
+from claw.doctor.model_checks import NAMES
 from claw.doctor.services import _cause, _key_setting, _url_setting
 from claw.errors import NoModelError
 from claw.providers.failover import ModelRouter
-from claw.providers.openai_compat import KEYLESS_PROVIDERS, OpenAICompatProvider, endpoint
+from claw.providers.openai_compat import OpenAICompatProvider, endpoint
 from claw.providers.refs import ModelRef
 from claw.providers.server_window import probe_window
 from claw.redact import redact_url
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
 LIST_TIMEOUT_SECONDS = 5.0
 """`GET /v1/models` answers at once on any live server; this long only for a slow network."""
-NAMES = ("endpoint", "stream", "tool call", "context window", "long prompt", "reasoning")
 
 
 @dataclass(slots=True)
@@ -169,12 +168,13 @@ async def _endpoint(
 
 
 async def _server(manager: ContextManager, ref: str, model: ModelRef, url: str) -> tuple[str | None, int | None]:
-    """`(kind, window)` of the local server that answers: what the context manager's own probe found (it asks
-    for local providers only), else a probe of ours, so that an Ollama reached as provider `openai` is named."""
+    """`(kind, window)` of the local server that answers. The context manager's own probe when it made one (a
+    local provider without `contextWindow`), else one of ours: the line then tells what the server runs even
+    when config sets the window, and names an Ollama reached as provider `openai`."""
     await manager.discover_window([ref])
     key = str(model)
-    if key in manager.server_kinds or model.provider in KEYLESS_PROVIDERS:
-        return manager.server_kinds.get(key), manager.server_windows.get(key)
+    if key in manager.server_windows:
+        return manager.server_kinds.get(key), manager.server_windows[key]
     found = await probe_window(url, model.model)
     return (found[1], found[0]) if found else (None, None)
 
@@ -191,8 +191,3 @@ def _window_source(manager: ContextManager, config: Config, model: ModelRef, win
 
 def _skipped(name: str) -> Finding:
     return warn(name, "skipped: the endpoint line failed", "fix the endpoint line first")
-
-
-def new_token() -> str:
-    """A word no model guesses: what the tool call and the long prompt must bring back."""
-    return f"claw-{secrets.token_hex(4)}"

@@ -8,6 +8,7 @@ with the server's own message and the rest go on: one broken feature does not hi
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,8 @@ TOOL = {
     },
 }
 OFFERED = {TOOL_NAME: TOOL["function"]["parameters"]}
-REST = ("tool call", "context window", "long prompt", "reasoning")
+NAMES = ("endpoint", "stream", "tool call", "context window", "long prompt", "reasoning")
+"""Every line of `claw doctor model`, in order (the endpoint's is `claw.doctor.model`'s)."""
 TIMED_OUT = "(timed out)"
 PROBE_SHARE = 0.9
 """The long prompt fills this share of what the budget lets a prompt take (the window less the reserve)."""
@@ -40,13 +42,11 @@ _FILLER = "Line {n}: the committee read the quarterly report again and agreed to
 
 async def run(target: Target, report: ModelReport, probe_tokens: int | None) -> None:
     """Append the stream, tool call, window, long prompt and reasoning lines to `report`."""
-    from claw.doctor.model import new_token
-
     replies: list[Reply] = []
     report.findings.append(await _stream(target, report, replies))
     if not replies and report.findings[-1].detail.endswith(TIMED_OUT):  # each call would wait as long again
         fix = f"fix the stream line first (or give the model longer: --timeout {target.timeout * 4:g})"
-        report.findings += [warn(name, "skipped: the stream line timed out", fix) for name in REST]
+        report.findings += [warn(name, "skipped: the stream line timed out", fix) for name in NAMES[2:]]
         return
     report.findings.append(await _tool_call(target, report, replies, new_token()))
     report.findings.append(_window(target, report))
@@ -102,7 +102,11 @@ async def _tool_call(target: Target, report: ModelReport, replies: list[Reply], 
     reply = await _call(target, ask, [TOOL])
     if isinstance(reply, NoReply):
         report.stats["toolCalls"] = None
-        detail = f"the server refused a request with tools: {reply.message}"
+        detail = (
+            f"{reply.message} to a request with tools"
+            if reply.timed_out
+            else (f"the server refused a request with tools: {reply.message}")
+        )
         return fail("tool call", detail, tools_fix(target.kind, target.model.model))
     replies.append(reply)
     if reply.calls:
@@ -202,6 +206,9 @@ async def _long_prompt(
     size = probe_tokens if probe_tokens is not None else int((target.window - target.reserve) * PROBE_SHARE)
     if size <= 0:
         return ok("long prompt", "skipped (--probe-tokens 0)")
+    if probe_tokens is None and target.kind is None and target.model.provider not in KEYLESS_PROVIDERS:
+        # A hosted API answers an over-long prompt with an error, not a cut; a prompt near its window costs money.
+        return ok("long prompt", f"skipped for a hosted endpoint (--probe-tokens {min(size, 8000)} runs it)")
     prompt = _marked_prompt(token, size)
     estimated = -(-len(prompt) // 4)
     reply = await _call(target, [{"role": "user", "content": prompt}], [])
@@ -262,3 +269,8 @@ def _reasoning(report: ModelReport, replies: list[Reply]) -> Finding:
     if tags:
         return ok("reasoning", "<think> blocks in the reply text: claw splits them out of the reply")
     return ok("reasoning", "none seen (this model or server streams no reasoning)")
+
+
+def new_token() -> str:
+    """A word no model guesses: what the tool call and the long prompt must bring back."""
+    return f"claw-{secrets.token_hex(4)}"

@@ -233,3 +233,36 @@ async def test_the_long_prompt_can_be_sized_or_skipped() -> None:
     assert sized["long prompt"][0] == "ok" and "-token prompt arrived whole" in sized["long prompt"][1]
     assert 1000 <= int(sized["long prompt"][1].split("~")[1].split("-")[0].replace(",", "")) < 1030  # a line over
     assert skipped["long prompt"] == ("ok", "skipped (--probe-tokens 0)", None)
+
+
+async def test_a_config_window_is_compared_with_what_the_server_runs() -> None:
+    with _serve(DoctorModel(), kind="ollama", window=8192) as server:
+        config = Config(
+            ConfigFile.model_validate(
+                {
+                    "providers": {"ollama": {"baseUrl": server.base_url}},
+                    "models": {REF: {"contextWindow": 16_384}},
+                }
+            ),
+            path=Path("config.toml"),
+            environ={},
+        )
+        report = await doctor_model(config, "main", REF, timeout=5.0)
+        chats = server.chat_requests
+    window = next(f for f in report.findings if f.name == "context window")
+    assert window.status == "ok"
+    assert (
+        window.detail == "the server (ollama) reports 8,192; claw budgets 16,384 (from config) and sends it as num_ctx"
+    )
+    assert {json.dumps(chat.body["options"]) for chat in chats} == {'{"num_ctx": 16384}'}
+
+
+async def test_a_hosted_endpoint_gets_no_long_prompt() -> None:
+    with ScriptedModelServer(models=("gpt-test",), default=DoctorModel()) as server:
+        lines = await _doctor(server, "gpt-test", provider="openai")
+        chats = server.chat_requests
+    assert lines["long prompt"] == ("ok", "skipped for a hosted endpoint (--probe-tokens 8000 runs it)", None)
+    assert len(chats) == 3 and all("options" not in chat.body for chat in chats)
+    status, detail, fix = lines["context window"]
+    assert status == "warn" and detail == "the server does not say its window; claw budgets 32,000 (claw's default)"
+    assert fix == 'claw config set models."gpt-test".contextWindow <the model\'s window>'
