@@ -103,7 +103,8 @@ class ContextManager:
 
     def size_ollama(self, chain: list[str], window: int) -> None:
         """Have every request to an Ollama model of `chain` carry `num_ctx` = the budget's `window` (capped
-        at what its server reported), so Ollama does not cut the prompt at its own default."""
+        at what its server reported), so Ollama does not cut the prompt at its own default. Per model, not per
+        agent: two agents that cap one model differently (`contextTokens`) send the window of the last prompt built."""
         for ref in chain:
             model = self._router.resolve(ref)
             key = str(model)
