@@ -101,6 +101,14 @@ class ContextManager:
             self.server_kinds[key] = found[1]
             log.info("%s: the server (%s) reports a %d-token context window", key, found[1], found[0])
 
+    def is_local(self, ref: str | None) -> bool:
+        """A model on a local server (Ollama, llama.cpp, vLLM, LM Studio): by its provider, or by what answered
+        the window probe. Only these cut a prompt silently; a hosted API answers an over-long one with an error."""
+        if not ref:
+            return False
+        model = self._router.resolve(ref)
+        return model.provider in KEYLESS_PROVIDERS or str(model) in self.server_kinds
+
     def size_ollama(self, chain: list[str], window: int) -> None:
         """Have every request to an Ollama model of `chain` carry `num_ctx` = the budget's `window` (capped
         at what its server reported), so Ollama does not cut the prompt at its own default. Per model, not per

@@ -151,7 +151,8 @@ class AgentRunner:
                 raise
             model_turn.close()  # before the reply's entry: no partial may follow it
             may_recover = True
-            await check_truncation(turn, prompt, model_turn.usage, model_turn.model)  # once per session
+            if self.context.is_local(model_turn.model):  # a server that cut the prompt: said once per session
+                await check_truncation(turn, prompt, model_turn.usage, model_turn.model)
             usage["input"] += model_turn.usage.input_tokens
             usage["output"] += model_turn.usage.output_tokens
             calls = model_turn.tool_calls()

@@ -5,7 +5,8 @@ the reply then comes from a model that never saw the system prompt. The usage th
 the one sign of it: when it is well under claw's estimate of the prompt (`looks_truncated`), the run
 gets a `warning` lifecycle event (a line in the console and on `claw agent`'s stderr), the gateway's
 log a line, and the session entry a `promptTruncated` note that `/context` shows. Once per session:
-the note is the mark, so a later turn (or another process's) does not say it again.
+the note is the mark, so a later turn (or another process's) does not say it again. Only for local
+servers (`ContextManager.is_local`): a hosted API refuses an over-long prompt instead of cutting it.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from claw.agent.context import AssembledContext, PromptSection
 from claw.agent.truncation_check import sent_tokens
 from claw.providers.truncation import looks_truncated
@@ -14,12 +16,20 @@ from tests.support.model_server import RecordedRequest, Reply, Usage, text
 from tests.support.processes import run_claw
 
 KEY = "agent:main:main"
+REF = "llamacpp/test-model"  # a local server: only those cut prompts silently
 LONG = "Please keep all of this in mind. " * 300  # ~10,000 chars: ~2,500 tokens on top of the system prompt
 
 
 def cutting(keep: int = 512) -> Callable[[RecordedRequest], Reply]:
     """A server that kept only `keep` tokens of each prompt and says so in its usage, as Ollama past num_ctx."""
     return lambda request: text("ok", usage=Usage(keep, 1))
+
+
+def local(env: ClawEnv, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Call the scripted server as a llama.cpp server; the environment for a `claw` subprocess too."""
+    (env.home / "config.toml").write_text(f'[providers.llamacpp]\nbaseUrl = "{env.server.base_url}"\n', "utf-8")
+    monkeypatch.setenv("CLAW_MODEL", REF)
+    return {**env.env, "CLAW_MODEL": REF}
 
 
 def test_the_rule_needs_both_a_share_and_a_gap() -> None:
@@ -39,36 +49,46 @@ def _warnings(events: list[Any]) -> list[dict[str, Any]]:
     return [e.data for e in events if e.stream == "lifecycle" and e.data.get("phase") == "warning"]
 
 
-async def test_one_warning_event_per_session(claw_env: ClawEnv, local_clients: Callable[[], Any]) -> None:
+async def test_one_warning_event_per_session(
+    claw_env: ClawEnv, local_clients: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    local(claw_env, monkeypatch)
     claw_env.server.default = cutting()
     client = local_clients()
     first = _warnings(await _events(client, LONG))
     again = _warnings(await _events(client, LONG))
     assert again == [] and len(first) == 1
     (warning,) = first
-    assert warning["kind"] == "truncation" and warning["reportedTokens"] == 512 and warning["model"] == "test-model"
+    assert warning["kind"] == "truncation" and warning["reportedTokens"] == 512 and warning["model"] == REF
     assert warning["estimatedTokens"] > 2500 and warning["window"] == 32_000
-    assert warning["message"].startswith("test-model's server counted 512 prompt tokens where claw sent ~")
-    assert warning["message"].endswith("Check it: claw doctor model test-model")
+    assert warning["message"].startswith(f"{REF}'s server counted 512 prompt tokens where claw sent ~")
+    assert warning["message"].endswith(f"Check it: claw doctor model {REF}")
     report = await client.call("sessions.context", sessionKey=KEY)
     assert report["promptTruncated"]["reportedTokens"] == 512
 
 
 async def test_a_server_that_counts_the_whole_prompt_is_never_warned_about(
-    claw_env: ClawEnv, local_clients: Callable[[], Any]
+    claw_env: ClawEnv, local_clients: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    local(claw_env, monkeypatch)
     client = local_clients()  # the scripted server's usage: its own estimate of all it received
     assert _warnings(await _events(client, LONG)) == []
     assert (await client.call("sessions.context", sessionKey=KEY))["promptTruncated"] is None
 
 
-def test_the_terminal_says_it_once_and_context_keeps_it(claw_env: ClawEnv) -> None:
+async def test_a_hosted_endpoint_is_never_warned_about(claw_env: ClawEnv, local_clients: Callable[[], Any]) -> None:
+    claw_env.server.default = cutting()  # test-model through OPENAI_BASE_URL: provider openai
+    assert _warnings(await _events(local_clients(), LONG)) == []
+
+
+def test_the_terminal_says_it_once_and_context_keeps_it(claw_env: ClawEnv, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = local(claw_env, monkeypatch)
     claw_env.server.default = cutting()
-    first = run_claw(claw_env.env, "agent", "-m", LONG)
-    second = run_claw(claw_env.env, "agent", "-m", LONG)  # another process: the session's note is the mark
-    context = run_claw(claw_env.env, "agent", "-m", "/context")
+    first = run_claw(env, "agent", "-m", LONG)
+    second = run_claw(env, "agent", "-m", LONG)  # another process: the session's note is the mark
+    context = run_claw(env, "agent", "-m", "/context")
     assert first.returncode == second.returncode == context.returncode == 0, first.stderr + second.stderr
     said = [line for line in first.stderr.splitlines() if "prompt tokens where claw sent" in line]
-    assert len(said) == 1 and said[0].startswith("! test-model's server counted 512 prompt tokens")
+    assert len(said) == 1 and said[0].startswith(f"! {REF}'s server counted 512 prompt tokens")
     assert first.stdout.strip() == "ok" and "prompt tokens where claw sent" not in second.stderr
-    assert "Warning: test-model's server counted 512 prompt tokens" in context.stdout
+    assert f"Warning: {REF}'s server counted 512 prompt tokens" in context.stdout
