@@ -36,6 +36,7 @@ from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_source
+from claw.providers.ollama_options import is_ollama, num_ctx_body
 from claw.providers.openai_compat import KEYLESS_PROVIDERS, endpoint
 from claw.providers.server_window import probe_window
 from claw.store.transcript import Transcript, utc_now_iso
@@ -66,6 +67,8 @@ class ContextManager:
         # model ref → the window its server reported (None: it did not say). In memory, per gateway: a
         # local server's window changes when it is restarted with other settings, and a gateway asks once.
         self.server_windows: dict[str, int | None] = {}
+        self.server_kinds: dict[str, str] = {}
+        """Model ref → which server answered the window probe (`ollama`, `llamacpp`, `vllm`, `lmstudio`)."""
 
     # -- sizes --------------------------------------------------------------------------------
 
@@ -95,7 +98,26 @@ class ContextManager:
         found = await probe_window(base_url, ref.model) if base_url else None
         self.server_windows[key] = found[0] if found else None
         if found:
+            self.server_kinds[key] = found[1]
             log.info("%s: the server (%s) reports a %d-token context window", key, found[1], found[0])
+
+    def is_local(self, ref: str | None) -> bool:
+        """A model on a local server (Ollama, llama.cpp, vLLM, LM Studio): by its provider, or by what answered
+        the window probe. Only these cut a prompt silently; a hosted API answers an over-long one with an error."""
+        if not ref:
+            return False
+        model = self._router.resolve(ref)
+        return model.provider in KEYLESS_PROVIDERS or str(model) in self.server_kinds
+
+    def size_ollama(self, chain: list[str], window: int) -> None:
+        """Have every request to an Ollama model of `chain` carry `num_ctx` = the budget's `window` (capped
+        at what its server reported), so Ollama does not cut the prompt at its own default. Per model, not per
+        agent: two agents that cap one model differently (`contextTokens`) send the window of the last prompt built."""
+        for ref in chain:
+            model = self._router.resolve(ref)
+            key = str(model)
+            if is_ollama(model.provider, self.server_kinds.get(key)):
+                self._router.extra_bodies[ref] = num_ctx_body(window, self.server_windows.get(key))
 
     def reserve(self, settings: AgentSettings, window: int) -> int:
         """The reply's reserve, at most a quarter of the window (a small local model still gets a prompt)."""
@@ -123,6 +145,7 @@ class ContextManager:
         )
         await self.discover_window(turn.chain)
         window = self.window(settings, turn.chain)
+        self.size_ollama(turn.chain, window)
         units = prune_units(view.units, window, settings.context_pruning)
         return assemble(
             system_parts=parts,

@@ -28,6 +28,7 @@ from claw.agent.run_result import RunFailed, RunResult
 from claw.agent.run_scope import RunScope, scope_of
 from claw.agent.sections import PromptSectionSource, RunEnvSource, SectionRequest
 from claw.agent.text_calls import tool_call_format
+from claw.agent.truncation_check import check_truncation
 from claw.agent.turn import Emit, Turn
 from claw.agent.turn_guard import TurnGuard
 from claw.config import ModelSettings
@@ -162,6 +163,9 @@ class AgentRunner:
                 raise
             model_turn.close()  # before the reply's entry: no partial may follow it
             may_recover = True
+            if self.context.is_local(model_turn.model) and not model_turn.estimated:  # the server's own count only
+                # a server that cut the prompt: said once per session
+                await check_truncation(turn, prompt, model_turn.usage, model_turn.model)
             usage["input"] += model_turn.usage.input_tokens
             usage["output"] += model_turn.usage.output_tokens
             if model_turn.estimated:

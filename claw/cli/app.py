@@ -68,9 +68,9 @@ def _chat() -> None:
 
 
 def _doctor() -> None:
-    from claw.cli.doctor import doctor
+    from claw.cli.doctor import app as doctor_app
 
-    _command("doctor", doctor)
+    _group("doctor", doctor_app)
 
 
 def _config() -> None:

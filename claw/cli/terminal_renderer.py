@@ -50,6 +50,8 @@ class TerminalRenderer:
                 self._note(f"! {data['from']} failed ({data['reason']}); trying {data['to']}")
             case Phase.BUDGET:
                 self._note(f"! {data['message']}")
+            case Phase.WARNING:  # e.g. the server cut the prompt: the run goes on, said once per session
+                self._note(f"! {data['message']}")
             case Phase.COMPACTION if data.get("state") == State.END:
                 self._note(f"(context compacted: ~{data['tokensBefore']:,} → ~{data['tokensAfter']:,} tokens)")
             case Phase.ERROR:

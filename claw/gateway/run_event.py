@@ -38,6 +38,7 @@ class Phase(StrEnum):
     COMPACTION = "compaction"
     SUBAGENT = "subagent"
     BUDGET = "budget"
+    WARNING = "warning"
     END = "end"
     ERROR = "error"
     ABORTED = "aborted"
@@ -196,6 +197,20 @@ def budget_warning(budget: str, limit: str, period: str, message: str) -> dict[s
     e.g. `agent main` or `job digest`, `limit` e.g. `dailyCost`, `period` `2026-12-01` or `2026-12`;
     `message` is the one line to show. Given once per budget, limit and period (claw/usage/budgets.py)."""
     return {"phase": Phase.BUDGET, "budget": budget, "limit": limit, "period": period, "message": message}
+
+
+def truncation_warning(model: str | None, reported: int, estimated: int, window: int, message: str) -> dict[str, Any]:
+    """The server counted far fewer prompt tokens (`reported`) than claw sent (`estimated`, budgeted against
+    `window`): it probably cut the prompt's start. `message` is the one line to show; given once per session."""
+    return {
+        "phase": Phase.WARNING,
+        "kind": "truncation",
+        "model": model,
+        "reportedTokens": reported,
+        "estimatedTokens": estimated,
+        "window": window,
+        "message": message,
+    }
 
 
 def end(text: str, usage: Mapping[str, int], **detail: Any) -> dict[str, Any]:

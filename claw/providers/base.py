@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -76,6 +76,8 @@ class ChatRequest:
     tools: list[dict[str, Any]]
     reasoning: Literal["off", "low", "high"] | None = None
     """The session's `/think` level; None: ask for none (claw/providers/reasoning_switch.py)."""
+    extra_body: Mapping[str, Any] | None = None
+    """Fields added to the request body as they are, for one server's own knobs (Ollama's `options.num_ctx`)."""
 
 
 class ModelProvider(Protocol):

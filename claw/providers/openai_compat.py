@@ -92,6 +92,8 @@ class OpenAICompatProvider:
         if request.tools:
             params["tools"] = request.tools
         params.update(request_fields(switch_for(self.name, self._settings), request.reasoning))  # /think
+        if request.extra_body:
+            params.update(request.extra_body)
         try:
             # `post` is what `chat.completions.create` ends in. create would first walk the params
             # through its TypedDict transform (~0.15 ms a message: ~90 ms per call at a full 128k-token

@@ -103,6 +103,8 @@ class RunView:
                 )
             case Phase.BUDGET:  # a `warn` budget's limit reached: the run goes on, once per limit and period
                 await self.panes.conversation.add_notice(f"⚠ {data.get('message')}", "warning")
+            case Phase.WARNING:  # e.g. the server cut the prompt (claw/agent/truncation_check.py): once per session
+                await self.panes.conversation.add_notice(f"⚠ {data.get('message')}", "warning")
             case Phase.END:
                 if not self.streamed and data.get("text"):  # the deltas were missed (joined late): show the reply
                     await self._delta(str(data["text"]))

@@ -52,6 +52,18 @@ SAMPLES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         run_event.subagent_spawned("c1", "agent:main:subagent:u"),
         {"phase": "subagent", "state": "spawned", "childRunId": "c1", "childSessionKey": "agent:main:subagent:u"},
     ),
+    (
+        run_event.truncation_warning("ollama/q", 2048, 9000, 32000, "m"),
+        {
+            "phase": "warning",
+            "kind": "truncation",
+            "model": "ollama/q",
+            "reportedTokens": 2048,
+            "estimatedTokens": 9000,
+            "window": 32000,
+            "message": "m",
+        },
+    ),
     (run_event.end("hi", {"input": 1}), {"phase": "end", "text": "hi", "usage": {"input": 1}}),
     (run_event.end("", {}, steeredInto="r1"), {"phase": "end", "text": "", "usage": {}, "steeredInto": "r1"}),
     (run_event.error("boom", code="no_model"), {"phase": "error", "message": "boom", "code": "no_model"}),

@@ -75,6 +75,7 @@ class Completion:
     report_usage: bool = True  # False: no usage chunk even when asked for (a server that never reports it)
     reasoning: str = ""  # streamed before the content as `reasoning_field` deltas (DeepSeek, vLLM, Ollama)
     reasoning_field: str = "reasoning_content"  # or "reasoning" (vLLM's newer name, Ollama's)
+    sse: bool = True  # False: a streaming request gets one chat.completion body (a server ignoring `stream`)
 
 
 @dataclass(frozen=True, slots=True)

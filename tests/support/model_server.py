@@ -308,7 +308,7 @@ class ScriptedModelServer:
             if isinstance(reply, Failure):
                 return _failure(reply)
             turn = ChatTurn(reply, record)
-            if record.stream:
+            if record.stream and reply.sse:
                 return await self._stream(request, turn)
             return await self._complete(request, turn)
         finally:
