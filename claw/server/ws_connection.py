@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -29,6 +30,7 @@ from claw.gateway.event_bus import SubscriberOverflow
 from claw.gateway.run_event import RunEvent
 from claw.gateway.runs import RunOutcome
 from claw.server import wire_errors
+from claw.server.method_scopes import READ, missing_scope, satisfied
 from claw.server.ws_handshake import ConnectInfo
 from claw.server.ws_protocol import FrameError, RequestFrame, error, event, ok, parse_request
 from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE, SessionFeed
@@ -74,6 +76,7 @@ class WsConnection:
         self.sessions = SessionFeed(gateway, self.send_agent, self._too_slow)
 
     async def serve(self) -> None:
+        ticker = asyncio.ensure_future(self._tick())
         try:
             while True:
                 msg = await self._ws.receive()
@@ -85,11 +88,18 @@ class WsConnection:
                 else:  # close, or an error aiohttp already answered with a close code (1009, 1007 …)
                     break
         finally:
-            pending = [*self._tasks, *self._forwards.values()]
+            ticker.cancel()
+            pending = [ticker, *self._tasks, *self._forwards.values()]
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
             await self.sessions.stop()
+
+    async def _tick(self) -> None:
+        """`tick {ts}` every `tick_interval_s`: OpenClaw's clients take 2× silence for a dead gateway."""
+        while not self._ws.closed:
+            await asyncio.sleep(self._settings.tick_interval_s)
+            await self.send_event("tick", {"ts": int(time.time() * 1000)})
 
     async def settle(self, timeout: float) -> None:
         """Give in-flight requests (the final answers of finished runs, above all) up to `timeout` to go out."""
@@ -182,13 +192,22 @@ class WsConnection:
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, "already connected"))
             return
         if name in (SUBSCRIBE, UNSUBSCRIBE):  # the connection's own methods (claw/server/ws_sessions.py)
+            if not satisfied(READ, self.info.scopes):
+                details = {"code": wire_errors.MISSING_SCOPE, "missingScope": READ, "requiredScopes": [READ]}
+                await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {READ}", details))
+                return
             try:
                 await self._send(ok(frame.id, await self.sessions.call(name, frame.params)))
             except ClawError as exc:
                 await self._send(error(frame.id, wire_errors.code_for(exc), exc.message))
             return
         if name not in self._gw.methods:
-            await self._send(error(frame.id, wire_errors.UNKNOWN_METHOD, f"unknown method {name!r}"))
+            await self._send(error(frame.id, wire_errors.INVALID_REQUEST, f"unknown method: {name}"))
+            return
+        missing = missing_scope(name, self.info.scopes)
+        if missing is not None:
+            details = {"code": wire_errors.MISSING_SCOPE, "missingScope": missing, "requiredScopes": [missing]}
+            await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {missing}", details))
             return
         if name in RUN_STARTING_METHODS and self._draining():
             await self._send(error(frame.id, wire_errors.UNAVAILABLE, "the gateway is shutting down"))

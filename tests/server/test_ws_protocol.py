@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 
 import pytest
 from websockets.asyncio.client import connect
@@ -15,23 +16,48 @@ from tests.support.model_server import slow, text
 from tests.support.waiting import deadline
 
 
-async def test_handshake_hello_names_version_limits_and_every_method(served: Served) -> None:
+async def test_challenge_then_hello_with_snapshot_auth_policy_and_every_method(served: Served) -> None:
     wire = await open_wire(served.url, handshake=False)
-    await wire.send(connect_frame(caps=["approvals"]))
+    assert isinstance(wire.challenge["nonce"], str) and len(wire.challenge["nonce"]) >= 16
+    assert abs(wire.challenge["ts"] - time.time() * 1000) < 60_000  # milliseconds, as OpenClaw's
+    await wire.send(connect_frame(caps=["approvals"], scopes=["operator.read", "operator.write", "bogus.scope"]))
     hello = await wire.res("c1")
     assert hello["ok"] is True
     payload = hello["payload"]
-    assert payload["type"] == "hello-ok" and payload["protocol"] == 1
+    assert payload["type"] == "hello-ok" and payload["protocol"] == 4
     assert payload["server"]["version"] == __version__ and payload["server"]["connId"]
     connection_methods = {"sessions.subscribe", "sessions.unsubscribe"}  # the connection's own (ws_sessions.py)
     assert payload["features"]["methods"] == sorted({*served.gateway.methods, *connection_methods})
     assert {"agent", "agent.wait", "agent.abort", "chat.history", "sessions.list", "workspace.write"} <= set(
         payload["features"]["methods"]
     )
-    assert payload["policy"]["preAuthMaxPayload"] == 64 * 1024
-    assert payload["policy"]["maxPayload"] == 64 * 1024  # no token on the upgrade request: the cap stays
+    assert {"agent", "tick"} <= set(payload["features"]["events"])
+    # The scopes asked for that exist, and only those, are this socket's authority.
+    assert payload["auth"] == {"role": "operator", "scopes": ["operator.read", "operator.write"]}
+    policy = payload["policy"]
+    assert policy["maxPayload"] == 25 * 1024 * 1024 and policy["maxBufferedBytes"] == 50 * 1024 * 1024
+    assert policy["tickIntervalMs"] == 30_000 and policy["preAuthMaxPayload"] == 64 * 1024
+    snapshot = payload["snapshot"]
+    assert snapshot["sessionDefaults"] == {
+        "defaultAgentId": "main",
+        "mainKey": "main",
+        "mainSessionKey": "agent:main:main",
+    }
+    assert snapshot["health"]["ok"] is True and snapshot["uptimeMs"] >= 0
+    assert set(snapshot["stateVersion"]) == {"presence", "health"}
+    assert [p["clientId"] for p in snapshot["presence"]] == ["test"]
     assert payload["caps"] == ["approvals"]
     assert await wire.call("health") == {"ok": True}
+    await wire.close()
+
+
+async def test_tick_events_keep_an_idle_connection_alive(make_served: MakeServed) -> None:
+    served = await make_served(tick_interval_s=0.05)
+    wire = await open_wire(served.url)
+    ticks = [await wire.recv() for _ in range(3)]
+    assert [t["event"] for t in ticks] == ["tick"] * 3
+    assert all(isinstance(t["payload"]["ts"], int) for t in ticks)
+    assert ticks[0]["payload"]["ts"] <= ticks[2]["payload"]["ts"]
     await wire.close()
 
 
