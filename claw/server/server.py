@@ -12,9 +12,9 @@ path but `/health`; `/v1/*` needs `Authorization: Bearer <token>`. Wrong credent
 (WebSocket, HTTP, and those a capability's route reports: `claw.server.credential_report`)
 are rate limited per address and credential, loopback included, and a request with no
 credential is refused without counting, so no lockout can refuse the right token
-(`claw.server.auth_limiter`). A WebSocket upgrade may carry the bearer too: then its frames
-may reach `max_payload_bytes`; without it they stay capped at 64 KiB (the cap is set
-when the socket opens, before `connect` can prove who is sending). Tokens never reach
+(`claw.server.auth_limiter`). WebSocket frames are capped at 64 KiB until `connect` proves who is
+sending (OpenClaw's protocol 4: claw/server/ws_handshake.py), then at `max_payload_bytes`; an upgrade
+request carrying the bearer gets the full cap at once. Tokens never reach
 a log line: the access log records the method, the path without its query string, the
 status and the time.
 """

@@ -27,7 +27,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from claw.client.local import LocalClient
 from claw.errors import ClawError
 from claw.gateway.event_bus import SubscriberOverflow
-from claw.gateway.run_event import RunEvent
+from claw.gateway.run_event import CumulativeText, RunEvent
 from claw.gateway.runs import RunOutcome
 from claw.server import wire_errors
 from claw.server.method_scopes import READ, missing_scope, satisfied
@@ -73,6 +73,8 @@ class WsConnection:
         self._sent: dict[str, int] = {}
         """Run id → the last seq sent of it, while it goes: a run followed and in the session subscribed to
         is sent once (`send_agent`)."""
+        self._text = CumulativeText()
+        """The cumulative `text` beside each `delta` of the runs this connection is sent."""
         self.sessions = SessionFeed(gateway, self.send_agent, self._too_slow)
 
     async def serve(self) -> None:
@@ -141,7 +143,7 @@ class WsConnection:
             else:
                 self._sent[item.run_id] = item.seq
             self._seq += 1
-            return await self._write(event("agent", item.to_wire(), self._seq))
+            return await self._write(event("agent", self._text.wire(item), self._seq))
 
     async def _too_slow(self) -> None:
         await self.close(WSCloseCode.TRY_AGAIN_LATER, "client too slow: events dropped; reconnect, fetch chat.history")
@@ -237,7 +239,8 @@ class WsConnection:
             task.add_done_callback(lambda t: self._forwards.pop(run_id) if self._forwards.get(run_id) is t else None)
         outcome = await asyncio.shield(task)
         if outcome is not None:
-            await self._send(ok(frame_id, {"runId": run_id, **outcome.to_wire()}))
+            run = self._gw.runs.get(run_id)
+            await self._send(ok(frame_id, outcome.to_wire(run_id, run.session_id if run is not None else None)))
 
     async def _forward(self, run_id: str) -> RunOutcome | None:
         events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))

@@ -72,7 +72,11 @@ async def test_agent_replies_twice_with_events_between(claw_env: ClawEnv, served
     assert first["payload"]["sessionKey"] == "agent:main:main"
     final = await wire.res("a1", timeout=20)
     assert final["ok"] and final["payload"]["status"] == "ok"
-    assert final["payload"]["runId"] == run_id and final["payload"]["text"] == "Hello over the wire."
+    result = final["payload"]
+    assert result["runId"] == run_id and result["summary"] == "completed"
+    assert result["result"]["payloads"] == [{"text": "Hello over the wire."}]  # OpenClaw's final result
+    assert result["text"] == "Hello over the wire."  # and claw's, beside it
+    assert isinstance(result["startedAt"], int) and result["endedAt"] >= result["startedAt"]  # ms
 
     # Between the two responses: every RunEvent of the run, in order, as `agent` event frames.
     runs = [e["payload"] for e in wire.events if e["event"] == "agent"]
@@ -80,6 +84,12 @@ async def test_agent_replies_twice_with_events_between(claw_env: ClawEnv, served
     assert {e["runId"] for e in runs} == {run_id}
     assert [e["data"]["phase"] for e in runs if e["stream"] == "lifecycle"] == ["accepted", "start", "end"]
     assert "".join(e["data"].get("delta", "") for e in runs) == "Hello over the wire."
+    # OpenClaw's event shape: ts in ms, the agent, the transcript once started, cumulative text.
+    session_id = result["result"]["meta"]["agentMeta"]["sessionId"]
+    assert all(e["agentId"] == "main" and abs(e["ts"] - time.time() * 1000) < 60_000 for e in runs)
+    assert {e.get("sessionId") for e in runs[1:]} == {session_id}
+    texts = [e["data"]["text"] for e in runs if e["stream"] == "assistant"]
+    assert texts[-1] == "Hello over the wire." and texts == sorted(texts, key=len)
     # The frame order: res(accepted) < events < res(final); the per-connection event seq only grows.
     order = [f["type"] for f in [first, *wire.events, final]]
     assert order[0] == "res" and order[-1] == "res" and set(order[1:-1]) == {"event"}
