@@ -21,7 +21,7 @@ The same API as `LocalClient`, so callers do not care which one they hold:
   `run` returns (call `events` for each run you start; at most `MAX_BUFFERED_RUNS`
   unread runs are kept); for any other run it attaches with `agent.follow`.
 - `session_events(session_key, *, others)`: every event of every run in the session, whoever
-  started it (`sessions.subscribe`; one per connection, a new one ends the one before).
+  started it (`sessions.messages.subscribe`; one per connection, a new one ends the one before).
 - `close()`.
 
 Beyond `LocalClient`: `hello` (the server's hello: version, methods, limits), an
@@ -63,6 +63,8 @@ STREAMED_METHODS = frozenset({"agent", "agent.follow"})
 MAX_BUFFERED_RUNS = 256
 MAX_FRAME_BYTES = 256 * 1024 * 1024
 PROTOCOL_VERSION = 4
+SUBSCRIBE, UNSUBSCRIBE = "sessions.messages.subscribe", "sessions.messages.unsubscribe"
+"""A session's live events (claw/server/ws_sessions.py; not imported from there: it pulls in the gateway)."""
 """OpenClaw's gateway protocol, the one claw's gateway speaks (claw/server/ws_protocol.py)."""
 
 
@@ -218,7 +220,7 @@ class RemoteClient:
             self._session_feed.queue.put_nowait(_ENDED)  # one per connection: the one before ends
         feed = self._session_feed = _SessionFeed(session_key, others)
         try:
-            await self._request("sessions.subscribe", {"sessionKey": session_key, "others": others}, self._call_timeout)
+            await self._request(SUBSCRIBE, {"key": session_key, "others": others}, self._call_timeout)
             while True:
                 item = await feed.queue.get()
                 if item is _ENDED:
@@ -232,7 +234,7 @@ class RemoteClient:
                 self._session_feed = None
                 if not self.closed:
                     with contextlib.suppress(Exception):
-                        await self._request("sessions.unsubscribe", {}, self._call_timeout)
+                        await self._request(UNSUBSCRIBE, {"key": session_key}, self._call_timeout)
 
     @property
     def where(self) -> str:

@@ -26,7 +26,7 @@ async def test_challenge_then_hello_with_snapshot_auth_policy_and_every_method(s
     payload = hello["payload"]
     assert payload["type"] == "hello-ok" and payload["protocol"] == 4
     assert payload["server"]["version"] == __version__ and payload["server"]["connId"]
-    connection_methods = {"sessions.subscribe", "sessions.unsubscribe"}  # the connection's own (ws_sessions.py)
+    connection_methods = {"sessions.messages.subscribe", "sessions.messages.unsubscribe"}  # the connection's own
     assert payload["features"]["methods"] == sorted({*served.gateway.methods, *connection_methods})
     assert {"agent", "agent.wait", "agent.abort", "chat.history", "sessions.list", "workspace.write"} <= set(
         payload["features"]["methods"]
@@ -277,3 +277,20 @@ async def test_draining_refuses_new_runs_but_serves_the_rest(served: Served) -> 
         await asyncio.to_thread(urllib.request.urlopen, request, timeout=10)
     assert http_refused.value.code == 503
     await wire.close()
+
+
+async def test_a_session_subscription_takes_openclaws_short_key(claw_env: ClawEnv, served: Served) -> None:
+    claw_env.server.script(text("for the subscriber"))
+    watcher, sender = await open_wire(served.url), await open_wire(served.url)
+    subscribed = await watcher.call("sessions.messages.subscribe", key="main")  # as openclaw-node sends it
+    assert subscribed == {"key": "agent:main:main", "subscribed": "agent:main:main", "others": False}
+    await sender.send({"type": "req", "id": "a", "method": "agent", "params": {"message": "hi", "idempotencyKey": "s"}})
+    await sender.res("a")
+    async with deadline(20, "the subscriber to see the run end"):
+        while not any(e["event"] == "agent" and e["payload"]["data"].get("phase") == "end" for e in watcher.events):
+            await watcher.recv()
+    seen = [e["payload"] for e in watcher.events if e["event"] == "agent"]
+    assert {e["sessionKey"] for e in seen} == {"agent:main:main"} and seen[-1]["data"]["text"] == "for the subscriber"
+    bad = await watcher.request("sessions.messages.subscribe", {"key": 7})
+    assert bad["error"]["code"] == "INVALID_REQUEST" and "key: a session key" in bad["error"]["message"]
+    await asyncio.gather(watcher.close(), sender.close())
