@@ -139,8 +139,16 @@ class RemoteClient:
         client.url = shown
         identity = DeviceIdentity.load_or_create(default_data_dir()) if device is True else device or None
         try:
+            try:
+                async with asyncio.timeout(open_timeout):
+                    challenge = await _challenge(ws)
+            except TimeoutError:
+                await ws.close()
+                raise GatewayUnavailable(
+                    f"the gateway at {shown} sent no connect.challenge within {open_timeout:g} s: it does not speak "
+                    f"protocol {PROTOCOL_VERSION} (an older claw gateway? upgrade it)"
+                ) from None
             async with asyncio.timeout(open_timeout):
-                challenge = await _challenge(ws)
                 frame = connect_frame(token, channel, client_version, approver is not None, identity, challenge, scopes)
                 await ws.send(json.dumps(frame))
                 reply = await _connect_reply(ws)

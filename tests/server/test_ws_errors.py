@@ -285,3 +285,19 @@ async def test_frames_that_end_the_connection_leave_others_served(make_served: M
     late = await open_wire(served.url)
     assert await late.call("health") == {"ok": True}
     await asyncio.gather(bystander.close(), late.close())
+
+
+async def test_claws_client_names_a_gateway_that_sends_no_challenge() -> None:
+    """A gateway of claw's old protocol 1 says nothing first: the client says so instead of a bare timeout."""
+    from websockets.asyncio.server import ServerConnection, serve
+
+    from claw.client.remote import RemoteClient
+    from claw.errors import GatewayUnavailable
+
+    async def silent(conn: ServerConnection) -> None:
+        await conn.wait_closed()
+
+    async with serve(silent, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        with pytest.raises(GatewayUnavailable, match="sent no connect.challenge within 0.3 s: it does not speak"):
+            await RemoteClient.connect(f"ws://127.0.0.1:{port}/", TOKEN, open_timeout=0.3)
