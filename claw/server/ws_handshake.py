@@ -31,6 +31,7 @@ from typing import Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from claw import __version__
+from claw.errors import ClawError
 from claw.server import wire_errors
 from claw.server.auth import tokens_match
 from claw.server.device_auth import DeviceProofError, SignedFields, verify
@@ -154,7 +155,7 @@ async def handshake(
         reply = error(frame.id, exc.code, exc.message)
         await _refuse(ws, WSCloseCode.POLICY_VIOLATION, "invalid connect params", reply)
         return None
-    refusal = _check(params, peer, settings, devices, nonce)
+    refusal = _check(params, peer, settings) or await _check_device(params, peer, devices, nonce)
     if refusal is not None:
         code, close_code, reason, message, details, extra = refusal
         await _refuse(ws, close_code, reason, error(frame.id, code, message, details, **extra))
@@ -187,10 +188,9 @@ _Refusal = tuple[str, int, str, str, dict[str, Any] | None, dict[str, Any]]
 """(code, close code, close reason, message, details, extra error fields)."""
 
 
-def _check(
-    params: ConnectParams, peer: Peer, settings: ServerSettings, devices: DeviceRegistry | None, nonce: str
-) -> _Refusal | None:
-    """Why this `connect` is refused, in OpenClaw's order (protocol, token, role, device); None: it is not."""
+def _check(params: ConnectParams, peer: Peer, settings: ServerSettings) -> _Refusal | None:
+    """Why this `connect` is refused, in OpenClaw's order (protocol, token, role; the device next); None: it
+    is not."""
     bad = wire_errors.INVALID_REQUEST
     policy = WSCloseCode.POLICY_VIOLATION
     if not params.minProtocol <= PROTOCOL_VERSION <= params.maxProtocol:
@@ -218,10 +218,12 @@ def _check(
     if params.role != "operator":
         message = f"role {params.role!r} is not served: claw's gateway has operators only"
         return bad, policy, "unsupported role", message, None, {}
-    return _check_device(params, peer, devices, nonce)
+    return None
 
 
-def _check_device(params: ConnectParams, peer: Peer, devices: DeviceRegistry | None, nonce: str) -> _Refusal | None:
+async def _check_device(
+    params: ConnectParams, peer: Peer, devices: DeviceRegistry | None, nonce: str
+) -> _Refusal | None:
     policy = WSCloseCode.POLICY_VIOLATION
     proof = params.device
     if proof is None:
@@ -245,7 +247,12 @@ def _check_device(params: ConnectParams, peer: Peer, devices: DeviceRegistry | N
     device_id = proof.id.lower()
     client = {"clientId": params.client.id, "clientMode": params.client.mode, "platform": params.client.platform,
               "displayName": params.client.displayName, "remote": peer.remote}  # fmt: skip
-    admission = devices.admit(device_id, proof.publicKey, local=peer.local, client=client)
+    try:  # a file under a lock, which `claw devices` may hold for a moment: off the event loop
+        admission = await asyncio.to_thread(devices.admit, device_id, proof.publicKey, local=peer.local, client=client)
+    except (ClawError, OSError) as exc:
+        log.error("connection %s: cannot check device %s: %s", peer.conn_id, device_id[:12], exc)
+        message = "the gateway cannot read its devices file; see the gateway log"
+        return wire_errors.UNAVAILABLE, WSCloseCode.INTERNAL_ERROR, message, message, None, {}
     if admission.status == PAIRED:
         return None
     details: dict[str, Any] = {"code": wire_errors.PAIRING_REQUIRED, "deviceId": device_id}

@@ -173,3 +173,20 @@ async def test_claws_own_client_signs_with_this_machines_key(claw_env: ClawEnv, 
     again = await RemoteClient.connect(served.url, TOKEN)
     await asyncio.gather(again.close())
     assert len(json.loads(_devices(claw_env, "ls", "--json"))) == 1
+
+
+async def test_an_unreadable_devices_file_refuses_devices_but_not_the_gateway(
+    claw_env: ClawEnv, served: Served
+) -> None:
+    folder = claw_env.home / "devices"
+    folder.mkdir(mode=0o700)
+    (folder / "devices.json").write_text("{not json", encoding="utf-8")
+    wire, refused = await _connect(served, Device())
+    message = "the gateway cannot read its devices file; see the gateway log"
+    assert refused["error"] == {"code": "UNAVAILABLE", "message": message}
+    assert (await _closed(wire))[0] == 1011
+    plain = await open_wire(served.url)  # loopback without a device does not need the file
+    assert await plain.call("health") == {"ok": True}
+    await plain.close()
+    done = run_claw(claw_env.env, "devices", "ls", timeout=30)
+    assert done.returncode != 0 and "cannot read the devices file" in done.stderr and "Traceback" not in done.stderr
