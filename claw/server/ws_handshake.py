@@ -37,7 +37,7 @@ from claw.server.auth import tokens_match
 from claw.server.device_auth import DeviceProofError, SignedFields, verify
 from claw.server.devices import PAIRED, PENDING, DeviceRegistry
 from claw.server.method_scopes import OPERATOR_SCOPES
-from claw.server.settings import PRE_AUTH_MAX_BYTES, ServerSettings
+from claw.server.settings import ServerSettings
 from claw.server.ws_protocol import (
     PROTOCOL_VERSION,
     ConnectParams,
@@ -272,21 +272,18 @@ def hello(
     info: ConnectInfo, settings: ServerSettings, methods: list[str], limit: int, snapshot: dict[str, Any]
 ) -> dict[str, Any]:
     """The connect reply: protocol and server version, the methods and events served, the state snapshot,
-    the negotiated role and scopes, the limits."""
+    the negotiated role and scopes, the limits. Exactly the fields of OpenClaw's (closed) HelloOk schema."""
     return {
         "type": "hello-ok",
         "protocol": PROTOCOL_VERSION,
-        "server": {"name": "claw", "version": __version__, "connId": info.conn_id},
+        "server": {"version": __version__, "connId": info.conn_id},
         "features": {"methods": sorted({*methods, *CONNECTION_METHODS}), "events": list(EVENTS)},
         "snapshot": snapshot,
-        "auth": {"role": info.role, "scopes": sorted(info.scopes)},
-        "caps": sorted(info.caps),
+        "auth": {"method": "token", "role": info.role, "scopes": sorted(info.scopes)},
         "policy": {
             "maxPayload": limit,
             "maxBufferedBytes": settings.max_buffered_bytes,
             "tickIntervalMs": int(settings.tick_interval_s * 1000),
-            "preAuthMaxPayload": PRE_AUTH_MAX_BYTES,
-            "maxInflightRequests": settings.max_inflight_requests,
         },
     }
 
