@@ -225,8 +225,8 @@ class GatewaySettings(Section):
     port: int = Field(default=18789, ge=0, le=65535)
     allowed_origins: tuple[Origin, ...] = ()
     """Browser origins (exact, e.g. `http://localhost:5173`) that may connect; other browser pages are refused."""
-    max_payload_bytes: int = Field(default=16 * 1024 * 1024, ge=64 * 1024, le=_MAX_REQUEST_BYTES)
-    """Largest WebSocket frame after the handshake (before it: 64 KiB)."""
+    max_payload_bytes: int = Field(default=25 * 1024 * 1024, ge=64 * 1024, le=_MAX_REQUEST_BYTES)
+    """Largest WebSocket frame after the handshake (before it: 64 KiB); 25 MiB as in OpenClaw."""
     max_body_bytes: int = Field(default=20 * 1024 * 1024, ge=1024, le=_MAX_REQUEST_BYTES)
     """Largest HTTP request body (`/v1/chat/completions`)."""
     shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=3600)

@@ -101,7 +101,7 @@ def test_build_gateway_uses_every_capability_in_prompt_order(claw_env: ClawEnv) 
 async def test_a_bare_gateway_serves_only_the_core(claw_env: ClawEnv) -> None:
     gw = _gateway(bare=True)
     assert set(gw.methods) == set(CORE_METHODS)
-    with pytest.raises(UsageError, match="unknown method 'memory.search'"):
+    with pytest.raises(UsageError, match="unknown method: memory.search"):
         await gw.call_method("memory.search", {"query": "x"})
     with pytest.raises(NotFoundError):
         gw.capability(MemoryCapability)
