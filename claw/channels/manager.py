@@ -112,6 +112,7 @@ class ChannelManager:
 def build_adapters(config: object, gateway_token: str | None = None) -> dict[tuple[str, str], ChannelAdapter]:
     from claw.channels.discord import DiscordAdapter
     from claw.channels.feishu import FeishuAdapter
+    from claw.channels.slack import SlackAdapter
     from claw.channels.telegram import TelegramAdapter
     from claw.channels.webhook import WebhookAdapter
     from claw.config import Config
@@ -130,4 +131,7 @@ def build_adapters(config: object, gateway_token: str | None = None) -> dict[tup
     if settings.feishu.enabled:
         for account_id, fs in settings.feishu.effective_accounts().items():
             found[("feishu", account_id)] = FeishuAdapter(account_id, fs)
+    if settings.slack.enabled:
+        for account_id, account in settings.slack.effective_accounts().items():
+            found[("slack", account_id)] = SlackAdapter(account_id, account)
     return found

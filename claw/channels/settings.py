@@ -17,6 +17,7 @@ from claw.channels.access_terms import DmPolicy, GroupPolicy, check_access, secr
 from claw.channels.access_terms import str_ids as _ids
 from claw.channels.discord_settings import DiscordSettings
 from claw.channels.feishu_settings import FeishuSettings
+from claw.channels.slack_settings import SlackSettings, slack_secrets
 from claw.settings_base import HttpUrl, Name, Section
 
 
@@ -130,6 +131,7 @@ class ChannelsSettings(Section):
     telegram: TelegramSettings = TelegramSettings()
     discord: DiscordSettings = DiscordSettings()
     feishu: FeishuSettings = FeishuSettings()
+    slack: SlackSettings = SlackSettings()
     outbox: OutboxSettings = OutboxSettings()
 
 
@@ -141,4 +143,5 @@ def channel_secrets(settings: ChannelsSettings, environ: Mapping[str, str] | Non
     found += [account.token(environ) for account in settings.discord.effective_accounts().values()]
     for fs in settings.feishu.effective_accounts().values():
         found += fs.secrets(environ)
+    found += slack_secrets(settings.slack, environ)
     return [s for s in found if s]

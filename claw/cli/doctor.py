@@ -32,7 +32,9 @@ def doctor(
     ),
     agent: str = AgentOption,
     online: bool = typer.Option(
-        False, "--online", help="Also ask each chat platform whether its token is valid (Discord: GET /users/@me)."
+        False,
+        "--online",
+        help="Also ask each chat platform whether its token is valid (Discord: GET /users/@me, Slack: auth.test).",
     ),
 ) -> None:
     """Check the state dir, token, config, workspace, model endpoint, gateway, sessions, skills, hooks and memory.
@@ -67,6 +69,8 @@ def doctor(
 def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[list[Finding], list[str]]:
     from claw.channels.discord_doctor import check_online as check_discord_online
     from claw.channels.discord_doctor import check_tokens as check_discord_tokens
+    from claw.channels.slack_doctor import check_online as check_slack_online
+    from claw.channels.slack_doctor import check_tokens as check_slack_tokens
     from claw.doctor import agent as doctor_agent
     from claw.doctor import mcp as doctor_mcp
     from claw.doctor import repair as doctor_repair
@@ -116,6 +120,9 @@ def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[lis
         findings += _guarded("discord", lambda: check_discord_tokens(usable.channels.discord))
         if online:
             findings += _guarded("discord", lambda: check_discord_online(usable.channels.discord))
+        findings += _guarded("slack", lambda: check_slack_tokens(usable.channels.slack))
+        if online:
+            findings += _guarded("slack", lambda: check_slack_online(usable.channels.slack))
     return findings, fixed
 
 
