@@ -22,8 +22,8 @@ def ls(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
         print_json(accounts)
     elif not accounts:
         print(
-            "No channels configured. Add [channels.webhook.hooks.<name>], [channels.telegram], [channels.discord]"
-            " or [channels.feishu] to config.toml (the README's Channels section shows each)."
+            "No channels configured. Add [channels.webhook.hooks.<name>], [channels.telegram], [channels.discord],"
+            " [channels.feishu] or [channels.slack] to config.toml (the README's Channels section shows each)."
         )
     else:
         from claw.cli.channels_view import accounts_table
