@@ -149,9 +149,14 @@ class SlackAdapter:
             return
         try:
             found = await asyncio.wait_for(self.api.user_info(user), NAME_LOOKUP_SECONDS)
-        except (SlackError, TimeoutError) as exc:
-            log.info("slack %s: no display name for %s: %s", self.account_id, user, exc)
+        except TimeoutError:
+            log.info("slack %s: no display name for %s: users.info timed out", self.account_id, user)
             return  # asked again next time
+        except SlackError as exc:
+            log.info("slack %s: no display name for %s: %s", self.account_id, user, exc)
+            if exc.status == 200:  # Slack's answer (user_not_found, missing_scope …): asking again cannot help
+                self._names[user] = None
+            return
         self._names[user] = display_name(found.get("user"))
 
     async def _envelope(self, payload: dict[str, Any]) -> None:

@@ -164,7 +164,12 @@ async def test_channels_without_required_mentions_and_pairing_for_unknown_sender
     await send(ch, message("just talking", channel="C0000777", channel_type="channel"))
     await send(ch, message("let me in", user="U0000099"))  # a DM from a stranger: a pairing code, no model
     await eventually(lambda: len(slack.posts()) == 2, what="two messages")
+    await send(ch, message("hello?", user="U0000099"))  # pending already: no second code
+    await eventually(lambda: len(ch.rows("channel_inbox")) == 3, what="the second DM stored")
     await ch.settled()
+    assert len(slack.posts()) == 2
+    unknown = [c for c in slack.calls_of("users.info", ok=False) if c.params["user"] == "U0000099"]
+    assert len(unknown) == 1  # Slack's "user_not_found" is an answer too: not asked again
     by_channel = {p.params["channel"]: p.params["text"] for p in slack.posts()}
     assert by_channel["C0000777"] == "no mention needed"
     (pending,) = (await ch.call("pairing.list"))["pending"]
