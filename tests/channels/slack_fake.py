@@ -78,6 +78,7 @@ class FakeSlack(_Threaded):
         self._envelope_ids = itertools.count(1)
         self._current: web.WebSocketResponse | None = None
         self._silent: web.WebSocketResponse | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/api/{method}", self._api)
@@ -274,7 +275,9 @@ class FakeSlack(_Threaded):
         return since_connect or time.monotonic() - envelope.sent_at[-1] >= self.redeliver_after - 0.01
 
     def _redeliver(self) -> None:
-        asyncio.get_running_loop().create_task(self._send_pending())
+        task = asyncio.get_running_loop().create_task(self._send_pending())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _send_raw(self, frame: dict[str, Any]) -> None:
         with self.lock:

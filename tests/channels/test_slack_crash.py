@@ -4,13 +4,14 @@ by Socket Mode (Slack redelivers the unacknowledged envelope)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 
 from tests.channels import crash_support
 from tests.channels.crash_support import settled, start
-from tests.channels.processes import GatewayProc, rows, wait_until
+from tests.channels.processes import GatewayProc, claw, rows, wait_until
 from tests.channels.slack_fake import FakeSlack, deliver, message
 from tests.channels.test_slack_events import slack_config
 from tests.channels.test_slack_socket import socket_config
@@ -69,6 +70,10 @@ def test_socket_mode_killed_after_the_commit_before_the_ack_the_redelivery_is_a_
     wait_until(lambda: slack.posts(), what="the reply")
     settled(claw_env)
     assert slack.envelopes[envelope_id].attempts >= 2
+    (account,) = json.loads(claw(claw_env.env, "channels", "status", "--json").stdout)["accounts"]
+    assert (account["channel"], account["state"], account["detail"]) == ("slack", "running", "connected (socket mode)")
+    (listed,) = json.loads(claw(claw_env.env, "channels", "ls", "--json").stdout)
+    assert listed["mode"] == "socket" and listed["dmPolicy"] == "pairing"
     assert [p.params["text"] for p in slack.posts()] == ["the only answer"]
     assert len(claw_env.server.chat_requests) == 1
     assert [r["status"] for r in rows(claw_env.home, "channel_inbox")] == ["done"]

@@ -141,3 +141,14 @@ async def test_a_refused_app_token_stops_the_account_with_a_clear_error(
     assert "xapp-wrong" not in str(account)
     await asyncio.sleep(1.5)
     assert len(slack.calls_of("apps.connections.open", ok=None)) == 1  # retrying cannot help: stopped
+
+
+async def test_a_rate_limited_connections_open_is_retried_after_its_retry_after(
+    start_channels: Start, slack: FakeSlack
+) -> None:
+    slack.fail("apps.connections.open", 429, retry_after=1.5)
+    await start_channels(socket_config(slack))
+    await connected(slack)
+    limited, opened = slack.calls_of("apps.connections.open", ok=None)
+    assert limited.status == 429 and opened.ok
+    assert opened.at - limited.at >= 1.5
