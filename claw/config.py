@@ -163,6 +163,12 @@ class ProviderSettings(Section):
     api_key_env: str | None = None
     timeout_seconds: float = Field(default=120.0, gt=0, le=_DAY)
     max_retries: int = Field(default=0, ge=0, le=10)
+    reasoning_switch: Literal["auto", "effort", "openrouter", "ollama", "template", "none"] = "auto"
+    """How `/think` asks this server for more or less reasoning (claw/providers/reasoning_switch.py); `auto`
+    goes by the provider's name (ollama, vllm, llamacpp, openai, openrouter; others have none)."""
+
+
+ToolCallFormat = Literal["auto", "native", "hermes", "qwen3_coder", "mistral", "llama", "pythonic", "json"]
 
 
 class ModelSettings(Section):
@@ -170,6 +176,12 @@ class ModelSettings(Section):
 
     context_window: int | None = Field(default=None, ge=1024, le=_MAX_TOKENS)
     """Tokens the model accepts (prompt plus reply); unknown models are treated conservatively."""
+    send_reasoning: bool = False
+    """Give the model back the reasoning of its earlier replies (as `reasoning_content`); off, it is kept in
+    the transcript only. For servers that require it; DeepSeek's rejects it (claw/agent/reasoning_replay.py)."""
+    tool_call_format: ToolCallFormat = "auto"
+    """How the model's tool calls arrive: `native` (`tool_calls` only), `auto` (also calls written as text,
+    detected from the stream) or one text format (claw/providers/text_tools/calls.py `FORMATS`)."""
 
 
 class SessionSettings(Section):

@@ -25,6 +25,7 @@ from claw.agent.context import AssembledContext, assemble, system_parts
 from claw.agent.history import HistoryView
 from claw.agent.memory_flush import flush_memory
 from claw.agent.pruning import prune_units
+from claw.agent.reasoning_replay import sends_reasoning
 from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
 from claw.agent.turn import Turn
 from claw.agent.windows import context_window, model_window
@@ -112,7 +113,7 @@ class ContextManager:
         entries = turn.transcript.read_cached()
         if entries is None:  # changed behind our back (or first read): parse off the loop
             entries = await asyncio.to_thread(turn.transcript.read)
-        view = self.view(turn.transcript)
+        view = self.view(turn.transcript, self.sends_reasoning(turn.chain))
         view.update(entries)
         files = turn.bootstrap  # the run's files once its agent:bootstrap hooks changed them
         if files is None:
@@ -166,7 +167,7 @@ class ContextManager:
         summarise). `reason`: threshold | overflow | manual; `focus`: what the summary should keep (`/compact`)."""
         settings, emit = turn.env.settings, turn.emit
         prompt = await self.build(turn)
-        view = self.view(turn.transcript)
+        view = self.view(turn.transcript, self.sends_reasoning(turn.chain))
         pruned = prune_units(view.units, prompt.window, settings.context_pruning)
         fixed = prompt.full_tokens - sum(u.tokens for u in pruned)
         room = prompt.window - self.reserve(settings, prompt.window)
@@ -229,9 +230,14 @@ class ContextManager:
         await asyncio.to_thread(_set_extra, sessions, key, marks)
         turn.emit(Stream.LIFECYCLE, run_event.memory_flush_ended(wrote, error))
 
-    def view(self, transcript: Transcript) -> HistoryView:
-        key = str(transcript.path)
-        view = self._views.pop(key, None) or HistoryView()
+    def sends_reasoning(self, chain: list[str]) -> bool:
+        """Whether the session's model gets its earlier reasoning back (`sendReasoning`)."""
+        return bool(chain) and sends_reasoning(self._router.resolve(chain[0]), self._models)
+
+    def view(self, transcript: Transcript, send_reasoning: bool = False) -> HistoryView:
+        """The transcript's history view; one per `send_reasoning` (its messages differ)."""
+        key = f"{transcript.path}{'+reasoning' if send_reasoning else ''}"
+        view = self._views.pop(key, None) or HistoryView(send_reasoning=send_reasoning)
         self._views[key] = view
         while len(self._views) > MAX_HISTORY_VIEWS:
             self._views.popitem(last=False)

@@ -43,6 +43,7 @@ class ChannelsCapability(BaseCapability):
         return (ChannelService(self.manager),)
 
     def routes(self) -> Sequence[HttpRoute]:
+        from claw.channels.dingtalk_http import DingTalkIngress
         from claw.channels.feishu_http import FeishuIngress
         from claw.channels.ingress import Ingress
         from claw.channels.slack_http import SlackIngress
@@ -52,6 +53,7 @@ class ChannelsCapability(BaseCapability):
             HttpRoute("POST", "/hooks/{name}", ingress.webhook),
             HttpRoute("POST", "/telegram/{account}", ingress.telegram),
             HttpRoute("POST", "/feishu/{account}", FeishuIngress(self.manager).receive),
+            HttpRoute("POST", "/dingtalk/{account}", DingTalkIngress(self.manager).receive),
             HttpRoute("POST", "/slack/{account}", SlackIngress(self.manager).receive),
         )
 

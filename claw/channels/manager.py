@@ -110,6 +110,7 @@ class ChannelManager:
 
 
 def build_adapters(config: object, gateway_token: str | None = None) -> dict[tuple[str, str], ChannelAdapter]:
+    from claw.channels.dingtalk import DingTalkAdapter
     from claw.channels.discord import DiscordAdapter
     from claw.channels.feishu import FeishuAdapter
     from claw.channels.slack import SlackAdapter
@@ -131,6 +132,9 @@ def build_adapters(config: object, gateway_token: str | None = None) -> dict[tup
     if settings.feishu.enabled:
         for account_id, fs in settings.feishu.effective_accounts().items():
             found[("feishu", account_id)] = FeishuAdapter(account_id, fs)
+    if settings.dingtalk.enabled:
+        for account_id, dt in settings.dingtalk.effective_accounts().items():
+            found[("dingtalk", account_id)] = DingTalkAdapter(account_id, dt)
     if settings.slack.enabled:
         for account_id, account in settings.slack.effective_accounts().items():
             found[("slack", account_id)] = SlackAdapter(account_id, account)

@@ -7,8 +7,11 @@ re-opened with the same language. Every block is rendered on its own and the par
 from rendered blocks, so no part ever exceeds the limit after rendering (HTML escaping included).
 
 Formats: `markdown` (unchanged), `plain`, `telegram-html` (Telegram's HTML parse mode:
-`<b> <i> <s> <code> <pre> <a>`, everything else escaped, tags always balanced), and `slack-mrkdwn`
-(Slack's mrkdwn: `*bold*`, `_italic_`, `~strike~`, `<url|text>` links, ``` blocks, `&`, `<`, `>` escaped).
+`<b> <i> <s> <code> <pre> <a>`, everything else escaped, tags always balanced),
+`dingtalk-markdown` (DingTalk's subset: headings, bold, italic, links, lists, quotes — no code, so a
+code block becomes quoted lines with their indentation kept, inline code its bare text), and
+`slack-mrkdwn` (Slack's mrkdwn: `*bold*`, `_italic_`, `~strike~`, `<url|text>` links, ``` blocks,
+`&`, `<`, `>` escaped).
 """
 
 from __future__ import annotations
@@ -182,6 +185,31 @@ def to_plain(markdown: str) -> str:
     return markdown
 
 
+_NBSP = "\u00a0"
+
+
+def to_dingtalk_markdown(markdown: str) -> str:
+    """One block of Markdown in DingTalk's subset. A fenced code block (DingTalk renders none) becomes a
+    quote, one hard-broken line per code line, leading spaces kept as no-break spaces (a Markdown renderer
+    would collapse them); inline code loses its backticks; `~~strike~~` (unsupported) its tildes; `__bold__`
+    and `* item` take the spellings DingTalk knows (`**bold**`, `- item`)."""
+    lines = markdown.split("\n")
+    fence = _FENCE.match(lines[0]) if lines else None
+    if fence and len(lines) >= 2 and lines[-1].strip() == fence.group(1):
+        body = lines[1:-1] or [""]
+        quoted = [f"> {_NBSP * (len(line) - len(line.lstrip(' ')))}{line.lstrip(' ')}".rstrip() for line in body]
+        return "  \n".join(q if q != ">" else f"> {_NBSP}" for q in quoted)
+    out = []
+    for i, segment in enumerate(_INLINE_CODE.split(markdown)):
+        if i % 2:  # inside backticks: the text itself
+            out.append(segment)
+        else:
+            segment = _STRIKE.sub(lambda m: m.group(1), segment)
+            segment = re.sub(r"(?<![\w_])__(?=\S)([^\n]+?)(?<=\S)__(?![\w_])", r"**\1**", segment)
+            out.append(_BULLET.sub(lambda m: f"{m.group(1)}- ", segment))
+    return "".join(out)
+
+
 _SLACK_LINK = re.compile(r"\[([^\]\n]+)\]\(((?:https?|mailto):[^\s)|<>]+)\)")
 _BOLD_MARK = "\x01"
 
@@ -232,5 +260,6 @@ RENDERERS: dict[str, Callable[[str], str]] = {
     "markdown": lambda text: text,
     "plain": to_plain,
     "telegram-html": to_telegram_html,
+    "dingtalk-markdown": to_dingtalk_markdown,
     "slack-mrkdwn": to_slack_mrkdwn,
 }

@@ -7,7 +7,8 @@ import typer
 from claw.cli.common import JsonOption, WideOption, listing
 
 app = typer.Typer(
-    help="Channel accounts (webhook hooks, Telegram, Discord and Feishu bots) and their health.", no_args_is_help=True
+    help="Channel accounts (webhook hooks, Telegram, Discord, Feishu and DingTalk bots) and their health.",
+    no_args_is_help=True,
 )
 
 
@@ -23,7 +24,8 @@ def ls(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
     elif not accounts:
         print(
             "No channels configured. Add [channels.webhook.hooks.<name>], [channels.telegram], [channels.discord],"
-            " [channels.feishu] or [channels.slack] to config.toml (the README's Channels section shows each)."
+            " [channels.feishu], [channels.dingtalk] or [channels.slack] to config.toml (the README's Channels section"
+            " shows each)."
         )
     else:
         from claw.cli.channels_view import accounts_table

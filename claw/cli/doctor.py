@@ -34,7 +34,9 @@ def doctor(
     online: bool = typer.Option(
         False,
         "--online",
-        help="Also ask each chat platform whether its token is valid (Discord: GET /users/@me, Slack: auth.test).",
+        help="Also ask each chat platform whether its token is valid (Discord: GET /users/@me; Feishu: a "
+        "tenant_access_token, and in long-connection mode a connection URL; DingTalk: an access token; "
+        "Slack: auth.test).",
     ),
 ) -> None:
     """Check the state dir, token, config, workspace, model endpoint, gateway, sessions, skills, hooks and memory.
@@ -67,8 +69,12 @@ def doctor(
 
 
 def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[list[Finding], list[str]]:
+    from claw.channels.dingtalk_doctor import check_credentials as check_dingtalk_credentials
+    from claw.channels.dingtalk_doctor import check_online as check_dingtalk_online
     from claw.channels.discord_doctor import check_online as check_discord_online
     from claw.channels.discord_doctor import check_tokens as check_discord_tokens
+    from claw.channels.feishu_doctor import check_config as check_feishu_config
+    from claw.channels.feishu_doctor import check_online as check_feishu_online
     from claw.channels.slack_doctor import check_online as check_slack_online
     from claw.channels.slack_doctor import check_tokens as check_slack_tokens
     from claw.doctor import agent as doctor_agent
@@ -120,6 +126,12 @@ def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[lis
         findings += _guarded("discord", lambda: check_discord_tokens(usable.channels.discord))
         if online:
             findings += _guarded("discord", lambda: check_discord_online(usable.channels.discord))
+        findings += _guarded("feishu", lambda: check_feishu_config(usable.channels.feishu))
+        if online:
+            findings += _guarded("feishu", lambda: check_feishu_online(usable.channels.feishu))
+        findings += _guarded("dingtalk", lambda: check_dingtalk_credentials(usable.channels.dingtalk))
+        if online:
+            findings += _guarded("dingtalk", lambda: check_dingtalk_online(usable.channels.dingtalk))
         findings += _guarded("slack", lambda: check_slack_tokens(usable.channels.slack))
         if online:
             findings += _guarded("slack", lambda: check_slack_online(usable.channels.slack))

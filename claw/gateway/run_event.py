@@ -64,6 +64,10 @@ TERMINAL_PHASES = frozenset({Phase.END, Phase.ERROR, Phase.ABORTED})
 
 NO_MODEL = "no_model"
 """The `code` of an `error` event when no model is configured: the user, not the run, must act."""
+TRUNCATED_LENGTH = "length"
+"""`truncated` of an `end` event whose reply the model's output limit cut short (`finish_reason: length`)."""
+TRUNCATED_NOTE = '(the reply was cut off by the output limit of the model; send "continue" to have it go on)'
+"""The line clients show under such a reply."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,9 +22,10 @@ class ReasoningDelta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallDelta:
-    """A fragment of one tool call; `index` ties fragments of the same call together."""
+    """A fragment of one tool call; `index` ties fragments of the same call together (None: the server sent
+    none, claw/agent/tool_call_parts.py decides which call it belongs to)."""
 
-    index: int
+    index: int | None
     id: str | None
     name: str | None
     arguments: str
@@ -73,6 +74,8 @@ class ChatRequest:
     model: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    reasoning: Literal["off", "low", "high"] | None = None
+    """The session's `/think` level; None: ask for none (claw/providers/reasoning_switch.py)."""
 
 
 class ModelProvider(Protocol):

@@ -17,6 +17,7 @@ from claw.config import Config, ProviderSettings
 from claw.providers.base import ChatRequest, ModelDelta, ModelError, ModelProvider
 from claw.providers.metering import CallGuard, CallObserver, current_scope, metered
 from claw.providers.openai_compat import OpenAICompatProvider
+from claw.providers.reasoning_switch import current_level
 from claw.providers.refs import BUILTIN_PROVIDERS, ModelRef, parse_model_ref
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,8 @@ class ModelRouter:
             model = self.resolve(ref)
             produced = False
             try:
-                deltas = self.provider(model.provider).stream(ChatRequest(model.model, messages, tools))
+                request = ChatRequest(model.model, messages, tools, reasoning=current_level())
+                deltas = self.provider(model.provider).stream(request)
                 async for delta in metered(deltas, model.provider, model.model, messages, self.observers):
                     produced = True
                     yield ref, delta
