@@ -32,6 +32,7 @@ from claw.channels.access import AccessPolicy, GroupRule
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
+from claw.channels.inbox_batch import InboxBatch
 from claw.channels.slack_api import SlackApi, SlackError
 from claw.channels.slack_settings import SlackAccount
 from claw.channels.slack_socket import SocketMode
@@ -81,6 +82,7 @@ class SlackAdapter:
         self.api = SlackApi(settings.base_url(), self.token or "")
         self.bot: BotIdentity | None = None
         self.socket: SocketMode | None = None
+        self._batch: InboxBatch | None = None
         self._names: dict[str, str | None] = {}
         self._recent: OrderedDict[str, None] = OrderedDict()
         """Event ids already committed (newest last): a repeated one is answered without a lookup."""
@@ -124,10 +126,11 @@ class SlackAdapter:
         found = to_inbound(callback, self.account_id, self.bot, self._names.get(user or ""))
         return [] if found is None else [found]
 
-    async def take(self, host: ChannelHost, callback: SlCallback) -> str:
+    async def take(self, host: ChannelHost, callback: SlCallback, batch: InboxBatch | None = None) -> str:
         """Store one event's message in the inbox: `accepted`, `duplicate` or `ignored` once it is
         committed (or there was nothing to commit). Raises what the store raises: then nothing is
-        acknowledged and Slack delivers again."""
+        acknowledged and Slack delivers again. With a `batch` (Socket Mode) the message is only queued
+        for the batch's next commit (`queued`): the caller acknowledges after `batch.flush()`."""
         event_id = callback.event_id
         if event_id and event_id in self._recent:
             return "duplicate"
@@ -137,12 +140,16 @@ class SlackAdapter:
         if not inbound:
             return "ignored"
         fault("webhook.before_inbox_commit")
-        stored = await host.accept(CHANNEL, self.account_id, inbound)
+        if batch is not None:
+            await batch.add(inbound)
+            outcome = "queued"
+        else:
+            outcome = "accepted" if any(await host.accept(CHANNEL, self.account_id, inbound)) else "duplicate"
         if event_id:
             self._recent[event_id] = None
             while len(self._recent) > RECENT_EVENTS:
                 self._recent.popitem(last=False)
-        return "accepted" if any(stored) else "duplicate"
+        return outcome
 
     async def _resolve_name(self, user: str) -> None:
         if user in self._names:
@@ -160,14 +167,15 @@ class SlackAdapter:
         self._names[user] = display_name(found.get("user"))
 
     async def _envelope(self, payload: dict[str, Any]) -> None:
-        """Socket Mode: one `events_api` envelope's payload, handled before it is acknowledged."""
-        assert self._host is not None
+        """Socket Mode: one `events_api` envelope's payload, queued in order for the next inbox commit (the
+        envelope is acknowledged once that commit is done)."""
+        assert self._host is not None and self._batch is not None
         try:
             callback = self.parse(payload)
         except ValueError as exc:
             log.warning("slack %s: skipped an envelope: %s", self.account_id, exc)
             return
-        await self.take(self._host, callback)
+        await self.take(self._host, callback, self._batch)
 
     # --- outbound -------------------------------------------------------------------------------
 
@@ -240,8 +248,9 @@ class SlackAdapter:
             health.detail = f"events at /slack/{self.account_id}"
             return
         app_token = self.settings.app_level_token() or ""
+        self._batch = InboxBatch(host, CHANNEL, self.account_id)
         self.socket = SocketMode(
-            lambda: self.api.connections_open(app_token), self._envelope, health,
+            lambda: self.api.connections_open(app_token), self._envelope, self._batch.flush, health,
             ping_interval=self.settings.ping_interval_seconds, max_backoff=self.settings.max_backoff_seconds,
         )  # fmt: skip
         await self.socket.run()

@@ -2,9 +2,11 @@
 
 One connection at a time: `apps.connections.open` with the app-level token gives a WebSocket URL
 (aiohttp), Slack's first frame is `hello`, then envelopes arrive (`{"envelope_id", "type", "payload"}`).
-Each is handed to `handle` and acknowledged (`{"envelope_id": …}`) only once that returned, that is
-once its message is committed to the inbox: an envelope not acknowledged — the gateway died, the
-store refused — is redelivered by Slack, and the inbox drops what it already holds.
+Each is handed to `handle`, which queues its message, in order, for the next inbox commit (a group
+commit: a busy gateway.db does not slow reading), and is acknowledged (`{"envelope_id": …}`) only once
+`committed` returned for it, that is once its message is in the inbox. An envelope not acknowledged —
+the gateway died, the connection dropped first — is redelivered by Slack, and the inbox drops what it
+already holds.
 
 The connection is replaced when Slack sends `disconnect` (`refresh_requested` every few hours,
 `warning`, `link_disabled`), when it closes, and when it falls silent: aiohttp pings after
@@ -39,7 +41,7 @@ FATAL_ERRORS = {"invalid_auth": "the app-level token is invalid", "not_authed": 
                 "account_inactive": "the app's token was revoked"}  # fmt: skip
 
 Handle = Callable[[dict[str, Any]], Awaitable[None]]
-"""An `events_api` envelope's payload → None once it is handled (committed); raising leaves it unacknowledged."""
+"""An `events_api` envelope's payload → None once its message is queued; raising leaves it unacknowledged."""
 
 
 class _Drop(Exception):
@@ -50,11 +52,15 @@ class _Drop(Exception):
 
 class SocketMode:
     def __init__(
-        self, open_url: Callable[[], Awaitable[str]], handle: Handle, health: Health, *,
-        ping_interval: float = 10.0, max_backoff: float = 60.0,
+        self, open_url: Callable[[], Awaitable[str]], handle: Handle, committed: Callable[[], Awaitable[None]],
+        health: Health, *, ping_interval: float = 10.0, max_backoff: float = 60.0,
     ) -> None:  # fmt: skip
         self._open_url = open_url
         self._handle = handle
+        self._committed = committed
+        """Returns once everything `handle` queued so far is committed."""
+        self._unacked: list[str] = []
+        self._acker: asyncio.Task[None] | None = None
         self.health = health
         self.ping_interval = ping_interval
         self.max_backoff = max_backoff
@@ -111,10 +117,15 @@ class SocketMode:
             self.health.ok()
             self.health.detail = "connected (socket mode)"
             self.health.last_poll_at = time.time()
-            while True:
-                frame = _frame(await ws.receive(), ws)
-                self.health.last_poll_at = time.time()  # `claw channels status`: the last frame from Slack
-                await self._frame(ws, frame)
+            try:
+                while True:
+                    frame = _frame(await ws.receive(), ws)
+                    self.health.last_poll_at = time.time()  # `claw channels status`: the last frame from Slack
+                    await self._frame(ws, frame)
+            finally:  # what is not acknowledged yet, Slack sends again on the next connection
+                if self._acker is not None:
+                    self._acker.cancel()
+                self._unacked = []
 
     async def _frame(self, ws: aiohttp.ClientWebSocketResponse, frame: dict[str, Any]) -> None:
         kind = frame.get("type")
@@ -129,9 +140,23 @@ class SocketMode:
         payload = frame.get("payload")
         if kind == "events_api" and isinstance(payload, dict):
             await self._handle(payload)
-        fault("inbox.after_commit_before_ack")
-        await ws.send_json({"envelope_id": envelope_id})
-        self.acks += 1
+        self._unacked.append(envelope_id)
+        if self._acker is None or self._acker.done():
+            self._acker = asyncio.create_task(self._ack_committed(ws), name="slack:acks")
+
+    async def _ack_committed(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        """Acknowledge the envelopes whose messages are committed: those queued before each wait."""
+        while self._unacked:
+            ids, self._unacked = self._unacked, []
+            await self._committed()
+            fault("inbox.after_commit_before_ack")
+            try:
+                for envelope_id in ids:
+                    await ws.send_json({"envelope_id": envelope_id})
+                    self.acks += 1
+            except (aiohttp.ClientError, ConnectionError, RuntimeError) as exc:  # the connection is going
+                log.info("slack: %d acknowledgement(s) not sent (%s); Slack will redeliver", len(ids), exc)
+                return
 
 
 def _frame(message: aiohttp.WSMessage, ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
