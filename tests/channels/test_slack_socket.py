@@ -5,6 +5,7 @@ stored once, and a new connection after Slack's `disconnect` and after silence (
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,3 +153,22 @@ async def test_a_rate_limited_connections_open_is_retried_after_its_retry_after(
     limited, opened = slack.calls_of("apps.connections.open", ok=None)
     assert limited.status == 429 and opened.ok
     assert opened.at - limited.at >= 1.5
+
+
+async def test_a_burst_of_envelopes_is_stored_in_order_each_acknowledged_after_its_commit(
+    start_channels: Start, slack: FakeSlack, claw_env: ClawEnv
+) -> None:
+    claw_env.server.script(*[text("ok")] * 10)
+    stored_at_ack: list[bool] = []
+    slack.on_ack = lambda envelope: stored_at_ack.append(
+        f"slack|default|D0000042|{envelope.payload['event']['ts']}" in stored_keys(claw_env.home)
+    )
+    ch = await start_channels(socket_config(slack, allowFrom=["U0000042"]))
+    await connected(slack)
+    for i in range(10):
+        slack.push(message(f"burst {i}"))
+    await eventually(lambda: len(stored_at_ack) == 10, what="ten acknowledgements")
+    assert stored_at_ack == [True] * 10 and not slack.unacked()
+    bodies = [json.loads(r["ctx"])["body"] for r in ch.rows("channel_inbox")]
+    assert bodies == [f"burst {i}" for i in range(10)]  # the order they came in
+    assert all(e.attempts == 1 for e in slack.envelopes.values())
