@@ -246,3 +246,24 @@ def test_automation_targets_are_checked() -> None:
         "slack|default|C0123ABCD|1700000000.000100", {"channel": "C0123ABCD", "thread_ts": "1700000000.000100"},
     )  # fmt: skip
     assert BOT_ID  # the adapter was built without connecting anywhere
+
+
+async def test_each_account_has_its_own_url_and_signing_secret(
+    start_channels: Start, slack: FakeSlack, claw_env: ClawEnv
+) -> None:
+    claw_env.server.script(text("from the second workspace"))
+    config = (
+        f'[channels.slack]\nbotToken = "{BOT_TOKEN}"\napiBaseUrl = "{slack.api_base}"\nallowFrom = ["U0000042"]\n'
+        f'[channels.slack.accounts.main]\nsigningSecret = "{SIGNING_SECRET}"\n'
+        '[channels.slack.accounts.w2]\nsigningSecret = "second-workspace-secret"\n'
+    )
+    ch = await start_channels(config)
+    await eventually(lambda: len(slack.calls_of("auth.test")) == 2, what="both accounts identified")
+    w2 = f"{ch.http_url}/slack/w2"
+    assert (await asyncio.to_thread(deliver, w2, message("hi"), secret=SIGNING_SECRET))[0] == 401  # main's secret
+    assert (await asyncio.to_thread(deliver, w2, message("hi"), secret="second-workspace-secret"))[0] == 200
+    assert (await send(ch, message("x")))[0] == 404  # with accounts listed there is no `default`
+    await eventually(lambda: slack.posts(), what="the reply")
+    (row,) = ch.rows("channel_inbox")
+    assert row["account_id"] == "w2" and row["dedupe_key"].startswith("slack|w2|")
+    assert [a["accountId"] for a in await ch.call("channels.list") if a["channel"] == "slack"] == ["main", "w2"]
