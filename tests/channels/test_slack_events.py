@@ -267,3 +267,19 @@ async def test_each_account_has_its_own_url_and_signing_secret(
     (row,) = ch.rows("channel_inbox")
     assert row["account_id"] == "w2" and row["dedupe_key"].startswith("slack|w2|")
     assert [a["accountId"] for a in await ch.call("channels.list") if a["channel"] == "slack"] == ["main", "w2"]
+
+
+async def test_slash_commands_run_only_for_authorised_senders(
+    start_channels: Start, slack: FakeSlack, claw_env: ClawEnv
+) -> None:
+    claw_env.server.script(text("just text to me"))
+    ch = await start_channels(slack_config(slack, allowFrom=["U0000042"]) + '[channels.slack.channels."C0000555"]\n')
+    await identified(slack)
+    await send(ch, message("/status", channel="C0000555", channel_type="channel"))  # the owner, no mention needed
+    await eventually(lambda: slack.posts(), what="the status reply")
+    assert "Session agent:main:slack:group:c0000555" in slack.posts()[0].params["text"]
+    assert claw_env.server.chat_requests == []
+    await send(ch, mention("/status", user="U0000050"))  # anyone else: plain text for the model
+    await eventually(lambda: len(slack.posts()) == 2, what="the model's answer")
+    (request,) = claw_env.server.chat_requests
+    assert request.messages[-1]["content"] == "/status"
