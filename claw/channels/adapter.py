@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from claw.channels.access import AccessPolicy
     from claw.channels.host import ChannelHost
 
-TextFormat = Literal["markdown", "telegram-html", "plain", "dingtalk-markdown"]
+TextFormat = Literal["markdown", "telegram-html", "plain", "dingtalk-markdown", "slack-mrkdwn"]
 
 
 @dataclass(frozen=True, slots=True)

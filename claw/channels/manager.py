@@ -113,6 +113,7 @@ def build_adapters(config: object, gateway_token: str | None = None) -> dict[tup
     from claw.channels.dingtalk import DingTalkAdapter
     from claw.channels.discord import DiscordAdapter
     from claw.channels.feishu import FeishuAdapter
+    from claw.channels.slack import SlackAdapter
     from claw.channels.telegram import TelegramAdapter
     from claw.channels.webhook import WebhookAdapter
     from claw.config import Config
@@ -134,4 +135,7 @@ def build_adapters(config: object, gateway_token: str | None = None) -> dict[tup
     if settings.dingtalk.enabled:
         for account_id, dt in settings.dingtalk.effective_accounts().items():
             found[("dingtalk", account_id)] = DingTalkAdapter(account_id, dt)
+    if settings.slack.enabled:
+        for account_id, account in settings.slack.effective_accounts().items():
+            found[("slack", account_id)] = SlackAdapter(account_id, account)
     return found

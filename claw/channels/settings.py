@@ -18,6 +18,7 @@ from claw.channels.access_terms import str_ids as _ids
 from claw.channels.dingtalk_settings import DingTalkSettings
 from claw.channels.discord_settings import DiscordSettings
 from claw.channels.feishu_settings import FeishuSettings
+from claw.channels.slack_settings import SlackSettings, slack_secrets
 from claw.settings_base import HttpUrl, Name, Section
 
 
@@ -132,6 +133,7 @@ class ChannelsSettings(Section):
     discord: DiscordSettings = DiscordSettings()
     feishu: FeishuSettings = FeishuSettings()
     dingtalk: DingTalkSettings = DingTalkSettings()
+    slack: SlackSettings = SlackSettings()
     outbox: OutboxSettings = OutboxSettings()
 
 
@@ -144,4 +146,5 @@ def channel_secrets(settings: ChannelsSettings, environ: Mapping[str, str] | Non
     for fs in settings.feishu.effective_accounts().values():
         found += fs.secrets(environ)
     found += [account.secret(environ) for account in settings.dingtalk.effective_accounts().values()]
+    found += slack_secrets(settings.slack, environ)
     return [s for s in found if s]

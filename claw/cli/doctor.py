@@ -43,7 +43,8 @@ def doctor(
         False,
         "--online",
         help="Also ask each chat platform whether its token is valid (Discord: GET /users/@me; Feishu: a "
-        "tenant_access_token, and in long-connection mode a connection URL; DingTalk: an access token).",
+        "tenant_access_token, and in long-connection mode a connection URL; DingTalk: an access token; "
+        "Slack: auth.test).",
     ),
 ) -> None:
     """Check the state dir, token, config, workspace, model endpoint, gateway, sessions, skills, hooks and memory.
@@ -86,6 +87,8 @@ def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[lis
     from claw.channels.discord_doctor import check_tokens as check_discord_tokens
     from claw.channels.feishu_doctor import check_config as check_feishu_config
     from claw.channels.feishu_doctor import check_online as check_feishu_online
+    from claw.channels.slack_doctor import check_online as check_slack_online
+    from claw.channels.slack_doctor import check_tokens as check_slack_tokens
     from claw.doctor import agent as doctor_agent
     from claw.doctor import mcp as doctor_mcp
     from claw.doctor import repair as doctor_repair
@@ -141,6 +144,9 @@ def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[lis
         findings += _guarded("dingtalk", lambda: check_dingtalk_credentials(usable.channels.dingtalk))
         if online:
             findings += _guarded("dingtalk", lambda: check_dingtalk_online(usable.channels.dingtalk))
+        findings += _guarded("slack", lambda: check_slack_tokens(usable.channels.slack))
+        if online:
+            findings += _guarded("slack", lambda: check_slack_online(usable.channels.slack))
     return findings, fixed
 
 

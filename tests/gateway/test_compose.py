@@ -94,6 +94,7 @@ def test_build_gateway_uses_every_capability_in_prompt_order(claw_env: ClawEnv) 
         "/telegram/{account}",
         "/feishu/{account}",
         "/dingtalk/{account}",
+        "/slack/{account}",
         "/mcp",
     }
 
