@@ -18,6 +18,7 @@ from claw.channels import inbox
 from claw.channels.adapter import ChannelAdapter
 from claw.channels.host import Health
 from claw.channels.inbound import Inbound
+from claw.channels.inbox_commits import GroupCommit
 from claw.channels.schema import MIGRATIONS
 from claw.store.db import Database
 
@@ -33,6 +34,8 @@ class ChannelManager:
         self._db: Database | None = None
         self._adapters: dict[tuple[str, str], ChannelAdapter] | None = None
         self._health: dict[tuple[str, str], Health] = {}
+        self._commits = GroupCommit(lambda: self.db)
+        """Concurrent `accept`s share transactions (claw/channels/inbox_commits.py)."""
         self.inbox_wake = asyncio.Event()
         """Set when new messages are stored (the processor wakes)."""
         self.outbox_wake = asyncio.Event()
@@ -92,7 +95,7 @@ class ChannelManager:
                 )
             return stored
 
-        stored = await self.db.awrite(write)
+        stored = await self._commits.write(write)
         if inbound:
             self.health(channel, account_id).last_inbound_at = now
         if any(stored):
