@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import json
@@ -80,7 +81,14 @@ class OpenAICompatProvider:
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ModelDelta]:
         if self._client is None:
-            self._client = self._make_client()
+            # The provider's first call: importing openai (the process's first time) and loading the CA bundle
+            # cost ~0.5 s of CPU. In a thread, so that a gateway goes on acknowledging channel messages meanwhile
+            # instead of stalling them all at once.
+            client = await asyncio.to_thread(self._make_client)
+            if self._client is None:
+                self._client = client
+            else:  # another call made one meanwhile
+                await client.close()
         import openai
 
         params: dict[str, Any] = {
