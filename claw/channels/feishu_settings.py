@@ -61,7 +61,9 @@ class FeishuAccount(Section):
     """How far `X-Lark-Request-Timestamp` may be from now, either way."""
     token_refresh_margin_seconds: float = Field(default=300.0, ge=0, le=3600)
     """A tenant_access_token is renewed this long before it expires."""
-    rate_per_second: float = Field(default=5.0, ge=0, le=1000)
+    rate_per_second: float = Field(default=25.0, ge=0, le=1000)
+    """Sends per second by this app, all chats together: half of the send API's 50 a second, leaving room
+    for card patches. Each chat's own limit (5 a second) is the platform's; its rate-limit codes are backed off."""
     max_message_chars: int = Field(default=4000, ge=100, le=10_000)
     """Longest Markdown per card (the platform caps a card's JSON at 30 KB)."""
 
