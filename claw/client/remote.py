@@ -259,7 +259,8 @@ class RemoteClient:
             self._pending.pop(frame_id, None)
         if not frame.get("ok"):
             err = frame.get("error") or {}
-            raise error_for(str(err.get("code", "FAILED")), str(err.get("message", "request failed")))
+            code, message = str(err.get("code", "FAILED")), str(err.get("message", "request failed"))
+            raise error_for(code, message, err.get("details"))
         return frame.get("payload")
 
     def _buffer(self, run_id: str) -> asyncio.Queue[RunEvent | None]:

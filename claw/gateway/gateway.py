@@ -23,6 +23,7 @@ from claw.agent.runner import AgentRunner
 from claw.config import Config
 from claw.errors import ClawError, GatewayUnavailable, NotFoundError, UsageError
 from claw.gateway import commands, hook_points, run_event
+from claw.gateway.broadcasts import Broadcasts
 from claw.gateway.capability import Capability, HttpRoute
 from claw.gateway.command_syntax import parse_command
 from claw.gateway.dedupe import InboundDedupe
@@ -67,6 +68,8 @@ class Gateway:
         self.paths = paths
         self.config = config
         self.bus = EventBus()
+        self.broadcasts = Broadcasts(self)
+        """Gateway-wide events (`chat`, `sessions.changed`, `session.message`), built from the runs' events."""
         self.hooks = HookBus()
         """Lifecycle hook events (`claw.gateway.hook_points` says where each one fires); the hooks
         capability attaches what runs for them."""
@@ -157,7 +160,7 @@ class Gateway:
         """Call the RPC method `name`; `params` get `_channel`, the caller's channel."""
         method = self.methods.get(name)
         if method is None:
-            raise UsageError(f"unknown method {name!r}")
+            raise UsageError(f"unknown method: {name}")  # OpenClaw's words: its clients match on them
         return await method(self, {**params, "_channel": channel})
 
     async def start(self) -> None:
@@ -430,7 +433,9 @@ class Gateway:
             log.exception("could not write the session index of agent %s", env.agent_id)
 
     def _emit(self, run: Run, stream: Stream, data: dict[str, Any]) -> None:
-        self.bus.publish(run.next_event(stream, data))
+        event = run.next_event(stream, data)
+        self.bus.publish(event)
+        self.broadcasts.run_event(event)
 
     def _remember(self, key: str | None, result: DispatchResult) -> DispatchResult:
         if key:

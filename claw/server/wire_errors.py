@@ -1,8 +1,14 @@
 """Error codes on the wire, and the mapping between them and the `ClawError` tree.
 
-The server turns an exception into `{"code", "message"}`; `RemoteClient` turns that
+The server turns an exception into `{"code", "message", "details"}`; `RemoteClient` turns that
 back into the same kind of `ClawError`, so a caller sees the same exception (and the
 CLI the same exit code) whichever transport it uses.
+
+The codes are OpenClaw's (protocol 4): a method's error that the caller caused — bad parameters, an
+unknown method, a session or run that does not exist, a config that does not allow it — is
+`INVALID_REQUEST`, as OpenClaw's own gateway answers (`unknown session: …`, `unknown method: …`);
+`details.reason` (`not-found`, `config`) keeps what claw's clients need to raise the same exception
+(`details_for`). `NOT_FOUND` and `CONFIG_ERROR` are understood too (`code_for` still sends them: see there).
 """
 
 from __future__ import annotations
@@ -11,7 +17,8 @@ from claw.errors import ClawError, ConfigError, GatewayUnavailable, NotFoundErro
 
 INVALID_REQUEST = "INVALID_REQUEST"
 """The frame or its params are malformed, or the request cannot be done as asked."""
-UNKNOWN_METHOD = "UNKNOWN_METHOD"
+UNKNOWN_METHOD = INVALID_REQUEST
+"""OpenClaw has no code of its own for a method the gateway does not serve: `INVALID_REQUEST`."""
 UNAUTHORIZED = "UNAUTHORIZED"
 RATE_LIMITED = "RATE_LIMITED"
 PROTOCOL_MISMATCH = "PROTOCOL_MISMATCH"
@@ -33,7 +40,14 @@ class RemoteCallError(ClawError):
         self.code = code
 
 
+NOT_FOUND_REASON = "not-found"
+CONFIG_REASON = "config"
+
+
 def code_for(exc: ClawError) -> str:
+    # NOT_FOUND and CONFIG_ERROR stay until the connection sends `details_for(exc)` with the code (a
+    # claw client needs `details.reason` to tell them from a usage error); then both become
+    # INVALID_REQUEST, as OpenClaw's are.
     if isinstance(exc, NotFoundError):
         return NOT_FOUND
     if isinstance(exc, ConfigError):
@@ -45,14 +59,24 @@ def code_for(exc: ClawError) -> str:
     return FAILED
 
 
-def error_for(code: str, message: str) -> ClawError:
-    """The `ClawError` a client raises for an error response."""
-    if code in (INVALID_REQUEST, UNKNOWN_METHOD):
-        return UsageError(message)
-    if code == NOT_FOUND:
+def details_for(exc: ClawError) -> dict[str, str]:
+    """The error's `details`: which of claw's `INVALID_REQUEST`s it is, when it is not a plain usage error."""
+    if isinstance(exc, NotFoundError):
+        return {"reason": NOT_FOUND_REASON}
+    if isinstance(exc, ConfigError):
+        return {"reason": CONFIG_REASON}
+    return {}
+
+
+def error_for(code: str, message: str, details: object = None) -> ClawError:
+    """The `ClawError` a client raises for an error response (`details` as the error frame carried it)."""
+    reason = details.get("reason") if isinstance(details, dict) else None
+    if code == NOT_FOUND or (code == INVALID_REQUEST and reason == NOT_FOUND_REASON):
         return NotFoundError(message)
-    if code == CONFIG:
+    if code == CONFIG or (code == INVALID_REQUEST and reason == CONFIG_REASON):
         return ConfigError(message)
+    if code == INVALID_REQUEST:
+        return UsageError(message)
     if code == UNAVAILABLE:
         return GatewayUnavailable(message)
     return RemoteCallError(code, message)
