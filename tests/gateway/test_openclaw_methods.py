@@ -232,3 +232,25 @@ async def test_nothing_is_built_while_nobody_listens(claw_env: ClawEnv, client: 
     await turn(client, "hi")
     assert client.gateway.broadcasts.listening is False
     assert client.gateway.broadcasts._chat._runs == {}  # no run's text kept behind
+
+
+async def test_a_session_watch_gets_the_session_events_and_the_list(claw_env: ClawEnv, client: LocalClient) -> None:
+    from claw.gateway.session_watch import SessionWatch
+
+    sent: Events = []
+    watch = SessionWatch(client.gateway, lambda name, payload: sent.append((name, payload)))
+    assert await watch.subscribe({}) == {"subscribed": True} and watch.active
+    claw_env.server.script(text("watched"))
+    await client.call("chat.send", sessionKey="main", message="hi", idempotencyKey="watched-1")
+    await until(sent, lambda seen: len(named(seen, "session.message")) == 2)
+    assert {name for name, _ in sent} == {"sessions.changed", "session.message"}  # no `chat`: every client gets it
+    answer = await watch.subscribe({"limit": 5})
+    assert answer["subscribed"] is True and [r["key"] for r in answer["list"]["sessions"]] == ["agent:main:main"]
+    watch.close()
+    count = len(sent)
+    await client.call("sessions.patch", key="main", model="x/y")
+    assert len(sent) == count and not watch.active  # closed: nothing more
+    other = SessionWatch(client.gateway, lambda name, payload: sent.append((name, payload)))
+    with pytest.raises(UsageError, match="limit"):
+        await other.subscribe({"limit": 0})
+    assert not other.active and client.gateway.broadcasts.listening is False
