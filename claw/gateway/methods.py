@@ -132,6 +132,25 @@ class SessionsListParams(AgentParams):
 @takes(SessionsListParams)
 async def sessions_list(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
     """OpenClaw's `SessionsListResult`: `sessions` (rows, `claw.gateway.session_rows`) and the page's counts."""
+    return _sessions_page(gw, params)
+
+
+@takes(SessionsListParams)
+async def sessions_subscribe(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
+    """OpenClaw's `sessions.subscribe` called without a connection: `subscribed: false`, as OpenClaw answers
+    a caller that has none (a subscription lives as long as its connection, which serves this name itself
+    with a `claw.gateway.session_watch.SessionWatch`); with `sessions.list`'s parameters, the list too."""
+    if not params.model_fields_set:
+        return {"subscribed": False}
+    return {"subscribed": False, "list": _sessions_page(gw, params)}
+
+
+@takes(NoParams)
+async def sessions_unsubscribe(gw: Gateway, params: NoParams) -> dict[str, Any]:
+    return {"subscribed": False}
+
+
+def _sessions_page(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
     entries = sorted(gw.sessions(params.agent_id).list(), key=lambda e: e.updated_at, reverse=True)
     if params.active_only:
         entries = [e for e in entries if gw.runs.active(e.session_key)]
@@ -316,6 +335,8 @@ CORE_METHODS: Mapping[str, Method] = {
     **CHAT_METHODS,  # chat.send, chat.abort, chat.history
     "sessions.list": sessions_list,
     "sessions.describe": sessions_describe,
+    "sessions.subscribe": sessions_subscribe,  # over WebSocket the connection's own (SessionWatch)
+    "sessions.unsubscribe": sessions_unsubscribe,
     "sessions.get": sessions_get,
     "sessions.reset": sessions_reset,
     "sessions.delete": sessions_delete,

@@ -7,8 +7,9 @@ CLI the same exit code) whichever transport it uses.
 The codes are OpenClaw's (protocol 4): a method's error that the caller caused — bad parameters, an
 unknown method, a session or run that does not exist, a config that does not allow it — is
 `INVALID_REQUEST`, as OpenClaw's own gateway answers (`unknown session: …`, `unknown method: …`);
-`details.reason` (`not-found`, `config`) keeps what claw's clients need to raise the same exception
-(`details_for`). `NOT_FOUND` and `CONFIG_ERROR` are understood too (`code_for` still sends them: see there).
+`details.code` (`NOT_FOUND`, `CONFIG_ERROR`, OpenClaw's place for a structured reason) keeps what claw's
+clients need to raise the same exception (`details_for`). `NOT_FOUND` and `CONFIG_ERROR` as codes are
+understood too (`code_for` still sends them: see there).
 """
 
 from __future__ import annotations
@@ -40,13 +41,9 @@ class RemoteCallError(ClawError):
         self.code = code
 
 
-NOT_FOUND_REASON = "not-found"
-CONFIG_REASON = "config"
-
-
 def code_for(exc: ClawError) -> str:
     # NOT_FOUND and CONFIG_ERROR stay until the connection sends `details_for(exc)` with the code (a
-    # claw client needs `details.reason` to tell them from a usage error); then both become
+    # claw client needs `details.code` to tell them from a usage error); then both become
     # INVALID_REQUEST, as OpenClaw's are.
     if isinstance(exc, NotFoundError):
         return NOT_FOUND
@@ -62,18 +59,18 @@ def code_for(exc: ClawError) -> str:
 def details_for(exc: ClawError) -> dict[str, str]:
     """The error's `details`: which of claw's `INVALID_REQUEST`s it is, when it is not a plain usage error."""
     if isinstance(exc, NotFoundError):
-        return {"reason": NOT_FOUND_REASON}
+        return {"code": NOT_FOUND}
     if isinstance(exc, ConfigError):
-        return {"reason": CONFIG_REASON}
+        return {"code": CONFIG}
     return {}
 
 
 def error_for(code: str, message: str, details: object = None) -> ClawError:
     """The `ClawError` a client raises for an error response (`details` as the error frame carried it)."""
-    reason = details.get("reason") if isinstance(details, dict) else None
-    if code == NOT_FOUND or (code == INVALID_REQUEST and reason == NOT_FOUND_REASON):
+    reason = details.get("code") if isinstance(details, dict) else None
+    if code == NOT_FOUND or (code == INVALID_REQUEST and reason == NOT_FOUND):
         return NotFoundError(message)
-    if code == CONFIG or (code == INVALID_REQUEST and reason == CONFIG_REASON):
+    if code == CONFIG or (code == INVALID_REQUEST and reason == CONFIG):
         return ConfigError(message)
     if code == INVALID_REQUEST:
         return UsageError(message)

@@ -254,3 +254,17 @@ async def test_a_session_watch_gets_the_session_events_and_the_list(claw_env: Cl
     with pytest.raises(UsageError, match="limit"):
         await other.subscribe({"limit": 0})
     assert not other.active and client.gateway.broadcasts.listening is False
+
+
+async def test_sessions_subscribe_without_a_connection_subscribes_nothing(
+    claw_env: ClawEnv, client: LocalClient
+) -> None:
+    """OpenClaw answers `subscribed: false` to a caller with no connection; the list comes all the same."""
+    claw_env.server.script(text("listed"))
+    await turn(client, "hi")
+    assert await client.call("sessions.subscribe") == {"subscribed": False}
+    answer = await client.call("sessions.subscribe", limit=10)
+    assert answer["subscribed"] is False and [r["key"] for r in answer["list"]["sessions"]] == ["agent:main:main"]
+    assert await client.call("sessions.unsubscribe") == {"subscribed": False}
+    with pytest.raises(UsageError, match="offset"):
+        await client.call("sessions.subscribe", offset=-1)

@@ -64,3 +64,14 @@ async def test_session_methods_read_the_same_through_both_clients(claw_env: Claw
     assert reset["entry"]["sessionId"] != row["sessionId"]
     assert (await any_client.call("sessions.delete", key="main"))["deleted"] is True
     assert (await any_client.call("sessions.list"))["sessions"] == []
+
+
+def test_error_details_keep_the_exception_a_claw_client_raises() -> None:
+    """INVALID_REQUEST (OpenClaw's code) with `details.code` still raises NotFoundError / ConfigError."""
+    from claw.errors import ConfigError, NotFoundError, UsageError
+    from claw.server.wire_errors import INVALID_REQUEST, details_for, error_for
+
+    for exc in (NotFoundError("no session x"), ConfigError("no model"), UsageError("bad")):
+        again = error_for(INVALID_REQUEST, exc.message, details_for(exc) or None)
+        assert type(again) is type(exc) and again.message == exc.message
+    assert isinstance(error_for("NOT_FOUND", "gone"), NotFoundError)  # what code_for still sends today
