@@ -160,7 +160,7 @@ class Gateway:
         """Call the RPC method `name`; `params` get `_channel`, the caller's channel."""
         method = self.methods.get(name)
         if method is None:
-            raise UsageError(f"unknown method: {name}")  # OpenClaw's words: its clients match on them
+            raise UsageError(f"unknown method: {name}")
         return await method(self, {**params, "_channel": channel})
 
     async def start(self) -> None:

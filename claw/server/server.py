@@ -71,10 +71,11 @@ class GatewayServer:
         """Set when shutdown begins: new runs are refused, running ones finish."""
         self.connections: set[WsConnection] = set()
         self._gateway: Gateway | None = None
+        self._unlisten: Any = None
+        """Stops the `chat` events reaching the connections (`_broadcast`), once started."""
         self._runner: web.AppRunner | None = None
         self._relay = ApprovalRelay(settings.approval_timeout_s)
         self._pending_handshakes = 0
-        self._unlisten: Any = None
 
     @property
     def url(self) -> str:

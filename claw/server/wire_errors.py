@@ -1,15 +1,8 @@
 """Error codes on the wire, and the mapping between them and the `ClawError` tree.
 
-The server turns an exception into `{"code", "message", "details"}`; `RemoteClient` turns that
+The server turns an exception into `{"code", "message"}`; `RemoteClient` turns that
 back into the same kind of `ClawError`, so a caller sees the same exception (and the
 CLI the same exit code) whichever transport it uses.
-
-The codes are OpenClaw's (protocol 4): a method's error that the caller caused — bad parameters, an
-unknown method, a session or run that does not exist, a config that does not allow it — is
-`INVALID_REQUEST`, as OpenClaw's own gateway answers (`unknown session: …`, `unknown method: …`);
-`details.code` (`NOT_FOUND`, `CONFIG_ERROR`, OpenClaw's place for a structured reason) keeps what claw's
-clients need to raise the same exception (`details_for`). `NOT_FOUND` and `CONFIG_ERROR` as codes are
-understood too (`code_for` still sends them: see there).
 """
 
 from __future__ import annotations
@@ -18,8 +11,7 @@ from claw.errors import ClawError, ConfigError, GatewayUnavailable, NotFoundErro
 
 INVALID_REQUEST = "INVALID_REQUEST"
 """The frame or its params are malformed, or the request cannot be done as asked."""
-UNKNOWN_METHOD = INVALID_REQUEST
-"""OpenClaw has no code of its own for a method the gateway does not serve: `INVALID_REQUEST`."""
+UNKNOWN_METHOD = "UNKNOWN_METHOD"
 UNAUTHORIZED = "UNAUTHORIZED"
 RATE_LIMITED = "RATE_LIMITED"
 PROTOCOL_MISMATCH = "PROTOCOL_MISMATCH"
@@ -42,9 +34,6 @@ class RemoteCallError(ClawError):
 
 
 def code_for(exc: ClawError) -> str:
-    # NOT_FOUND and CONFIG_ERROR stay until the connection sends `details_for(exc)` with the code (a
-    # claw client needs `details.code` to tell them from a usage error); then both become
-    # INVALID_REQUEST, as OpenClaw's are.
     if isinstance(exc, NotFoundError):
         return NOT_FOUND
     if isinstance(exc, ConfigError):
@@ -56,8 +45,25 @@ def code_for(exc: ClawError) -> str:
     return FAILED
 
 
+def error_for(code: str, message: str) -> ClawError:
+    """The `ClawError` a client raises for an error response."""
+    if code in (INVALID_REQUEST, UNKNOWN_METHOD):
+        return UsageError(message)
+    if code == NOT_FOUND:
+        return NotFoundError(message)
+    if code == CONFIG:
+        return ConfigError(message)
+    if code == UNAVAILABLE:
+        return GatewayUnavailable(message)
+    return RemoteCallError(code, message)
+
+
 def details_for(exc: ClawError) -> dict[str, str]:
-    """The error's `details`: which of claw's `INVALID_REQUEST`s it is, when it is not a plain usage error."""
+    """The error's `details`: which of claw's errors it is, in OpenClaw's place for a structured reason
+    (`details.code`), for when its code is OpenClaw's `INVALID_REQUEST` (OpenClaw answers an unknown
+    session or run, or a config that does not allow the call, with that code too). A connection sends
+    it beside `code_for(exc)`; `error_from` reads it back, so a claw client still raises `NotFoundError`
+    or `ConfigError` (and the CLI exits as it did) whichever code the gateway sent."""
     if isinstance(exc, NotFoundError):
         return {"code": NOT_FOUND}
     if isinstance(exc, ConfigError):
@@ -65,15 +71,14 @@ def details_for(exc: ClawError) -> dict[str, str]:
     return {}
 
 
-def error_for(code: str, message: str, details: object = None) -> ClawError:
-    """The `ClawError` a client raises for an error response (`details` as the error frame carried it)."""
+def error_from(err: object) -> ClawError:
+    """The `ClawError` for an error frame's `error` object (`{code, message, details?}`)."""
+    body = err if isinstance(err, dict) else {}
+    code, message = str(body.get("code", FAILED)), str(body.get("message", "request failed"))
+    details = body.get("details")
     reason = details.get("code") if isinstance(details, dict) else None
-    if code == NOT_FOUND or (code == INVALID_REQUEST and reason == NOT_FOUND):
+    if code == INVALID_REQUEST and reason == NOT_FOUND:
         return NotFoundError(message)
-    if code == CONFIG or (code == INVALID_REQUEST and reason == CONFIG):
+    if code == INVALID_REQUEST and reason == CONFIG:
         return ConfigError(message)
-    if code == INVALID_REQUEST:
-        return UsageError(message)
-    if code == UNAVAILABLE:
-        return GatewayUnavailable(message)
-    return RemoteCallError(code, message)
+    return error_for(code, message)

@@ -150,7 +150,7 @@ BAD_FRAMES: list[tuple[str, str | bytes, str | None, str]] = [
 ]  # fmt: skip
 
 BAD_REQUESTS: list[tuple[str, dict[str, object], str, str]] = [
-    ("unknown method", {"method": "no.such.method"}, "INVALID_REQUEST", "unknown method 'no.such.method'"),
+    ("unknown method", {"method": "no.such.method"}, "UNKNOWN_METHOD", "unknown method 'no.such.method'"),
     ("connect again", {"method": "connect", "params": {}}, "INVALID_REQUEST", "already connected"),
     ("missing params", {"method": "agent"}, "INVALID_REQUEST", "'message'"),
     ("wrong param type", {"method": "agent", "params": {"message": 5}}, "INVALID_REQUEST", "'message'"),
