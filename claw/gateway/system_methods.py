@@ -123,13 +123,10 @@ async def agents_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
         if chain:
             model["primary"] = chain[0]
         agents.append({"id": agent_id, "name": agent_id, "workspace": str(gw.workspace(agent_id)), "model": model})
-    return {"defaultId": "main", "mainKey": "main", "scope": _scope(gw), "agents": agents}
-
-
-def _scope(gw: Gateway) -> str:
-    """OpenClaw's session scope: `global` when every direct message shares the main session (claw's
-    `dmScope = "main"`), `per-sender` otherwise."""
-    return "global" if gw.config.session.dm_scope == "main" else "per-sender"
+    # OpenClaw's `scope: "global"` is one session literally named `global`; claw's sessions are per agent
+    # and per sender (its `dmScope` then folds direct messages into each agent's `main`): `per-sender`,
+    # so OpenClaw's TUI opens `agent:<id>:main`, the session claw's own console opens.
+    return {"defaultId": "main", "mainKey": "main", "scope": "per-sender", "agents": agents}
 
 
 @takes(NoParams)

@@ -108,7 +108,7 @@ async def test_agents_models_commands_and_config(claw_env: ClawEnv, workspace, m
     )
     client = make_client()
     agents = await client.call("agents.list")
-    assert agents["defaultId"] == "main" and agents["mainKey"] == "main" and agents["scope"] == "global"
+    assert agents["defaultId"] == "main" and agents["mainKey"] == "main" and agents["scope"] == "per-sender"
     by_id = {a["id"]: a for a in agents["agents"]}
     assert list(by_id) == ["main", "ops"]
     assert by_id["ops"]["model"] == {"primary": "openai/gpt-4o-mini", "fallbacks": ["local/llama"]}
