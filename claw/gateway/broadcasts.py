@@ -6,7 +6,8 @@ They come from two places: every RunEvent the gateway emits passes through `run_
 `chat` delta, a run's start and end change its session's row, a finished turn appends two messages), and
 the methods that change a session (`sessions.patch`, `reset`, `delete`) call `session_changed`.
 
-Nothing is built while nobody listens: a one-shot `claw agent -m` pays for none of it. Listeners are
+Nothing is built while nobody listens (a listener may say it has nobody to pass events to just now: the
+server with no connection open): a one-shot `claw agent -m` pays for none of it. Listeners are
 called synchronously, in emit order, and must not block (the server's only queues a frame per
 connection); one that raises is logged and the others still get the event.
 """
@@ -38,22 +39,26 @@ class Broadcasts:
 
     def __init__(self, gateway: Gateway) -> None:
         self._gw = gateway
-        self._listeners: list[Listener] = []
+        self._listeners: list[tuple[Listener, Callable[[], bool]]] = []
         self._chat = ChatEvents()
         self._asked: dict[str, str] = {}
         """Run id → the user's message (from `accepted`), for the `session.message` of a finished turn."""
 
-    def listen(self, listener: Listener) -> Callable[[], None]:
-        """Add `listener`; returns the function that removes it again."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+    def listen(self, listener: Listener, *, active: Callable[[], bool] = lambda: True) -> Callable[[], None]:
+        """Add `listener` (`active` says whether it wants events just now); returns the function that
+        removes it again."""
+        entry = (listener, active)
+        self._listeners.append(entry)
+        return lambda: self._listeners.remove(entry) if entry in self._listeners else None
 
     @property
     def listening(self) -> bool:
-        return bool(self._listeners)
+        return any(active() for _listener, active in self._listeners)
 
     def publish(self, name: str, payload: dict[str, Any]) -> None:
-        for listener in list(self._listeners):
+        for listener, active in list(self._listeners):
+            if not active():
+                continue
             try:
                 listener(name, payload)
             except Exception:
@@ -61,7 +66,7 @@ class Broadcasts:
 
     def run_event(self, event: RunEvent) -> None:
         """What `event` (just emitted by a run) means for the gateway-wide events."""
-        if not self._listeners:
+        if not self.listening:
             if event.is_terminal:  # a run that was followed while someone listened leaves nothing behind
                 self._chat.forget(event.run_id)
                 self._asked.pop(event.run_id, None)
@@ -84,7 +89,7 @@ class Broadcasts:
 
     def session_changed(self, session_key: str, reason: str, *, deleted_session_id: str | None = None) -> None:
         """`sessions.changed` for `session_key`: its row as `sessions.list` shows it now (none once deleted)."""
-        if not self._listeners:
+        if not self.listening:
             return
         payload: dict[str, Any] = {"sessionKey": session_key, "agentId": agent_of(session_key), "reason": reason}
         payload["ts"] = now_ms()

@@ -108,7 +108,7 @@ class GatewayServer:
         self._runner = runner
         self.port = _bound_port(runner, self.settings.port)
         gateway.approvals.set_approver(self._relay, name="remote-clients")
-        self._unlisten = gateway.broadcasts.listen(self._broadcast)
+        self._unlisten = gateway.broadcasts.listen(self._broadcast, active=lambda: bool(self.connections))
         log.info("listening on %s (WebSocket at /, HTTP /health and /v1)", self.url)
 
     async def stop(self) -> None:

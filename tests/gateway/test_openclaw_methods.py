@@ -268,3 +268,21 @@ async def test_sessions_subscribe_without_a_connection_subscribes_nothing(
     assert await client.call("sessions.unsubscribe") == {"subscribed": False}
     with pytest.raises(UsageError, match="offset"):
         await client.call("sessions.subscribe", offset=-1)
+
+
+async def test_a_listener_with_nobody_to_tell_costs_nothing(claw_env: ClawEnv, client: LocalClient) -> None:
+    """The server listens with `active` = "a connection is open": while none is, no event is built."""
+    open_connections: list[str] = []
+    seen: Events = []
+    client.gateway.broadcasts.listen(
+        lambda name, payload: seen.append((name, payload)), active=lambda: bool(open_connections)
+    )
+    claw_env.server.script(text("unheard"), text("heard"))
+    await turn(client, "nobody there")
+    assert seen == [] and client.gateway.broadcasts._chat._runs == {}
+    open_connections.append("conn-1")
+    await turn(client, "somebody now")
+    assert (
+        named(seen, "chat")[-1]["state"] == "final"
+        and named(seen, "chat")[-1]["message"]["content"][0]["text"] == "heard"
+    )
