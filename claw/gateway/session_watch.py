@@ -7,7 +7,8 @@ parameters, the list itself in the same answer.
 
 The watch listens on `Gateway.broadcasts` before it reads the list (OpenClaw's order: an event may arrive
 while the list is built, never be lost between the two). The transport that owns the client's connection
-keeps one watch per connection, hands it the function that sends an event frame, and `close`s it when
+keeps one watch per connection, hands it the function that sends an event frame, serves
+`sessions.subscribe` with `subscribe` and `sessions.unsubscribe` with `unsubscribe`, and `close`s it when
 the connection ends; the watch knows nothing of sockets.
 """
 
@@ -51,6 +52,11 @@ class SessionWatch:
                 self.close()
             raise
         return {"subscribed": True, "list": listed}
+
+    def unsubscribe(self) -> dict[str, Any]:
+        """`sessions.unsubscribe`: stop the events (the connection stays)."""
+        self.close()
+        return {"subscribed": False}
 
     def close(self) -> None:
         unlisten, self._unlisten = self._unlisten, None

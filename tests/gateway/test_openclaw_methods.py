@@ -246,7 +246,7 @@ async def test_a_session_watch_gets_the_session_events_and_the_list(claw_env: Cl
     assert {name for name, _ in sent} == {"sessions.changed", "session.message"}  # no `chat`: every client gets it
     answer = await watch.subscribe({"limit": 5})
     assert answer["subscribed"] is True and [r["key"] for r in answer["list"]["sessions"]] == ["agent:main:main"]
-    watch.close()
+    assert watch.unsubscribe() == {"subscribed": False}
     count = len(sent)
     await client.call("sessions.patch", key="main", model="x/y")
     assert len(sent) == count and not watch.active  # closed: nothing more
