@@ -121,7 +121,8 @@ async def agent_abort(gw: Gateway, params: AbortParams) -> dict[str, Any]:
 
 class SessionsListParams(AgentParams):
     """`sessions.list` (OpenClaw's filters that claw's index can answer): newest first, `offset`/`limit`
-    pages, `activeOnly` for sessions with a run going or queued, `search` in key, name and last message."""
+    pages, `activeOnly` for sessions with a run going or queued, `search` in key, name and last message;
+    `agentId` for one agent's (else every agent's)."""
 
     limit: PositiveInt | None = None
     offset: NonNegativeInt = 0
@@ -151,7 +152,11 @@ async def sessions_unsubscribe(gw: Gateway, params: NoParams) -> dict[str, Any]:
 
 
 def _sessions_page(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
-    entries = sorted(gw.sessions(params.agent_id).list(), key=lambda e: e.updated_at, reverse=True)
+    # `agentId` given: that agent's sessions (claw's CLI and console always say); absent: every agent's,
+    # as OpenClaw's gateway lists its whole index.
+    agents = [params.agent_id] if "agent_id" in params.model_fields_set else gw.config.agent_ids
+    found = [entry for agent_id in agents for entry in gw.sessions(agent_id).list()]
+    entries = sorted(found, key=lambda e: e.updated_at, reverse=True)
     if params.active_only:
         entries = [e for e in entries if gw.runs.active(e.session_key)]
     if params.search:

@@ -286,3 +286,17 @@ async def test_a_listener_with_nobody_to_tell_costs_nothing(claw_env: ClawEnv, c
         named(seen, "chat")[-1]["state"] == "final"
         and named(seen, "chat")[-1]["message"]["content"][0]["text"] == "heard"
     )
+
+
+async def test_sessions_list_without_an_agent_lists_every_agents(claw_env: ClawEnv, workspace, make_client) -> None:
+    write_config(claw_env.home, "[agents.list.ops]\n")
+    client = make_client()
+    claw_env.server.script(text("main's"), text("ops'"))
+    await turn(client, "hi")
+    await collect(client, (await client.run("hi ops", agent_id="ops")).run_id)
+    everyone = await client.call("sessions.list")
+    assert [(r["key"], r["agentId"]) for r in everyone["sessions"]] == [
+        ("agent:ops:main", "ops"),
+        ("agent:main:main", "main"),
+    ]
+    assert [r["key"] for r in (await client.call("sessions.list", agentId="main"))["sessions"]] == ["agent:main:main"]
