@@ -29,6 +29,7 @@ from claw.gateway.rpc_params import (
     takes,
 )
 from claw.gateway.session_keys import agent_of
+from claw.gateway.session_lifecycle_methods import SESSION_LIFECYCLE_METHODS
 from claw.gateway.session_methods import SESSION_METHODS
 from claw.gateway.session_rows import now_ms, session_row, split_model_ref
 from claw.gateway.system_methods import SYSTEM_METHODS
@@ -347,6 +348,7 @@ CORE_METHODS: Mapping[str, Method] = {
     "sessions.delete": sessions_delete,
     "sessions.patch": sessions_patch,
     **SESSION_METHODS,  # search, reindex, fork, undo, export
+    **SESSION_LIFECYCLE_METHODS,  # create, resolve
     "workspace.read": workspace_read,
     "workspace.write": workspace_write,
     "agents.get": agents_get,

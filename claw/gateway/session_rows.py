@@ -81,7 +81,9 @@ def session_row(gw: Gateway, entry: SessionEntry) -> dict[str, Any]:
         "activeRunIds": [run.id for run in active],
         "status": "running" if running else ("queued" if active else "idle"),
         "spawnedBy": entry.extra.get("spawnedBy"),  # subagent sessions: the parent session's key
-        "parentSessionKey": entry.extra.get("spawnedBy") or entry.extra.get("forkedFrom"),
+        "parentSessionKey": entry.extra.get("parentSessionKey")
+        or entry.extra.get("spawnedBy")
+        or entry.extra.get("forkedFrom"),
         # claw's own, beside OpenClaw's fields:
         "messages": entry.message_count,
         "modelOverride": entry.model_override,  # the ref `sessions.patch` stored, or null

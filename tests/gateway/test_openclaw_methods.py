@@ -300,3 +300,24 @@ async def test_sessions_list_without_an_agent_lists_every_agents(claw_env: ClawE
         ("agent:main:main", "main"),
     ]
     assert [r["key"] for r in (await client.call("sessions.list", agentId="main"))["sessions"]] == ["agent:main:main"]
+
+
+async def test_sessions_create_and_resolve_as_openclaws_tui_uses_them(claw_env: ClawEnv, client: LocalClient) -> None:
+    created = await client.call("sessions.create", key="tui-1234", agentId="main", parentSessionKey="agent:main:main")
+    assert created["ok"] is True and created["key"] == "agent:main:tui-1234" and created["sessionId"]
+    assert created["entry"]["parentSessionKey"] == "agent:main:main" and "runStarted" not in created
+    fresh = await client.call("sessions.create", model="other/model", displayName="Planning")
+    assert fresh["key"].startswith("agent:main:") and fresh["entry"]["modelOverride"] == "other/model"
+    assert fresh["entry"]["displayName"] == "Planning"
+    claw_env.server.script(text("first words"))
+    started = await client.call("sessions.create", key="with-turn", message="hello", idempotencyKey="create-1")
+    assert started["runStarted"] is True and started["runId"] == "create-1"
+    await collect(client, "create-1")
+    assert (await client.call("sessions.describe", key="with-turn"))["session"]["messages"] == 2
+
+    assert await client.call("sessions.resolve", key="tui-1234") == {"ok": True, "key": "agent:main:tui-1234"}
+    by_id = await client.call("sessions.resolve", sessionId=created["sessionId"])
+    assert by_id == {"ok": True, "key": "agent:main:tui-1234"}
+    assert await client.call("sessions.resolve", key="nobody", allowMissing=True) == {"ok": False}
+    with pytest.raises(NotFoundError, match="no session agent:main:nobody"):
+        await client.call("sessions.resolve", key="nobody")
