@@ -1,5 +1,4 @@
-"""HTTP on the gateway's port: `GET /health`, and an OpenAI-compatible `/v1` (models, chat completions, and
-the Responses API: `claw.server.responses_api`).
+"""HTTP on the gateway's port: `GET /health`, and an OpenAI-compatible `/v1` (models, chat completions).
 
 `POST /v1/chat/completions` runs the last user message as one turn of the agent named
 by `model` (`claw/<agentId>`); earlier messages in the request are not replayed, the
@@ -65,9 +64,6 @@ class HttpApi:
         router.add_get("/v1/models", self.models)
         router.add_get("/v1/models/{model_id:.+}", self.model)
         router.add_post("/v1/chat/completions", self.chat_completions)
-        from claw.server.responses_api import ResponsesApi
-
-        router.add_post("/v1/responses", ResponsesApi(self._gw, self._read_json, self.session_key).create)
 
     async def health(self, request: web.Request) -> web.Response:
         return web.json_response({"ok": True})
@@ -98,7 +94,7 @@ class HttpApi:
             params: dict[str, Any] = {
                 "message": last_user_text(chat),
                 "agentId": agent_id,
-                "sessionKey": self.session_key(request, chat.user, agent_id),
+                "sessionKey": self._session_key(request, chat, agent_id),
             }
             if key := request.headers.get("Idempotency-Key"):
                 params["idempotencyKey"] = f"http:{key}"
@@ -142,7 +138,7 @@ class HttpApi:
         except JsonError as exc:
             raise WireError(400, f"invalid JSON body: {exc}") from None
 
-    def session_key(self, request: web.Request, user: str | None, agent_id: str) -> str:
+    def _session_key(self, request: web.Request, chat: ChatRequest, agent_id: str) -> str:
         """The header's key (checked: a 400 names what is wrong), else one per `user` (made into a valid
         key segment, whatever it holds), else a fresh one."""
         header = request.headers.get(SESSION_HEADER)
@@ -156,8 +152,8 @@ class HttpApi:
             if key.split(":")[2] in _RESERVED_SCOPES:
                 raise WireError(400, f"session {key} is reserved for automations and subagents")
             return key
-        if user:
-            return f"agent:{agent_id}:http:direct:{key_segment(user, empty='user')}"
+        if chat.user:
+            return f"agent:{agent_id}:http:direct:{key_segment(chat.user, empty='user')}"
         return f"agent:{agent_id}:http:{uuid.uuid4().hex[:16]}"
 
     async def _outcome(self, run_id: str) -> RunOutcome:
