@@ -91,16 +91,16 @@ async def _client(url: str, token: str, index: int, turns: int, latencies: list[
     problems: list[str] = []
     async with connect(url, max_size=None, compression=None) as ws:
         conn = Conn(ws)
-        await ws.send(
-            json.dumps(
-                {
-                    "type": "req",
-                    "id": "c",
-                    "method": "connect",
-                    "params": {"auth": {"token": token}, "client": {"name": "bench", "version": "1"}},
-                }
-            )
-        )
+        assert json.loads(await ws.recv())["event"] == "connect.challenge"  # protocol 4: the server speaks first
+        params = {
+            "minProtocol": 4,
+            "maxProtocol": 4,
+            "client": {"id": "test", "version": "1", "platform": "linux", "mode": "test"},
+            "role": "operator",
+            "scopes": ["operator.admin"],
+            "auth": {"token": token},
+        }
+        await ws.send(json.dumps({"type": "req", "id": "c", "method": "connect", "params": params}))
         assert json.loads(await ws.recv())["ok"]
         session = f"agent:main:bench-{index}"
         for turn in range(turns):

@@ -20,6 +20,7 @@ from claw.automations.capability import AutomationsCapability
 from claw.channels.capability import ChannelsCapability
 from claw.gateway.context_commands import ContextCapability
 from claw.gateway.gateway import Gateway
+from claw.gateway.think_commands import ThinkCapability
 from claw.hooks.capability import HooksCapability
 from claw.mcp.capability import McpCapability
 from claw.memory.capability import MemoryCapability
@@ -46,6 +47,7 @@ def build_gateway(
     gateway.use(
         MemoryCapability(paths, config),  # first: the prompt's memory section comes before the skills'
         ContextCapability(),
+        ThinkCapability(),  # /think: the session's reasoning level (no prompt section)
         SkillsCapability(gateway),
         AutomationsCapability(gateway, deliver=channels.announce),  # a job's reply to a channel target
         SubagentsCapability(gateway),

@@ -163,6 +163,12 @@ class ProviderSettings(Section):
     api_key_env: str | None = None
     timeout_seconds: float = Field(default=120.0, gt=0, le=_DAY)
     max_retries: int = Field(default=0, ge=0, le=10)
+    reasoning_switch: Literal["auto", "effort", "openrouter", "ollama", "template", "none"] = "auto"
+    """How `/think` asks this server for more or less reasoning (claw/providers/reasoning_switch.py); `auto`
+    goes by the provider's name (ollama, vllm, llamacpp, openai, openrouter; others have none)."""
+
+
+ToolCallFormat = Literal["auto", "native", "hermes", "qwen3_coder", "mistral", "llama", "pythonic", "json"]
 
 
 class ModelSettings(Section):
@@ -170,6 +176,12 @@ class ModelSettings(Section):
 
     context_window: int | None = Field(default=None, ge=1024, le=_MAX_TOKENS)
     """Tokens the model accepts (prompt plus reply); unknown models are treated conservatively."""
+    send_reasoning: bool = False
+    """Give the model back the reasoning of its earlier replies (as `reasoning_content`); off, it is kept in
+    the transcript only. For servers that require it; DeepSeek's rejects it (claw/agent/reasoning_replay.py)."""
+    tool_call_format: ToolCallFormat = "auto"
+    """How the model's tool calls arrive: `native` (`tool_calls` only), `auto` (also calls written as text,
+    detected from the stream) or one text format (claw/providers/text_tools/calls.py `FORMATS`)."""
 
 
 class SessionSettings(Section):
@@ -213,8 +225,8 @@ class GatewaySettings(Section):
     port: int = Field(default=18789, ge=0, le=65535)
     allowed_origins: tuple[Origin, ...] = ()
     """Browser origins (exact, e.g. `http://localhost:5173`) that may connect; other browser pages are refused."""
-    max_payload_bytes: int = Field(default=16 * 1024 * 1024, ge=64 * 1024, le=_MAX_REQUEST_BYTES)
-    """Largest WebSocket frame after the handshake (before it: 64 KiB)."""
+    max_payload_bytes: int = Field(default=25 * 1024 * 1024, ge=64 * 1024, le=_MAX_REQUEST_BYTES)
+    """Largest WebSocket frame after the handshake (before it: 64 KiB); 25 MiB as in OpenClaw."""
     max_body_bytes: int = Field(default=20 * 1024 * 1024, ge=1024, le=_MAX_REQUEST_BYTES)
     """Largest HTTP request body (`/v1/chat/completions`)."""
     shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=3600)

@@ -56,6 +56,9 @@ def _render(entry: dict[str, Any], limit: int, undone: bool = False) -> list[str
     mark = " (undone)" if undone else ""  # /undo took it out of the model's history; the record keeps it
     lines = [f"## {heading}{mark}" + (f" · {_when(stamp)}" if isinstance(stamp, str) else ""), ""]
     text = content_text(entry.get("content"))
+    thought = entry.get("thinking")
+    if isinstance(thought, str) and thought:  # the model's reasoning, folded away from the reply
+        lines += ["<details><summary>Thinking</summary>", "", thought, "", "</details>", ""]
     if text:
         lines += [text, ""]
     if entry.get("aborted"):

@@ -25,6 +25,7 @@ from claw.agent.context import AssembledContext, assemble, system_parts
 from claw.agent.history import HistoryView
 from claw.agent.memory_flush import flush_memory
 from claw.agent.pruning import prune_units
+from claw.agent.reasoning_replay import sends_reasoning
 from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
 from claw.agent.turn import Turn
 from claw.agent.windows import context_window, model_window
@@ -35,6 +36,7 @@ from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_source
+from claw.providers.ollama_options import is_ollama, num_ctx_body
 from claw.providers.openai_compat import KEYLESS_PROVIDERS, endpoint
 from claw.providers.server_window import probe_window
 from claw.store.transcript import Transcript, utc_now_iso
@@ -65,6 +67,8 @@ class ContextManager:
         # model ref → the window its server reported (None: it did not say). In memory, per gateway: a
         # local server's window changes when it is restarted with other settings, and a gateway asks once.
         self.server_windows: dict[str, int | None] = {}
+        self.server_kinds: dict[str, str] = {}
+        """Model ref → which server answered the window probe (`ollama`, `llamacpp`, `vllm`, `lmstudio`)."""
 
     # -- sizes --------------------------------------------------------------------------------
 
@@ -94,7 +98,26 @@ class ContextManager:
         found = await probe_window(base_url, ref.model) if base_url else None
         self.server_windows[key] = found[0] if found else None
         if found:
+            self.server_kinds[key] = found[1]
             log.info("%s: the server (%s) reports a %d-token context window", key, found[1], found[0])
+
+    def is_local(self, ref: str | None) -> bool:
+        """A model on a local server (Ollama, llama.cpp, vLLM, LM Studio): by its provider, or by what answered
+        the window probe. Only these cut a prompt silently; a hosted API answers an over-long one with an error."""
+        if not ref:
+            return False
+        model = self._router.resolve(ref)
+        return model.provider in KEYLESS_PROVIDERS or str(model) in self.server_kinds
+
+    def size_ollama(self, chain: list[str], window: int) -> None:
+        """Have every request to an Ollama model of `chain` carry `num_ctx` = the budget's `window` (capped
+        at what its server reported), so Ollama does not cut the prompt at its own default. Per model, not per
+        agent: two agents that cap one model differently (`contextTokens`) send the window of the last prompt built."""
+        for ref in chain:
+            model = self._router.resolve(ref)
+            key = str(model)
+            if is_ollama(model.provider, self.server_kinds.get(key)):
+                self._router.extra_bodies[ref] = num_ctx_body(window, self.server_windows.get(key))
 
     def reserve(self, settings: AgentSettings, window: int) -> int:
         """The reply's reserve, at most a quarter of the window (a small local model still gets a prompt)."""
@@ -112,7 +135,7 @@ class ContextManager:
         entries = turn.transcript.read_cached()
         if entries is None:  # changed behind our back (or first read): parse off the loop
             entries = await asyncio.to_thread(turn.transcript.read)
-        view = self.view(turn.transcript)
+        view = self.view(turn.transcript, self.sends_reasoning(turn.chain))
         view.update(entries)
         files = turn.bootstrap  # the run's files once its agent:bootstrap hooks changed them
         if files is None:
@@ -122,6 +145,7 @@ class ContextManager:
         )
         await self.discover_window(turn.chain)
         window = self.window(settings, turn.chain)
+        self.size_ollama(turn.chain, window)
         units = prune_units(view.units, window, settings.context_pruning)
         return assemble(
             system_parts=parts,
@@ -166,7 +190,7 @@ class ContextManager:
         summarise). `reason`: threshold | overflow | manual; `focus`: what the summary should keep (`/compact`)."""
         settings, emit = turn.env.settings, turn.emit
         prompt = await self.build(turn)
-        view = self.view(turn.transcript)
+        view = self.view(turn.transcript, self.sends_reasoning(turn.chain))
         pruned = prune_units(view.units, prompt.window, settings.context_pruning)
         fixed = prompt.full_tokens - sum(u.tokens for u in pruned)
         room = prompt.window - self.reserve(settings, prompt.window)
@@ -229,9 +253,14 @@ class ContextManager:
         await asyncio.to_thread(_set_extra, sessions, key, marks)
         turn.emit(Stream.LIFECYCLE, run_event.memory_flush_ended(wrote, error))
 
-    def view(self, transcript: Transcript) -> HistoryView:
-        key = str(transcript.path)
-        view = self._views.pop(key, None) or HistoryView()
+    def sends_reasoning(self, chain: list[str]) -> bool:
+        """Whether the session's model gets its earlier reasoning back (`sendReasoning`)."""
+        return bool(chain) and sends_reasoning(self._router.resolve(chain[0]), self._models)
+
+    def view(self, transcript: Transcript, send_reasoning: bool = False) -> HistoryView:
+        """The transcript's history view; one per `send_reasoning` (its messages differ)."""
+        key = f"{transcript.path}{'+reasoning' if send_reasoning else ''}"
+        view = self._views.pop(key, None) or HistoryView(send_reasoning=send_reasoning)
         self._views[key] = view
         while len(self._views) > MAX_HISTORY_VIEWS:
             self._views.popitem(last=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from claw.agent.context import AssembledContext
+from claw.agent.truncation_check import truncation_message
 
 LABELS = {
     "base": "base prompt (claw rules)",
@@ -83,6 +84,9 @@ def render_report(report: dict[str, Any]) -> str:
         notes.append(f"memory flush this cycle: {'done' if report['memoryFlush'] else 'not yet'}")
     if notes:
         lines += ["", "; ".join(notes).capitalize() + "."]
+    truncated = report.get("promptTruncated")
+    if truncated:  # the server cut a prompt of this session (claw/agent/truncation_check.py)
+        lines += ["", f"Warning: {truncation_message(truncated)} (seen {truncated.get('at')})."]
     return "\n".join(lines)
 
 

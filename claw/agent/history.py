@@ -12,6 +12,11 @@ a user message that got no reply at all (a turn still running elsewhere, or writ
 before turns were always closed) is followed by a note-only assistant message before the
 next user message. Partial entries (a reply's text while it streams) are passed over:
 the entry that supersedes them holds the whole text.
+
+An assistant entry's `thinking` (the model's reasoning, stored apart from its reply) is left out:
+servers such as DeepSeek's reject `reasoning_content` in the input, and the reasoning of past turns
+only costs tokens. A view made with `send_reasoning` (a model whose `sendReasoning` is set, for
+servers that require it back) sends it as the message's `reasoning_content`.
 """
 
 from __future__ import annotations
@@ -57,7 +62,7 @@ def message_chars(message: dict[str, Any]) -> int:
     return size
 
 
-def to_message(entry: dict[str, Any]) -> dict[str, Any] | None:
+def to_message(entry: dict[str, Any], *, send_reasoning: bool = False) -> dict[str, Any] | None:
     role = entry.get("role")
     content = entry.get("content")
     if role == "user":
@@ -81,6 +86,9 @@ def to_message(entry: dict[str, Any]) -> dict[str, Any] | None:
             ]
         elif not content:
             msg["content"] = ""
+        thinking = entry.get("thinking")
+        if send_reasoning and isinstance(thinking, str) and thinking:
+            msg["reasoning_content"] = thinking
         return msg
     if role == "tool":
         return {"role": "tool", "tool_call_id": entry.get("toolCallId", ""), "content": content or ""}
@@ -103,7 +111,9 @@ def interruption_note(entry: dict[str, Any]) -> str | None:
 class HistoryView:
     """The units of one transcript, kept up to date as entries are appended."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, send_reasoning: bool = False) -> None:
+        self.send_reasoning = send_reasoning
+        """Assistant messages carry their entry's `thinking` as `reasoning_content` (see the module docstring)."""
         self.units: list[Unit] = []
         self._consumed = 0
         self._first_entry_id: str | None = None
@@ -138,7 +148,7 @@ class HistoryView:
         if entry.get("type") == UNDO:
             self._undo(entry)
             return
-        msg = to_message(entry)
+        msg = to_message(entry, send_reasoning=self.send_reasoning)
         if msg is None:
             self._count_into_last()
             return

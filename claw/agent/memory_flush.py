@@ -84,7 +84,9 @@ async def flush_memory(
             }
         )
         for call in calls:
-            if call.name in FLUSH_TOOLS:
+            if call.error:  # a call written as text that could not be read (claw/agent/text_calls.py)
+                content = call.error
+            elif call.name in FLUSH_TOOLS:
                 result = await tools.call(call.name, call.arguments, tool_ctx)
                 content = result.text
             else:

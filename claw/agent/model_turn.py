@@ -1,26 +1,33 @@
-"""One model response: stream it, forward text deltas as events, collect the tool calls."""
+"""One model response: stream it, forward text deltas as events, collect the tool calls.
+
+Content goes through `TextCalls` (claw/agent/text_calls.py): only the reply's text is emitted and kept,
+`<think>` blocks join the reasoning deltas on the thinking stream, and tool calls written as text are
+read at the end of the response when it had no native ones. Native calls are put together by
+`ToolCallParts` (claw/agent/tool_call_parts.py), which survives the servers that number them oddly.
+A response that reported no usage gets an estimate from its characters, marked `estimated`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from claw.agent.partial_reply import PartialReply
+from claw.agent.text_calls import TextCalls, ToolCall
+from claw.agent.tool_call_parts import ToolCallParts
 from claw.agent.turn import Emit
 from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
 from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError, ReasoningDelta, TextDelta, ToolCallDelta, Usage
 from claw.providers.failover import ModelRouter
+from claw.providers.metering import estimated_usage
+
+__all__ = ["ModelTurn", "ToolCall"]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: str
-
-    def to_entry(self) -> dict[str, str]:
-        return {"id": self.id, "name": self.name, "arguments": self.arguments}
+def _auto(_ref: str) -> str:
+    return "auto"
 
 
 @dataclass(slots=True)
@@ -33,10 +40,16 @@ class ModelTurn:
     model: str | None = None
     parts: list[str] = field(default_factory=list)
     thinking_parts: list[str] = field(default_factory=list)
-    calls: dict[int, dict[str, str]] = field(default_factory=dict)
+    native: ToolCallParts = field(default_factory=ToolCallParts)
+    text_calls: list[ToolCall] = field(default_factory=list)
+    """Calls read from the reply's text (only when the response had no native ones)."""
     usage: Usage = Usage(0, 0)
+    estimated: bool = False
+    """The provider reported no usage: `usage` is estimated from characters (claw/providers/metering.py)."""
     finish_reason: str | None = None
     partial: PartialReply | None = None
+    tool_format: Callable[[str], str] = _auto
+    """A model ref's `toolCallFormat` (auto | native | a format's name, claw/agent/text_calls.py)."""
 
     @property
     def text(self) -> str:
@@ -47,7 +60,14 @@ class ModelTurn:
         """The reasoning the model streamed beside the reply (empty when it sent none)."""
         return "".join(self.thinking_parts)
 
+    @property
+    def calls(self) -> dict[int, dict[str, str]]:
+        """The native tool calls so far, by position."""
+        return self.native.calls
+
     def tool_calls(self) -> list[ToolCall]:
+        if not self.calls:
+            return list(self.text_calls)
         out = []
         for index in sorted(self.calls):
             call = self.calls[index]
@@ -72,22 +92,41 @@ class ModelTurn:
         async def on_failover(from_ref: str, to_ref: str, error: ModelError) -> None:
             emit(Stream.LIFECYCLE, run_event.failover(from_ref, to_ref, error.message))
 
+        content: TextCalls | None = None
+        reported = False
+        out_chars = 0
         async for ref, delta in router.stream(chain, messages, tools, on_failover):
             self.model = ref
             if isinstance(delta, TextDelta):
-                self.parts.append(delta.text)
-                if self.partial is not None:
-                    self.partial.add(delta.text)
-                emit(Stream.ASSISTANT, run_event.delta(delta.text))
+                if content is None:  # failover happens before any output: this is the answering model
+                    content = TextCalls(self.tool_format(ref), tools)
+                out_chars += len(delta.text)
+                self._show(*content.feed(delta.text), emit)
             elif isinstance(delta, ReasoningDelta):
-                self.thinking_parts.append(delta.text)
-                emit(Stream.THINKING, run_event.thinking(delta.text))
+                out_chars += len(delta.text)
+                self._show("", delta.text, emit)
             elif isinstance(delta, ToolCallDelta):
-                call = self.calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
-                call["id"] = call["id"] or (delta.id or "")
-                call["name"] = call["name"] or (delta.name or "")
-                call["arguments"] += delta.arguments
+                out_chars += len(delta.arguments) + len(delta.name or "")
+                self.native.add(delta)
             elif isinstance(delta, Usage):
-                self.usage = delta
+                self.usage, reported = delta, True
             else:
                 self.finish_reason = delta.reason
+        if content is not None:
+            reply, thinking, self.text_calls = content.finish(
+                native_calls=bool(self.calls), truncated=self.finish_reason == "length"
+            )
+            self._show(reply, thinking, emit)
+        if not reported:
+            self.usage, self.estimated = estimated_usage(messages, out_chars), True
+
+    def _show(self, reply: str, thinking: str, emit: Emit) -> None:
+        """Keep and emit what the content filter released: thinking first (it came before the reply)."""
+        if thinking:
+            self.thinking_parts.append(thinking)
+            emit(Stream.THINKING, run_event.thinking(thinking))
+        if reply:
+            self.parts.append(reply)
+            if self.partial is not None:
+                self.partial.add(reply)
+            emit(Stream.ASSISTANT, run_event.delta(reply))

@@ -8,6 +8,7 @@ event's detail), so the runtime never depends on how the core records runs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +17,8 @@ class RunResult:
 
     text: str
     usage: dict[str, int] = field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)
+    """Extra fields of the `end` event: `truncated: "length"` when the output limit cut the reply."""
 
 
 class RunFailed(Exception):

@@ -27,6 +27,8 @@ from claw.agent.run_request import RunRequest
 from claw.agent.run_result import RunFailed, RunResult
 from claw.agent.run_scope import RunScope, scope_of
 from claw.agent.sections import PromptSectionSource, RunEnvSource, SectionRequest
+from claw.agent.text_calls import tool_call_format
+from claw.agent.truncation_check import check_truncation
 from claw.agent.turn import Emit, Turn
 from claw.agent.turn_guard import TurnGuard
 from claw.config import ModelSettings
@@ -36,14 +38,20 @@ from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_scope, run_scope
+from claw.providers.reasoning_switch import think_level, thinking_at
 from claw.store.transcript import Transcript
-from claw.tools.base import Approvals, ToolContext
+from claw.tools.base import Approvals, ToolContext, ToolResult
 from claw.tools.registry import ToolRegistry
 from claw.tools.sessions_search import search_denial
 
 log = logging.getLogger(__name__)
 
 ABORTED_RESULT = "[aborted: the run was stopped while this tool was running]"
+EMPTY_AFTER_TOOLS = "the model sent an empty reply after the tool results; ask again, or try another model"
+CUT_BEFORE_REPLY = (
+    "the model's output limit was reached before it wrote a reply; raise the server's output limit "
+    '(max tokens) or send "continue"'
+)
 
 
 class AgentRunner:
@@ -58,6 +66,7 @@ class AgentRunner:
     ) -> None:
         self._router = router
         self._tools = tools
+        self._models: Mapping[str, ModelSettings] = models or {}
         self._approvals = approvals
         self.sections: list[PromptSectionSource] = []
         """Extra system-prompt sections, rendered once per run in this order (memory, then skills)."""
@@ -83,8 +92,9 @@ class AgentRunner:
         transcript = env.sessions.transcript(entry)
         emit(Stream.LIFECYCLE, run_event.started(chain[0], entry.session_id, env.agent_id))
         scope = run_scope(env.agent_id, run.session_key, run.id, run.ctx.channel, run.ctx.sender_id)
+        think = think_level(entry.extra.get("think"))  # the session's /think level, sent with each model call
         async with TurnGuard(env, run.session_key, transcript, run.id):
-            with call_scope(scope):  # whose model calls these are, for the usage ledger (claw/providers/metering.py)
+            with call_scope(scope), thinking_at(think):  # whose calls these are (usage ledger), and their /think
                 return await self._run_turn(run, env, transcript, chain, emit)
 
     async def _run_turn(
@@ -101,17 +111,22 @@ class AgentRunner:
         try:
             async with asyncio.timeout(env.settings.timeout_seconds) as deadline:
                 turn, tool_ctx = await self._turn(run, env, transcript, chain, emit)
-                text = await self._loop(run, turn, tool_ctx, usage, deadline)
+                text, detail = await self._loop(run, turn, tool_ctx, usage, deadline)
         except TimeoutError:
             raise RunFailed(f"run timed out after {env.settings.timeout_seconds:g} s", usage) from None
         except ModelError as exc:
             raise RunFailed(f"model error: {exc.message}", usage) from None
-        return RunResult(text, usage)
+        return RunResult(text, usage, detail)
 
     async def _loop(
         self, run: RunRequest, turn: Turn, tool_ctx: ToolContext, usage: dict[str, int], deadline: asyncio.Timeout
-    ) -> str:
-        """Model calls and tool rounds until a reply without tool calls; adds each call's tokens to `usage`.
+    ) -> tuple[str, dict[str, Any]]:
+        """Model calls and tool rounds until a reply without tool calls; adds each call's tokens to `usage`
+        (and `estimated` when a call reported none). Returns the reply and the end event's detail.
+
+        A reply cut by the output limit (`finish_reason: length`) ends the run with `truncated: length`
+        (its tool calls, incomplete, are not run): the user may send "continue", the run never loops on
+        it. An empty reply after tool results is an error, not a blank answer.
 
         A reply cut short by the user (an abort) is recorded as `aborted`; one cut short by a failure (a
         model error, the run's timeout) has all its text saved, and the turn guard closes the turn as
@@ -126,7 +141,7 @@ class AgentRunner:
                 transcript.append({"role": "user", "content": steered.ctx.body_for_agent, "runId": run.id})
                 emit(Stream.LIFECYCLE, run_event.steered(steered.id, steered.ctx.body))
             prompt = await self.context.prepare(turn, tool_ctx)
-            model_turn = ModelTurn(partial=PartialReply(transcript, run.id))
+            model_turn = ModelTurn(partial=PartialReply(transcript, run.id), tool_format=self._tool_format)
             try:
                 await model_turn.stream(self._router, turn.chain, prompt.messages, turn.tools, emit)
             except BaseException as exc:
@@ -136,7 +151,10 @@ class AgentRunner:
                 model_turn.close()
                 if model_turn.text and stopped:
                     transcript.append(
-                        {"role": "assistant", "content": model_turn.text, "runId": run.id, "aborted": True}
+                        _with_thinking(
+                            {"role": "assistant", "content": model_turn.text, "runId": run.id, "aborted": True},
+                            model_turn,
+                        )
                     )
                 elif not model_turn.text and may_recover and _is_overflow(exc) and not model_turn.calls:
                     may_recover = False
@@ -145,9 +163,19 @@ class AgentRunner:
                 raise
             model_turn.close()  # before the reply's entry: no partial may follow it
             may_recover = True
+            if self.context.is_local(model_turn.model) and not model_turn.estimated:  # the server's own count only
+                # a server that cut the prompt: said once per session
+                await check_truncation(turn, prompt, model_turn.usage, model_turn.model)
             usage["input"] += model_turn.usage.input_tokens
             usage["output"] += model_turn.usage.output_tokens
-            calls = model_turn.tool_calls()
+            if model_turn.estimated:
+                usage["estimated"] = True
+            truncated = model_turn.finish_reason == "length"
+            calls = [] if truncated else model_turn.tool_calls()
+            if truncated and model_turn.calls:
+                log.info("run %s: %d tool call(s) cut by the output limit are not run", run.id, len(model_turn.calls))
+            if not calls and not model_turn.text.strip() and (truncated or _round):
+                raise RunFailed(CUT_BEFORE_REPLY if truncated else EMPTY_AFTER_TOOLS, usage, code="empty_reply")
             entry: dict[str, Any] = {
                 "role": "assistant",
                 "content": model_turn.text,
@@ -156,12 +184,15 @@ class AgentRunner:
             }
             if calls:
                 entry["toolCalls"] = [c.to_entry() for c in calls]
-            transcript.append(entry)
+            transcript.append(_with_thinking(entry, model_turn))
             if not calls:
-                return model_turn.text
+                return model_turn.text, {"truncated": run_event.TRUNCATED_LENGTH} if truncated else {}
             for call in calls:
                 await self._call_tool(call, tool_ctx, transcript, run.id, emit)
         raise RunFailed(f"stopped after {rounds} tool rounds without a final reply", usage)
+
+    def _tool_format(self, ref: str) -> str:
+        return tool_call_format(ref, self._models)
 
     async def _turn(
         self, run: RunRequest, env: AgentEnv, transcript: Transcript, chain: list[str], emit: Emit
@@ -249,7 +280,10 @@ class AgentRunner:
     ) -> None:
         emit(Stream.TOOL, run_event.tool_started(call.id, call.name, _args_for_display(call.arguments)))
         try:
-            result = await self._tools.call(call.name, call.arguments, ctx)
+            if call.error:  # a call written as text that could not be read, or to a tool not offered: the
+                result = ToolResult(call.error, is_error=True)  # model sees why (claw/agent/text_calls.py)
+            else:
+                result = await self._tools.call(call.name, call.arguments, ctx)
         except asyncio.CancelledError:
             transcript.append(
                 {
@@ -273,6 +307,14 @@ class AgentRunner:
             }
         )
         emit(Stream.TOOL, run_event.tool_result(call.id, call.name, result.is_error, result.text))
+
+
+def _with_thinking(entry: dict[str, Any], model_turn: ModelTurn) -> dict[str, Any]:
+    """`entry` with the call's reasoning under `thinking`, apart from its `content`: the record keeps it,
+    the model's history leaves it out (claw/agent/history.py) unless the model's `sendReasoning` is set."""
+    if model_turn.thinking:
+        entry["thinking"] = model_turn.thinking
+    return entry
 
 
 def _is_overflow(exc: BaseException) -> bool:

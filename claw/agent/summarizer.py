@@ -18,6 +18,7 @@ from claw.agent.history import Unit
 from claw.agent.tokens import CHARS_PER_TOKEN, estimate_text
 from claw.providers.base import ModelError, TextDelta
 from claw.providers.failover import ModelRouter
+from claw.providers.text_tools.stream import reply_only
 from claw.tools.truncate import cut_head_tail
 
 SUMMARY_SYSTEM = """You compact conversations between a user and an AI assistant, so that the assistant can \
@@ -125,7 +126,7 @@ async def _call(router: ModelRouter, chain: list[str], messages: list[dict[str, 
     async for _ref, delta in router.stream(chain, messages, [], on_failover):
         if isinstance(delta, TextDelta):
             parts.append(delta.text)
-    text = "".join(parts).strip()
+    text = reply_only(parts).strip()  # a reasoning model's <think> block is not part of the summary
     if not text:
         raise ModelError("other", "the model returned an empty summary")
     return text

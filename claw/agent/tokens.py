@@ -27,6 +27,9 @@ def estimate_message(message: dict[str, Any]) -> int:
     for call in message.get("tool_calls") or ():
         fn = call.get("function", {})
         tokens += estimate_text(fn.get("name", "")) + estimate_text(fn.get("arguments", ""))
+    reasoning = message.get("reasoning_content")  # only with the model's sendReasoning (claw/agent/history.py)
+    if isinstance(reasoning, str):
+        tokens += estimate_text(reasoning)
     return tokens
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from claw.channels.access import AccessPolicy
     from claw.channels.host import ChannelHost
 
-TextFormat = Literal["markdown", "telegram-html", "plain"]
+TextFormat = Literal["markdown", "telegram-html", "plain", "dingtalk-markdown", "slack-mrkdwn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +104,9 @@ class ChannelAdapter(Protocol):
         """Send one rendered part; raise `SendError` on failure."""
         ...
 
-    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str) -> None:
-        """Replace the text of a sent message (only when `limits.supports_edits`)."""
+    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str, *, final: bool = False) -> None:
+        """Replace the text of a sent message (only when `limits.supports_edits`). `final`: this is the
+        reply's whole text, from the outbox, not a streamed preview (a platform may close the message then)."""
         ...
 
     async def start(self, host: ChannelHost) -> None:

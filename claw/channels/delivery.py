@@ -169,7 +169,7 @@ class DeliveryWorker:
         try:
             async with asyncio.timeout(self.settings.send_timeout_seconds):
                 if part == 0 and row.edit_message_id is not None:
-                    await adapter.update(row.target, row.edit_message_id, row.parts[0])
+                    await adapter.update(row.target, row.edit_message_id, row.parts[0], final=True)
                     return True, row.edit_message_id
                 sent = await adapter.send(row.target, row.parts[part], idempotency_key=f"claw-{row.id}-{part}")
                 return True, sent.message_id

@@ -4,9 +4,6 @@ Shaped like `[channels.telegram]`: the section is the default account, `accounts
 each inheriting what it does not set. Access fails closed the same way (dmPolicy `pairing`, groups
 `allowlist` with a mention required). The app secret is best named by an environment variable
 (`clientSecretEnv`); it both signs HTTP callbacks and fetches the robot's access token.
-
-Not yet a field of `ChannelsSettings`: until the DingTalk adapter (its route, replies and stream mode)
-lands, a `[channels.dingtalk]` table is refused as unknown rather than accepted and left unserved.
 """
 
 from __future__ import annotations
@@ -53,6 +50,14 @@ class DingTalkAccount(Section):
     """How far a callback's `timestamp` may be from now (DingTalk documents one hour)."""
     rate_per_second: float = Field(default=20.0, ge=0, le=10_000)
     max_message_chars: int = Field(default=5000, ge=200, le=20_000)
+    """Longest Markdown text per message (DingTalk's limit is about 5,000 characters); longer replies are split."""
+    card_template_id: str | None = None
+    """An interactive (AI) card template from DingTalk's card platform: when set, a reply is shown while it is
+    written, in one card updated at most once a second; without it a reply is one final message."""
+    card_content_key: str = "content"
+    """The template's Markdown variable that holds the text (the standard AI card template's is `content`)."""
+    max_backoff_seconds: float = Field(default=60.0, ge=1, le=3600)
+    """Stream mode: the longest wait between reconnects (the wait doubles from 1 s, with jitter)."""
 
     norm_ids = field_validator("allow_from", "group_allow_from", mode="before")(_ids)
 

@@ -4,7 +4,9 @@ base URLs configurable (`gatewayUrl`, `apiBaseUrl`), which is how the tests run 
 
 Each message is stored in the inbox together with the gateway session (id, resume URL, sequence number)
 in one transaction, so a restart resumes where the stored messages end, and whatever Discord replays is
-dropped there as a duplicate (the message id is the dedupe key). Replies are Discord Markdown (the
+dropped there as a duplicate (the message id is the dedupe key). The messages read while a commit is
+under way go in the next one together (`InboxBatch`), so a busy gateway.db does not slow the connection
+to one message per commit. Replies are Discord Markdown (the
 Markdown the model writes, which Discord renders), split at 2,000 characters, sent as
 `POST /channels/{id}/messages` (in guilds as a reply to the message), edited with `PATCH` when
 streaming; mentions in replies never ping anyone (`allowed_mentions.parse = []`).
@@ -30,6 +32,7 @@ from claw.channels.discord_rest import DiscordError, DiscordRest
 from claw.channels.discord_settings import DiscordAccount
 from claw.channels.discord_wire import CHANNEL, THREAD_TYPES, BotIdentity, DcMessage, to_inbound
 from claw.channels.inbound import Inbound
+from claw.channels.inbox_batch import InboxBatch
 from claw.errors import ClawError, UsageError
 from claw.gateway.msg_context import MsgContext
 
@@ -92,6 +95,7 @@ class DiscordAdapter:
         self._parents: dict[str, str | None] = {}
         """Channel id → its parent when it is a thread (None: not a thread), from the gateway and REST."""
         self._host: ChannelHost | None = None
+        self._batch: InboxBatch | None = None
         self._task: asyncio.Task[None] | None = None
 
     # --- inbound --------------------------------------------------------------------------------
@@ -110,7 +114,8 @@ class DiscordAdapter:
         return [] if found is None else [found]
 
     async def _on_event(self, event: str, data: Any, seq: int) -> None:
-        """One dispatch from the gateway; returns once it is handled (a message: committed to the inbox)."""
+        """One dispatch from the gateway; returns once it is handled (a message: queued for the inbox commit
+        that also stores its sequence number)."""
         if not isinstance(data, dict):
             return
         if event == "READY" and isinstance(data.get("user"), dict):
@@ -127,7 +132,7 @@ class DiscordAdapter:
             await self._message(data, seq)
 
     async def _message(self, data: dict[str, Any], seq: int) -> None:
-        assert self._host is not None and self.gateway is not None
+        assert self._batch is not None and self.gateway is not None
         channel_id = str(data.get("channel_id"))
         if data.get("guild_id") and channel_id not in self._parents:
             self._parents[channel_id] = await self._parent_of(channel_id)
@@ -136,7 +141,7 @@ class DiscordAdapter:
         except ValueError as exc:
             log.warning("discord %s: skipped a message: %s", self.account_id, exc)
             inbound = []
-        await self._host.accept(CHANNEL, self.account_id, inbound, _state(self.gateway.session, seq))
+        await self._batch.add(inbound, _state(self.gateway.session, seq))
 
     async def _parent_of(self, channel_id: str) -> str | None:
         """A channel the gateway has not described: asked over REST (a failure counts as "not a thread")."""
@@ -162,7 +167,7 @@ class DiscordAdapter:
         message_id = found.get("id") if isinstance(found, dict) else None
         return Sent(None if message_id is None else str(message_id))
 
-    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str) -> None:
+    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str, *, final: bool = False) -> None:
         body = {"content": text, "allowed_mentions": {"parse": []}}
         try:
             await self.rest.request("PATCH", f"/channels/{reply_to['channel_id']}/messages/{message_id}", body)
@@ -199,6 +204,7 @@ class DiscordAdapter:
             health.error(f"no bot token ({where} is empty); the account is not started")
             return
         self._host = host
+        self._batch = InboxBatch(host, CHANNEL, self.account_id)
         health.state, health.detail = "starting", "gateway"
         self._task = asyncio.create_task(self._run(host), name=f"discord:{self.account_id}")
 
@@ -210,8 +216,9 @@ class DiscordAdapter:
             log.warning("discord %s: stored session unreadable (%s); identifying anew", self.account_id, exc)
             session = GatewaySession()
 
-        async def keep(s: GatewaySession) -> None:
-            await host.accept(CHANNEL, self.account_id, [], _state(s, s.seq))
+        async def keep(s: GatewaySession) -> None:  # in the same queue: never behind an older session's state
+            assert self._batch is not None
+            await self._batch.add([], _state(s, s.seq))
 
         self.gateway = DiscordGateway(
             self.settings.gateway_url, self.token or "", self._on_event, health, session=session,

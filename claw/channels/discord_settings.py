@@ -61,8 +61,10 @@ class DiscordAccount(Section):
     require_mention: bool = True
     streaming: bool = False
     """Show the reply while it is written: one message edited at most once per second."""
-    rate_per_second: float = Field(default=5.0, ge=0, le=50)
-    """Messages sent per second by this account (Discord's own buckets are honoured on top)."""
+    rate_per_second: float = Field(default=25.0, ge=0, le=50)
+    """Sends per second by this account, all channels together: half of Discord's global 50 requests
+    per second, leaving room for edits and retries. Each channel's own bucket (`X-RateLimit-*`, about
+    5 messages per 5 s) is honoured on top, so this cap only matters for a bot answering many people."""
     max_message_chars: int = Field(default=2000, ge=100, le=2000)
     max_backoff_seconds: float = Field(default=60.0, ge=1, le=3600)
     """Longest wait between two reconnect attempts (the backoff doubles up to it, with jitter)."""

@@ -1,11 +1,15 @@
-"""The Feishu / Lark channel: one self-built app's bot, by HTTP event subscription (`POST /feishu/<account>`).
+"""The Feishu / Lark channel: one self-built app's bot, by HTTP event subscription (`POST /feishu/<account>`,
+`mode = "webhook"`) or over the long connection (`mode = "websocket"`, `feishu_ws`: no public URL needed).
 
 Inbound requests are checked by `feishu_http` with this adapter's `open`: the signature over the
 raw bytes (`X-Lark-Signature`), the request timestamp, decryption with the Encrypt Key, and the
-verification token. Replies answer the message they are for (`im/v1/messages/{id}/reply`) as an
-interactive card whose Markdown element holds the text; streaming patches that card (at most once
-a second, `EditStreamer`), and the final text patches it through the outbox. Each send carries a
-`uuid`, which the platform dedupes on for an hour, so a resend after a crash shows no duplicate.
+verification token. Long-connection events arrive unencrypted on a connection the app itself opened
+with its secret; they take the same path from `normalize` to the inbox, and are acked once stored.
+
+Replies answer the message they are for (`im/v1/messages/{id}/reply`) as an interactive card
+whose Markdown element holds the text; streaming patches that card (at most once a second,
+`EditStreamer`), and the final text patches it through the outbox. Each send carries a `uuid`,
+which the platform dedupes on for an hour, so a resend after a crash shows no duplicate.
 The client is plain aiohttp rather than `lark-oapi`: the SDK is synchronous (requests) and its
 base URL is not a setting, and the few calls claw makes are documented JSON.
 """
@@ -26,12 +30,15 @@ from pydantic import ValidationError
 
 from claw.channels.access import AccessPolicy, GroupRule
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
+from claw.channels.faults import fault
 from claw.channels.feishu_api import FeishuApi, FeishuError
 from claw.channels.feishu_crypto import CryptoError, decrypt, signature_ok
+from claw.channels.feishu_names import SenderNames
 from claw.channels.feishu_settings import FeishuAccount
 from claw.channels.feishu_wire import CHANNEL, Envelope, to_inbound
+from claw.channels.feishu_ws import FeishuLongConnection
 from claw.channels.inbound import Inbound
-from claw.errors import UsageError
+from claw.errors import ClawError, UsageError
 from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:
@@ -68,6 +75,9 @@ class FeishuAdapter:
         self.bot_open_id: str | None = None
         self.api = FeishuApi(settings.base_url(), settings.app_id or "", settings.secret() or "",
                              refresh_margin=settings.token_refresh_margin_seconds)  # fmt: skip
+        self.names = SenderNames(self.api) if settings.sender_names else None
+        self.connection: FeishuLongConnection | None = None
+        self._host: ChannelHost | None = None
         self._task: asyncio.Task[None] | None = None
 
     # --- inbound --------------------------------------------------------------------------------
@@ -125,6 +135,10 @@ class FeishuAdapter:
             raise ValueError(f"event.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}") from None
         return [] if found is None else [found]
 
+    async def with_names(self, inbound: list[Inbound]) -> list[Inbound]:
+        """`inbound` with the senders' display names, where the contact API gives them (`senderNames`)."""
+        return inbound if self.names is None or not inbound else await self.names.named(inbound)
+
     # --- outbound -------------------------------------------------------------------------------
 
     async def send(self, reply_to: Mapping[str, Any], text: str, *, idempotency_key: str) -> Sent:
@@ -143,7 +157,7 @@ class FeishuAdapter:
         message_id = data.get("message_id") if isinstance(data, dict) else None
         return Sent(None if message_id is None else str(message_id))
 
-    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str) -> None:
+    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str, *, final: bool = False) -> None:
         try:
             await self.api.call("PATCH", f"im/v1/messages/{message_id}", {"content": _card(text)})
         except FeishuError as exc:
@@ -177,14 +191,40 @@ class FeishuAdapter:
             where = f"env {s.app_secret_env}" if s.app_secret_env else "appSecret"
             health.error(f"no appId or app secret ({where} is empty); the account is not started")
             return
-        if s.mode == "websocket":
-            health.error('mode "websocket" (long connection) is not supported yet; use mode = "webhook"')
-            return
-        if not s.encrypt() and not s.token():
+        if s.mode == "webhook" and not s.encrypt() and not s.token():
             health.error("webhook mode without encryptKey or verificationToken: every request is refused")
             return
+        self._host = host
         health.state, health.detail = "starting", s.mode
-        self._task = asyncio.create_task(self._identify(host), name=f"feishu:{self.account_id}")
+        work = self._identify(host) if s.mode == "webhook" else self._long_connection(host)
+        self._task = asyncio.create_task(work, name=f"feishu:{self.account_id}")
+
+    async def _long_connection(self, host: ChannelHost) -> None:
+        """Identify (the bot's open_id tells its @mentions), then hold the long connection."""
+        await self._identify(host)
+        s = self.settings
+        self.connection = FeishuLongConnection(s.base_url(), s.app_id or "", s.secret() or "", self._on_ws_event,
+                                               host.health(CHANNEL, self.account_id))  # fmt: skip
+        await self.connection.run()
+
+    async def _on_ws_event(self, payload: bytes) -> int:
+        """One event from the long connection → the code to ack it with: 200 once it is in the inbox (or
+        when it is not a message, or cannot be read: a redelivery would not change that), 500 when storing
+        failed, so the platform pushes it again."""
+        assert self._host is not None
+        try:
+            inbound = self.normalize(Envelope.model_validate(loads_strict(payload.decode("utf-8"))))
+        except (UnicodeDecodeError, JsonError, ValueError) as exc:
+            log.warning("feishu %s: skipped an event: %s", self.account_id, exc)
+            return 200
+        inbound = await self.with_names(inbound)
+        try:
+            await self._host.accept(CHANNEL, self.account_id, inbound)
+        except ClawError as exc:
+            log.error("feishu %s: could not store an event: %s", self.account_id, exc)
+            return 500
+        fault("inbox.after_commit_before_ack")
+        return 200
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -192,6 +232,7 @@ class FeishuAdapter:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        self.connection = None
         await self.api.close()
 
     async def _identify(self, host: ChannelHost) -> None:
@@ -211,7 +252,7 @@ class FeishuAdapter:
                 await asyncio.sleep(wait)
                 wait = min(wait * 2, MAX_BACKOFF)
         health.ok()
-        health.detail = f"webhook at /feishu/{self.account_id}"
+        health.detail = f"webhook at /feishu/{self.account_id}" if self.settings.mode == "webhook" else "identified"
 
 
 def _same(given: str, expected: str) -> bool:

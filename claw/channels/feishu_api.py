@@ -62,6 +62,10 @@ class FeishuApi:
                 raise
         return await self._request(method, path, body, await self._tenant_token(stale=token))
 
+    async def tenant_token(self) -> str:
+        """The current tenant_access_token (fetched when there is none or it is about to expire)."""
+        return await self._tenant_token()
+
     async def _tenant_token(self, stale: str | None = None) -> str:
         async with self._lock:
             fresh = self._token is not None and self._token != stale

@@ -61,6 +61,7 @@ async def receive(manager: ChannelManager, request: web.Request, adapter: Feishu
         inbound = adapter.normalize(envelope)
     except ValueError as exc:
         return _answer(400, f"invalid event: {exc}")
+    inbound = await adapter.with_names(inbound)
     fault("webhook.before_inbox_commit")
     try:
         stored = await manager.accept(adapter.channel, adapter.account_id, inbound)

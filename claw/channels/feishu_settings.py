@@ -55,6 +55,8 @@ class FeishuAccount(Section):
     require_mention: bool = True
     streaming: bool = False
     """Show the reply while it is written: one card patched at most once per second."""
+    sender_names: bool = True
+    """Look senders' display names up in the contact API (needs `contact:user.base:readonly`), cached."""
     tolerance_seconds: float = Field(default=300.0, gt=0, le=3600)
     """How far `X-Lark-Request-Timestamp` may be from now, either way."""
     token_refresh_margin_seconds: float = Field(default=300.0, ge=0, le=3600)

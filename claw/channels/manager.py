@@ -18,6 +18,7 @@ from claw.channels import inbox
 from claw.channels.adapter import ChannelAdapter
 from claw.channels.host import Health
 from claw.channels.inbound import Inbound
+from claw.channels.inbox_commits import GroupCommit
 from claw.channels.schema import MIGRATIONS
 from claw.store.db import Database
 
@@ -33,6 +34,8 @@ class ChannelManager:
         self._db: Database | None = None
         self._adapters: dict[tuple[str, str], ChannelAdapter] | None = None
         self._health: dict[tuple[str, str], Health] = {}
+        self._commits = GroupCommit(lambda: self.db)
+        """Concurrent `accept`s share transactions (claw/channels/inbox_commits.py)."""
         self.inbox_wake = asyncio.Event()
         """Set when new messages are stored (the processor wakes)."""
         self.outbox_wake = asyncio.Event()
@@ -92,7 +95,7 @@ class ChannelManager:
                 )
             return stored
 
-        stored = await self.db.awrite(write)
+        stored = await self._commits.write(write)
         if inbound:
             self.health(channel, account_id).last_inbound_at = now
         if any(stored):
@@ -110,8 +113,10 @@ class ChannelManager:
 
 
 def build_adapters(config: object, gateway_token: str | None = None) -> dict[tuple[str, str], ChannelAdapter]:
+    from claw.channels.dingtalk import DingTalkAdapter
     from claw.channels.discord import DiscordAdapter
     from claw.channels.feishu import FeishuAdapter
+    from claw.channels.slack import SlackAdapter
     from claw.channels.telegram import TelegramAdapter
     from claw.channels.webhook import WebhookAdapter
     from claw.config import Config
@@ -130,4 +135,10 @@ def build_adapters(config: object, gateway_token: str | None = None) -> dict[tup
     if settings.feishu.enabled:
         for account_id, fs in settings.feishu.effective_accounts().items():
             found[("feishu", account_id)] = FeishuAdapter(account_id, fs)
+    if settings.dingtalk.enabled:
+        for account_id, dt in settings.dingtalk.effective_accounts().items():
+            found[("dingtalk", account_id)] = DingTalkAdapter(account_id, dt)
+    if settings.slack.enabled:
+        for account_id, account in settings.slack.effective_accounts().items():
+            found[("slack", account_id)] = SlackAdapter(account_id, account)
     return found

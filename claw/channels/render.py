@@ -6,8 +6,12 @@ fenced code block too long by itself becomes several fenced blocks cut between l
 re-opened with the same language. Every block is rendered on its own and the parts are packed
 from rendered blocks, so no part ever exceeds the limit after rendering (HTML escaping included).
 
-Formats: `markdown` (unchanged), `plain`, and `telegram-html` (Telegram's HTML parse mode:
-`<b> <i> <s> <code> <pre> <a>`, everything else escaped, tags always balanced).
+Formats: `markdown` (unchanged), `plain`, `telegram-html` (Telegram's HTML parse mode:
+`<b> <i> <s> <code> <pre> <a>`, everything else escaped, tags always balanced),
+`dingtalk-markdown` (DingTalk's subset: headings, bold, italic, links, lists, quotes — no code, so a
+code block becomes quoted lines with their indentation kept, inline code its bare text), and
+`slack-mrkdwn` (Slack's mrkdwn: `*bold*`, `_italic_`, `~strike~`, `<url|text>` links, ``` blocks,
+`&`, `<`, `>` escaped).
 """
 
 from __future__ import annotations
@@ -181,8 +185,81 @@ def to_plain(markdown: str) -> str:
     return markdown
 
 
+_NBSP = "\u00a0"
+
+
+def to_dingtalk_markdown(markdown: str) -> str:
+    """One block of Markdown in DingTalk's subset. A fenced code block (DingTalk renders none) becomes a
+    quote, one hard-broken line per code line, leading spaces kept as no-break spaces (a Markdown renderer
+    would collapse them); inline code loses its backticks; `~~strike~~` (unsupported) its tildes; `__bold__`
+    and `* item` take the spellings DingTalk knows (`**bold**`, `- item`)."""
+    lines = markdown.split("\n")
+    fence = _FENCE.match(lines[0]) if lines else None
+    if fence and len(lines) >= 2 and lines[-1].strip() == fence.group(1):
+        body = lines[1:-1] or [""]
+        quoted = [f"> {_NBSP * (len(line) - len(line.lstrip(' ')))}{line.lstrip(' ')}".rstrip() for line in body]
+        return "  \n".join(q if q != ">" else f"> {_NBSP}" for q in quoted)
+    out = []
+    for i, segment in enumerate(_INLINE_CODE.split(markdown)):
+        if i % 2:  # inside backticks: the text itself
+            out.append(segment)
+        else:
+            segment = _STRIKE.sub(lambda m: m.group(1), segment)
+            segment = re.sub(r"(?<![\w_])__(?=\S)([^\n]+?)(?<=\S)__(?![\w_])", r"**\1**", segment)
+            out.append(_BULLET.sub(lambda m: f"{m.group(1)}- ", segment))
+    return "".join(out)
+
+
+_SLACK_LINK = re.compile(r"\[([^\]\n]+)\]\(((?:https?|mailto):[^\s)|<>]+)\)")
+_BOLD_MARK = "\x01"
+
+
+def to_slack_mrkdwn(markdown: str) -> str:
+    """One block of Markdown in Slack's mrkdwn. Slack reads `&`, `<` and `>` as markup everywhere, code
+    included, so they are always escaped; `<url|text>` is the only markup made of them, and only links
+    with a safe scheme become one. Code keeps its text (Slack shows no language, so the tag is dropped)."""
+    lines = markdown.split("\n")
+    fence = _FENCE.match(lines[0]) if lines else None
+    if fence and len(lines) >= 2 and lines[-1].strip() == fence.group(1):
+        return "```\n" + _slack_escape("\n".join(lines[1:-1])) + "\n```"
+    out = []
+    for i, segment in enumerate(_INLINE_CODE.split(markdown)):
+        out.append(f"`{_slack_escape(segment)}`" if i % 2 else _slack_inline(segment))
+    return "".join(out)
+
+
+def _slack_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _slack_inline(text: str) -> str:
+    links: list[str] = []
+
+    def keep_link(m: re.Match[str]) -> str:
+        label = _slack_styles(_slack_escape(m.group(1))).replace("|", "¦")
+        links.append(f"<{_slack_escape(m.group(2))}|{label}>")
+        return f"\x00{len(links) - 1}\x00"
+
+    text = _SLACK_LINK.sub(keep_link, text)
+    text = _slack_styles(_slack_escape(text))
+    text = _HEADING.sub(lambda m: f"*{m.group(1)}*", text)
+    text = _BULLET.sub(lambda m: f"{m.group(1)}• ", text)
+    return re.sub(r"\x00(\d+)\x00", lambda m: links[int(m.group(1))], text)
+
+
+def _slack_styles(text: str) -> str:
+    """`**b**`/`__b__` → `*b*`, `*i*`/`_i_` → `_i_`, `~~s~~` → `~s~`; bold is marked first and written last,
+    so its `*` is never read again as italic."""
+    text = _BOLD.sub(lambda m: f"{_BOLD_MARK}{m.group(1) or m.group(2)}{_BOLD_MARK}", text)
+    text = _STRIKE.sub(lambda m: f"~{m.group(1)}~", text)
+    text = _ITALIC.sub(lambda m: f"_{m.group(1) or m.group(2)}_", text)
+    return text.replace(_BOLD_MARK, "*")
+
+
 RENDERERS: dict[str, Callable[[str], str]] = {
     "markdown": lambda text: text,
     "plain": to_plain,
     "telegram-html": to_telegram_html,
+    "dingtalk-markdown": to_dingtalk_markdown,
+    "slack-mrkdwn": to_slack_mrkdwn,
 }

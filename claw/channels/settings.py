@@ -15,8 +15,10 @@ from pydantic import Field, field_validator, model_validator
 
 from claw.channels.access_terms import DmPolicy, GroupPolicy, check_access, secret_value
 from claw.channels.access_terms import str_ids as _ids
+from claw.channels.dingtalk_settings import DingTalkSettings
 from claw.channels.discord_settings import DiscordSettings
 from claw.channels.feishu_settings import FeishuSettings
+from claw.channels.slack_settings import SlackSettings, slack_secrets
 from claw.settings_base import HttpUrl, Name, Section
 
 
@@ -130,6 +132,8 @@ class ChannelsSettings(Section):
     telegram: TelegramSettings = TelegramSettings()
     discord: DiscordSettings = DiscordSettings()
     feishu: FeishuSettings = FeishuSettings()
+    dingtalk: DingTalkSettings = DingTalkSettings()
+    slack: SlackSettings = SlackSettings()
     outbox: OutboxSettings = OutboxSettings()
 
 
@@ -141,4 +145,6 @@ def channel_secrets(settings: ChannelsSettings, environ: Mapping[str, str] | Non
     found += [account.token(environ) for account in settings.discord.effective_accounts().values()]
     for fs in settings.feishu.effective_accounts().values():
         found += fs.secrets(environ)
+    found += [account.secret(environ) for account in settings.dingtalk.effective_accounts().values()]
+    found += slack_secrets(settings.slack, environ)
     return [s for s in found if s]

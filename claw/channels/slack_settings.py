@@ -4,9 +4,6 @@ The layout is Telegram's: `[channels.slack]` is the `default` account and holds 
 `[channels.slack.accounts.<id>]` adds more, each inheriting what it does not set; the account id is
 its URL path in Events API mode (`POST /slack/<id>`). Access fails closed as everywhere: direct
 messages default to `pairing`, channels to `allowlist` with none listed and a mention required.
-
-Not yet a field of `ChannelsSettings`: until the Slack adapter (Events API route, replies, Socket Mode)
-lands, a `[channels.slack]` table is refused as unknown rather than accepted and left unserved.
 """
 
 from __future__ import annotations
@@ -60,6 +57,11 @@ class SlackAccount(Section):
     """chat.postMessage is allowed about one message per second per channel."""
     max_message_chars: int = Field(default=3900, ge=100, le=40_000)
     """Slack truncates `text` past 40,000 characters and advises 4,000; parts stay under this."""
+    ping_interval_seconds: float = Field(default=10.0, ge=0.2, le=300)
+    """Socket Mode: a ping after this long without a frame from Slack; no pong within half of it means
+    the connection is dead and is replaced."""
+    max_backoff_seconds: float = Field(default=60.0, ge=0.5, le=3600)
+    """Socket Mode: the longest wait between reconnection attempts (the backoff doubles up to it)."""
 
     norm_ids = field_validator("allow_from", "group_allow_from", mode="before")(_ids)
 

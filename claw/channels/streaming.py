@@ -103,7 +103,10 @@ class EditStreamer:
         text = self._text.strip()
         text = text if len(text) + len(CURSOR) <= limit // 2 else text[: limit // 2 - len(CURSOR)]
         text += CURSOR  # kept well under the limit: escaping may lengthen it
-        return html.escape(text, quote=False) if self._adapter.limits.text_format == "telegram-html" else text
+        fmt = self._adapter.limits.text_format
+        if fmt == "slack-mrkdwn":  # Slack reads &, < and > as markup, in a half-written reply too
+            return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return html.escape(text, quote=False) if fmt == "telegram-html" else text
 
     async def _push(self, text: str) -> None:
         try:

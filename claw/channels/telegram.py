@@ -106,7 +106,7 @@ class TelegramAdapter:
         message_id = result.get("message_id") if isinstance(result, dict) else None
         return Sent(None if message_id is None else str(message_id))
 
-    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str) -> None:
+    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str, *, final: bool = False) -> None:
         params = {"chat_id": reply_to["chat_id"], "message_id": int(message_id), "text": text, "parse_mode": "HTML"}
         try:
             await self._api.call("editMessageText", params)

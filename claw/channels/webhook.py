@@ -190,7 +190,7 @@ class WebhookAdapter:
         permanent = 400 <= status < 500 and status not in (408, 409, 425, 429)
         raise SendError(f"reply URL answered HTTP {status}", permanent=permanent, retry_after=_seconds(retry_after))
 
-    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str) -> None:
+    async def update(self, reply_to: Mapping[str, Any], message_id: str, text: str, *, final: bool = False) -> None:
         raise SendError("webhook replies cannot be edited", permanent=True)
 
     # --- lifecycle ------------------------------------------------------------------------------

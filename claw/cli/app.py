@@ -68,9 +68,9 @@ def _chat() -> None:
 
 
 def _doctor() -> None:
-    from claw.cli.doctor import doctor
+    from claw.cli.doctor import app as doctor_app
 
-    _command("doctor", doctor)
+    _group("doctor", doctor_app)
 
 
 def _config() -> None:
@@ -139,6 +139,12 @@ def _pairing() -> None:
     _group("pairing", pairing_app)
 
 
+def _devices() -> None:
+    from claw.cli.devices import app as devices_app
+
+    _group("devices", devices_app)
+
+
 def _outbox() -> None:
     from claw.cli.outbox import app as outbox_app
 
@@ -173,6 +179,7 @@ SUBCOMMANDS: dict[str, Callable[[], None]] = {
     "hooks": _hooks,
     "channels": _channels,
     "pairing": _pairing,
+    "devices": _devices,
     "outbox": _outbox,
     "mcp": _mcp,
     "usage": _usage,

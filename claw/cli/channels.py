@@ -7,7 +7,8 @@ import typer
 from claw.cli.common import JsonOption, WideOption, listing
 
 app = typer.Typer(
-    help="Channel accounts (webhook hooks, Telegram, Discord and Feishu bots) and their health.", no_args_is_help=True
+    help="Channel accounts (webhook hooks, Telegram, Discord, Feishu and DingTalk bots) and their health.",
+    no_args_is_help=True,
 )
 
 
@@ -22,8 +23,9 @@ def ls(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
         print_json(accounts)
     elif not accounts:
         print(
-            "No channels configured. Add [channels.webhook.hooks.<name>], [channels.telegram], [channels.discord]"
-            " or [channels.feishu] to config.toml (the README's Channels section shows each)."
+            "No channels configured. Add [channels.webhook.hooks.<name>], [channels.telegram], [channels.discord],"
+            " [channels.feishu], [channels.dingtalk] or [channels.slack] to config.toml (the README's Channels section"
+            " shows each)."
         )
     else:
         from claw.cli.channels_view import accounts_table

@@ -1,4 +1,5 @@
-"""`claw doctor [--json] [--fix] [--agent ID]`: health checks that explain themselves.
+"""`claw doctor [--json] [--fix] [--agent ID]`: health checks that explain themselves; `claw doctor model [REF]`
+(claw/cli/doctor_model.py) tries the model endpoint for real.
 
 Each check reports ok, warn or fail with what it saw and, when something is wrong, the command or
 config key that fixes it. `--fix` first makes the repairs that are always safe (see
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from claw.cli.common import AgentOption, JsonOption
+from claw.cli.doctor_model import model as doctor_model
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,22 +24,34 @@ if TYPE_CHECKING:
     from claw.doctor.finding import Finding
     from claw.paths import Paths
 
-_MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
+app = typer.Typer(
+    help="Check the state dir, token, config, workspace, model endpoint, gateway, sessions, skills, hooks and memory.",
+    invoke_without_command=True,
+)
+app.command("model")(doctor_model)
 
 
+@app.callback()
 def doctor(
+    ctx: typer.Context,
     as_json: bool = JsonOption,
     fix: bool = typer.Option(
         False, "--fix", help="First repair what is safe: private modes, leftover temp files, missing workspace files."
     ),
     agent: str = AgentOption,
     online: bool = typer.Option(
-        False, "--online", help="Also ask each chat platform whether its token is valid (Discord: GET /users/@me)."
+        False,
+        "--online",
+        help="Also ask each chat platform whether its token is valid (Discord: GET /users/@me; Feishu: a "
+        "tenant_access_token, and in long-connection mode a connection URL; DingTalk: an access token; "
+        "Slack: auth.test).",
     ),
 ) -> None:
     """Check the state dir, token, config, workspace, model endpoint, gateway, sessions, skills, hooks and memory.
 
     Exit code 0 when nothing failed (warnings allowed), 1 when a check failed."""
+    if ctx.invoked_subcommand is not None:
+        return
     import logging
 
     from claw.paths import Paths, check_agent_id
@@ -60,13 +74,21 @@ def doctor(
             report["fixed"] = fixed
         print_json(report)
     else:
-        _print(findings, fixed, fix)
+        from claw.cli.doctor_view import print_findings
+
+        print_findings(findings, fixed, fix)
     raise typer.Exit(1 if failed else 0)
 
 
 def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[list[Finding], list[str]]:
+    from claw.channels.dingtalk_doctor import check_credentials as check_dingtalk_credentials
+    from claw.channels.dingtalk_doctor import check_online as check_dingtalk_online
     from claw.channels.discord_doctor import check_online as check_discord_online
     from claw.channels.discord_doctor import check_tokens as check_discord_tokens
+    from claw.channels.feishu_doctor import check_config as check_feishu_config
+    from claw.channels.feishu_doctor import check_online as check_feishu_online
+    from claw.channels.slack_doctor import check_online as check_slack_online
+    from claw.channels.slack_doctor import check_tokens as check_slack_tokens
     from claw.doctor import agent as doctor_agent
     from claw.doctor import mcp as doctor_mcp
     from claw.doctor import repair as doctor_repair
@@ -116,6 +138,15 @@ def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[lis
         findings += _guarded("discord", lambda: check_discord_tokens(usable.channels.discord))
         if online:
             findings += _guarded("discord", lambda: check_discord_online(usable.channels.discord))
+        findings += _guarded("feishu", lambda: check_feishu_config(usable.channels.feishu))
+        if online:
+            findings += _guarded("feishu", lambda: check_feishu_online(usable.channels.feishu))
+        findings += _guarded("dingtalk", lambda: check_dingtalk_credentials(usable.channels.dingtalk))
+        if online:
+            findings += _guarded("dingtalk", lambda: check_dingtalk_online(usable.channels.dingtalk))
+        findings += _guarded("slack", lambda: check_slack_tokens(usable.channels.slack))
+        if online:
+            findings += _guarded("slack", lambda: check_slack_online(usable.channels.slack))
     return findings, fixed
 
 
@@ -130,18 +161,3 @@ def _guarded(name: str, check: Callable[[], list[Finding]]) -> list[Finding]:
         return [fail(name, exc.message, "fix what the message names, then run `claw doctor` again")]
     except OSError as exc:
         return [fail(name, f"cannot check: {exc}", "fix what the message names, then run `claw doctor` again")]
-
-
-def _print(findings: list[Finding], fixed: list[str], fix: bool) -> None:
-    for line in fixed:
-        typer.echo(f"fixed: {line}")
-    if fix and not fixed:
-        typer.echo("fixed: nothing needed fixing")
-    width = max(len(f.name) for f in findings)
-    for finding in findings:
-        typer.echo(f"{_MARKS[finding.status]} {finding.name:<{width}}  {finding.detail}")
-        if finding.fix and finding.status != "ok":
-            typer.echo(f"  {'':<{width}}  → {finding.fix}")
-    counts = {status: sum(1 for f in findings if f.status == status) for status in _MARKS}
-    warnings = "warning" if counts["warn"] == 1 else "warnings"
-    typer.echo(f"{counts['ok']} ok, {counts['warn']} {warnings}, {counts['fail']} failed")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from claw.cli.subagent_wait import wait_for_subagents
 from claw.cli.terminal_renderer import TerminalRenderer
-from claw.gateway.run_event import NO_MODEL, Phase
+from claw.gateway.run_event import NO_MODEL, CumulativeText, Phase
 from claw.tools.base import ApprovalRequest, Decision
 
 if TYPE_CHECKING:  # heavy; a turn through a running gateway (RemoteClient) never loads them
@@ -119,13 +119,14 @@ async def _follow(client: GatewayClient, run_id: str, json_out: bool) -> tuple[i
 
     loop.add_signal_handler(signal.SIGINT, on_sigint)
     renderer = TerminalRenderer()
+    cumulative = CumulativeText()  # `--json` lines are the protocol's agent events, `text` included
     phase: str = Phase.ERROR
     spawned = False
     try:
         async for event in client.events(run_id):
             spawned = spawned or event.phase == Phase.SUBAGENT
             if json_out:
-                sys.stdout.write(event.to_json() + "\n")
+                sys.stdout.write(cumulative.json(event) + "\n")
                 sys.stdout.flush()
             else:
                 renderer.handle(event)

@@ -138,6 +138,10 @@ def _print_entry(console: Any, entry: dict[str, Any]) -> None:
         )
     elif role == "assistant":
         text = entry.get("content") or ""
+        thought = entry.get("thinking")
+        if isinstance(thought, str) and thought:  # the reasoning, marked and dim: never part of the reply
+            label = f"[dim]assistant {when} · thinking (not part of the reply)[/]"
+            console.print(f"\n{label}\n[dim italic]{escape(thought)}[/]")
         if entry.get("interrupted"):  # a turn that never finished: shown even when nothing had streamed
             from claw.transcript_markdown import interrupted_label
 

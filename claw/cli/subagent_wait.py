@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from claw.cli.terminal_renderer import TerminalRenderer
 from claw.errors import ClawError, GatewayUnavailable
+from claw.gateway.run_event import CumulativeText
 
 if TYPE_CHECKING:
     from claw.client.protocol import GatewayClient
@@ -69,9 +70,10 @@ async def _follow_tree(client: GatewayClient, run_id: str, json_out: bool) -> No
             if child is not None and not json_out:
                 _note(f'(subagent "{child.get("label") or _short(child["task"])}" {child["status"]}; reporting)')
             renderer = TerminalRenderer()
+            cumulative = CumulativeText()
             async for event in client.events(announce_id):
                 if json_out:
-                    sys.stdout.write(event.to_json() + "\n")
+                    sys.stdout.write(cumulative.json(event) + "\n")
                     sys.stdout.flush()
                 else:
                     renderer.handle(event)

@@ -10,18 +10,31 @@ import sys
 import time
 from typing import Any
 
-from claw.gateway.run_event import Phase, RunEvent, State, Stream, ToolPhase
+from claw.gateway.run_event import TRUNCATED_LENGTH, TRUNCATED_NOTE, Phase, RunEvent, State, Stream, ToolPhase
+
+THINKING_MARK = "(thinking…)"
 
 
 class TerminalRenderer:
-    """Reply text to stdout as it streams; tool calls, failovers and errors to stderr."""
+    """Reply text to stdout as it streams; tool calls, failovers and errors to stderr. The model's
+    reasoning is never printed: a model call that reasons gets one `(thinking…)` line on stderr (dim on a
+    terminal), so stdout holds the reply alone (`claw sessions show` has the reasoning)."""
 
     def __init__(self) -> None:
         self._mid_line = False
         self._tool_started: dict[str, float] = {}
+        self._thinking_said = False  # for the current model call
 
     def handle(self, event: RunEvent) -> None:
         data = event.data
+        if event.stream == Stream.THINKING:
+            if data.get("delta") and not self._thinking_said:
+                self._thinking_said = True
+                dim = sys.stderr.isatty()
+                self._note(f"\x1b[2m{THINKING_MARK}\x1b[0m" if dim else THINKING_MARK)
+            return
+        if event.stream in (Stream.ASSISTANT, Stream.TOOL):
+            self._thinking_said = False  # the next call's reasoning gets its own line
         if event.stream == Stream.ASSISTANT:
             text = data.get("delta", "")
             sys.stdout.write(text)
@@ -37,12 +50,16 @@ class TerminalRenderer:
                 self._note(f"! {data['from']} failed ({data['reason']}); trying {data['to']}")
             case Phase.BUDGET:
                 self._note(f"! {data['message']}")
+            case Phase.WARNING:  # e.g. the server cut the prompt: the run goes on, said once per session
+                self._note(f"! {data['message']}")
             case Phase.COMPACTION if data.get("state") == State.END:
                 self._note(f"(context compacted: ~{data['tokensBefore']:,} → ~{data['tokensAfter']:,} tokens)")
             case Phase.ERROR:
                 self._note(f"claw: error: {data.get('message')}")
             case Phase.ABORTED:
                 self._note("(aborted)")
+            case Phase.END if data.get("truncated") == TRUNCATED_LENGTH:
+                self._note(TRUNCATED_NOTE)
             case Phase.END:
                 self._newline()
 

@@ -21,7 +21,7 @@ The same API as `LocalClient`, so callers do not care which one they hold:
   `run` returns (call `events` for each run you start; at most `MAX_BUFFERED_RUNS`
   unread runs are kept); for any other run it attaches with `agent.follow`.
 - `session_events(session_key, *, others)`: every event of every run in the session, whoever
-  started it (`sessions.subscribe`; one per connection, a new one ends the one before).
+  started it (`sessions.messages.subscribe`; one per connection, a new one ends the one before).
 - `close()`.
 
 Beyond `LocalClient`: `hello` (the server's hello: version, methods, limits), an
@@ -46,6 +46,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from claw import __version__
+from claw.client.device_identity import DeviceIdentity, default_data_dir
 from claw.client.protocol import RunHandle
 from claw.client.seen_events import SeenEvents
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
@@ -61,6 +62,10 @@ Approver = Callable[[ApprovalRequest], Awaitable[Decision | None]]
 STREAMED_METHODS = frozenset({"agent", "agent.follow"})
 MAX_BUFFERED_RUNS = 256
 MAX_FRAME_BYTES = 256 * 1024 * 1024
+PROTOCOL_VERSION = 4
+SUBSCRIBE, UNSUBSCRIBE = "sessions.messages.subscribe", "sessions.messages.unsubscribe"
+"""A session's live events (claw/server/ws_sessions.py; not imported from there: it pulls in the gateway)."""
+"""OpenClaw's gateway protocol, the one claw's gateway speaks (claw/server/ws_protocol.py)."""
 
 
 class GatewayNotListening(GatewayUnavailable):
@@ -91,15 +96,21 @@ class RemoteClient:
         url: str,
         token: str,
         *,
-        client_name: str = "claw",
         client_version: str = __version__,
         channel: str = "cli",
         approver: Approver | None = None,
         open_timeout: float = 5.0,
         call_timeout: float = 30.0,
         allow_insecure: bool = False,
+        device: DeviceIdentity | None | bool = True,
+        scopes: list[str] | None = None,
     ) -> RemoteClient:
-        """Open the socket and do the `connect` handshake; raise `GatewayUnavailable` (or a subclass) if that fails."""
+        """Open the socket and do protocol 4's handshake (wait for `connect.challenge`, answer with `connect`
+        signed by this machine's device key); raise `GatewayUnavailable` (or a subclass) if that fails.
+
+        `channel` says what the client is (`cli`, `tui`, or another program), sent as OpenClaw's
+        `client.id`/`client.mode`; `device` is this machine's identity by default (`False`: connect without
+        one, which only a loopback gateway serves); `scopes` defaults to every operator scope."""
         _check_url(url, allow_insecure)
         shown = redact_url(url)  # what errors print: never a password in the URL's userinfo
         from websockets.asyncio.client import connect as ws_connect
@@ -113,7 +124,7 @@ class RemoteClient:
                 compression=None,
                 close_timeout=2,
                 user_agent_header=f"claw/{__version__}",
-                additional_headers={"Authorization": f"Bearer {token}"},  # lifts the 64 KiB pre-auth frame cap
+                additional_headers={"Authorization": f"Bearer {token}"},  # lifts the 64 KiB cap before connect
             )
         except InvalidStatus as exc:
             status = exc.response.status_code
@@ -126,15 +137,21 @@ class RemoteClient:
             raise kind(f"cannot connect to the gateway at {shown}: {_reason(exc)}") from None
         client = cls(ws, approver=approver, call_timeout=call_timeout)
         client.url = shown
-        params = {
-            "auth": {"token": token},
-            "client": {"name": client_name, "version": client_version, "channel": channel},
-            "caps": ["approvals"] if approver is not None else [],
-        }
+        identity = DeviceIdentity.load_or_create(default_data_dir()) if device is True else device or None
         try:
-            await ws.send(json.dumps({"type": "req", "id": "connect", "method": "connect", "params": params}))
+            try:
+                async with asyncio.timeout(open_timeout):
+                    challenge = await _challenge(ws)
+            except TimeoutError:
+                await ws.close()
+                raise GatewayUnavailable(
+                    f"the gateway at {shown} sent no connect.challenge within {open_timeout:g} s: it does not speak "
+                    f"protocol {PROTOCOL_VERSION} (an older claw gateway? upgrade it)"
+                ) from None
             async with asyncio.timeout(open_timeout):
-                reply = json.loads(await ws.recv())
+                frame = connect_frame(token, channel, client_version, approver is not None, identity, challenge, scopes)
+                await ws.send(json.dumps(frame))
+                reply = await _connect_reply(ws)
         except (ConnectionClosed, TimeoutError, ValueError) as exc:
             await ws.close()
             raise GatewayUnavailable(f"the gateway at {shown} did not complete the handshake: {_reason(exc)}") from None
@@ -211,7 +228,7 @@ class RemoteClient:
             self._session_feed.queue.put_nowait(_ENDED)  # one per connection: the one before ends
         feed = self._session_feed = _SessionFeed(session_key, others)
         try:
-            await self._request("sessions.subscribe", {"sessionKey": session_key, "others": others}, self._call_timeout)
+            await self._request(SUBSCRIBE, {"key": session_key, "others": others}, self._call_timeout)
             while True:
                 item = await feed.queue.get()
                 if item is _ENDED:
@@ -225,7 +242,7 @@ class RemoteClient:
                 self._session_feed = None
                 if not self.closed:
                     with contextlib.suppress(Exception):
-                        await self._request("sessions.unsubscribe", {}, self._call_timeout)
+                        await self._request(UNSUBSCRIBE, {"key": session_key}, self._call_timeout)
 
     @property
     def where(self) -> str:
@@ -367,6 +384,63 @@ class _SessionFeed:
         """The events the subscription asked for (the server's filter, again: a followed run's events come
         on the same socket), each once (`SeenEvents`)."""
         return self._interest(event) and self._seen.is_new(event)
+
+
+_CLIENT_KINDS = {"cli": ("cli", "cli"), "tui": ("openclaw-tui", "ui")}
+"""claw's channel → OpenClaw's (client.id, client.mode); any other program is a `gateway-client` backend."""
+
+
+def connect_frame(
+    token: str,
+    channel: str,
+    version: str,
+    approvals: bool,
+    identity: DeviceIdentity | None,
+    challenge: dict[str, Any],
+    scopes: list[str] | None,
+) -> dict[str, Any]:
+    """The `connect` request answering `challenge` (`{nonce, ts}`)."""
+    import platform
+
+    from claw.server.device_auth import SignedFields
+    from claw.server.method_scopes import OPERATOR_SCOPES
+
+    client_id, mode = _CLIENT_KINDS.get(channel, ("gateway-client", "backend"))
+    wanted = list(OPERATOR_SCOPES) if scopes is None else scopes
+    system = platform.system().lower() or "unknown"
+    params: dict[str, Any] = {
+        "minProtocol": PROTOCOL_VERSION,
+        "maxProtocol": PROTOCOL_VERSION,
+        "client": {"id": client_id, "version": version, "platform": system, "mode": mode, "displayName": "claw"},
+        "role": "operator",
+        "scopes": wanted,
+        "caps": ["approvals"] if approvals else [],
+        "auth": {"token": token},
+        "userAgent": f"claw/{__version__}",
+    }
+    if identity is not None:
+        nonce, signed_at = str(challenge.get("nonce", "")), int(challenge.get("ts") or 0)
+        fields = SignedFields(client_id, mode, "operator", wanted, token, system)
+        params["device"] = identity.proof(nonce, signed_at, fields)
+    return {"type": "req", "id": "connect", "method": "connect", "params": params}
+
+
+async def _challenge(ws: Any) -> dict[str, Any]:
+    """The gateway's first frame, `connect.challenge`."""
+    while True:
+        frame = json.loads(await ws.recv())
+        if isinstance(frame, dict) and frame.get("type") == "event" and frame.get("event") == "connect.challenge":
+            payload = frame.get("payload")
+            if not isinstance(payload, dict) or not isinstance(payload.get("nonce"), str):
+                raise ValueError("malformed connect.challenge")
+            return payload
+
+
+async def _connect_reply(ws: Any) -> dict[str, Any]:
+    while True:
+        frame = json.loads(await ws.recv())
+        if isinstance(frame, dict) and frame.get("type") == "res" and frame.get("id") == "connect":
+            return frame
 
 
 def _check_url(url: str, allow_insecure: bool) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from claw.agent.context_report import context_report, render_report
 from claw.agent.sections import SectionRequest
+from claw.agent.truncation_check import NOTE as TRUNCATION_NOTE
 from claw.agent.turn import Turn
 from claw.agent.windows import model_window
 from claw.errors import ClawError, UsageError
@@ -80,6 +81,7 @@ async def session_context(gw: Gateway, agent_id: str, key: str) -> dict[str, Any
             "memoryFlush": flushed,
             "compactionEnabled": env.settings.compaction.enabled,
             "sourceToolSchemas": _source_schemas(gw, schemas),
+            "promptTruncated": extras.get(TRUNCATION_NOTE),
         },
     )
 

@@ -382,7 +382,7 @@ class Gateway:
                     run.notes.append(_dropped_note(dropped))
                 run.started_at = time.time()
                 result = await self.runner.execute(run, env, lambda s, d: self._emit(run, s, d))
-            outcome = RunOutcome("ok", result.text, None, result.usage, run.started_at, time.time())
+            outcome = RunOutcome("ok", result.text, None, result.usage, run.started_at, time.time(), result.detail)
         except asyncio.CancelledError:
             outcome = _cancelled_outcome(run)
         except (RunFailed, ClawError) as exc:

@@ -7,6 +7,7 @@ import asyncio
 from claw.providers.base import ModelError, TextDelta
 from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_source
+from claw.providers.text_tools.stream import reply_only
 
 
 async def _no_failover_events(from_ref: str, to_ref: str, error: ModelError) -> None:
@@ -30,7 +31,7 @@ class HookModel:
                 async for _ref, delta in self._router.stream(self.chain, messages, [], _no_failover_events):
                     if isinstance(delta, TextDelta):
                         parts.append(delta.text)
-        text = "".join(parts).strip()
+        text = reply_only(parts).strip()  # without a reasoning model's <think> block
         if not text:
             raise ModelError("other", "the model returned an empty reply")
         return text

@@ -110,7 +110,7 @@ async def agent_wait(gw: Gateway, params: WaitParams) -> dict[str, Any]:
     if run is None:
         raise NotFoundError(f"unknown run {params.run_id}")
     outcome = await run.wait(params.timeout_ms / 1000)
-    return {"status": "timeout"} if outcome is None else outcome.to_wire()
+    return {"status": "timeout"} if outcome is None else outcome.to_wire(run.id, run.session_id)
 
 
 @takes(AbortParams)

@@ -12,8 +12,9 @@ This module imports nothing of claw: the runtime (claw/agent) emits through it w
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -38,6 +39,7 @@ class Phase(StrEnum):
     COMPACTION = "compaction"
     SUBAGENT = "subagent"
     BUDGET = "budget"
+    WARNING = "warning"
     END = "end"
     ERROR = "error"
     ABORTED = "aborted"
@@ -64,15 +66,30 @@ TERMINAL_PHASES = frozenset({Phase.END, Phase.ERROR, Phase.ABORTED})
 
 NO_MODEL = "no_model"
 """The `code` of an `error` event when no model is configured: the user, not the run, must act."""
+TRUNCATED_LENGTH = "length"
+"""`truncated` of an `end` event whose reply the model's output limit cut short (`finish_reason: length`)."""
+TRUNCATED_NOTE = '(the reply was cut off by the output limit of the model; send "continue" to have it go on)'
+"""The line clients show under such a reply."""
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 @dataclass(frozen=True, slots=True)
 class RunEvent:
+    """One event of a run: OpenClaw's `agent` event payload (`to_wire`), in the run's `seq` order."""
+
     run_id: str
     seq: int
     session_key: str
     stream: Stream
     data: dict[str, Any]
+    ts: int = field(default_factory=now_ms)
+    """When it happened, in ms since the epoch."""
+    agent_id: str | None = None
+    session_id: str | None = None
+    """The transcript's id, from the run's `start` on."""
 
     @property
     def phase(self) -> str | None:
@@ -83,20 +100,62 @@ class RunEvent:
         return self.stream == Stream.LIFECYCLE and self.data.get("phase") in TERMINAL_PHASES
 
     def to_wire(self) -> dict[str, Any]:
-        return {
+        wire: dict[str, Any] = {
             "runId": self.run_id,
             "seq": self.seq,
-            "sessionKey": self.session_key,
             "stream": self.stream,
+            "ts": self.ts,
+            "sessionKey": self.session_key,
             "data": self.data,
         }
+        if self.agent_id is not None:
+            wire["agentId"] = self.agent_id
+        if self.session_id is not None:
+            wire["sessionId"] = self.session_id
+        return wire
 
     def to_json(self) -> str:
         return json.dumps(self.to_wire(), ensure_ascii=False)
 
     @classmethod
     def from_wire(cls, raw: dict[str, Any]) -> RunEvent:
-        return cls(raw["runId"], int(raw["seq"]), raw["sessionKey"], raw["stream"], dict(raw["data"]))
+        ts = raw.get("ts")
+        return cls(
+            raw["runId"], int(raw["seq"]), raw["sessionKey"], raw["stream"], dict(raw["data"]),
+            int(ts) if isinstance(ts, int | float) else now_ms(), raw.get("agentId"), raw.get("sessionId"),
+        )  # fmt: skip
+
+
+CUMULATIVE_TEXT_MAX_CHARS = 32_768
+"""Beyond this, an assistant message's events carry `delta` only (clients join the deltas): the
+cumulative `text` costs its whole length per event, so without a cap a long reply would cost the square."""
+
+
+class CumulativeText:
+    """Adds OpenClaw's cumulative `text` beside each assistant `delta` of the runs it is shown, in order.
+
+    Computed where a stream of events is written out (each WebSocket connection, `--json`), not stored
+    in the events, which a run keeps for replay. A tool call starts a new assistant message (the text
+    starts again, as OpenClaw's does); the terminal event forgets the run."""
+
+    def __init__(self) -> None:
+        self._text: dict[str, str | None] = {}
+
+    def wire(self, event: RunEvent) -> dict[str, Any]:
+        wire = event.to_wire()
+        delta = event.data.get("delta")
+        if event.stream == Stream.ASSISTANT and isinstance(delta, str):
+            before = self._text.get(event.run_id, "")
+            text = None if before is None or len(before) + len(delta) > CUMULATIVE_TEXT_MAX_CHARS else before + delta
+            self._text[event.run_id] = text
+            if text is not None:
+                wire["data"] = {**event.data, "text": text}
+        elif event.stream == Stream.TOOL or event.is_terminal:
+            self._text.pop(event.run_id, None)
+        return wire
+
+    def json(self, event: RunEvent) -> str:
+        return json.dumps(self.wire(event), ensure_ascii=False)
 
 
 # -- lifecycle data, in phase order -------------------------------------------------------------------
@@ -192,6 +251,20 @@ def budget_warning(budget: str, limit: str, period: str, message: str) -> dict[s
     e.g. `agent main` or `job digest`, `limit` e.g. `dailyCost`, `period` `2026-12-01` or `2026-12`;
     `message` is the one line to show. Given once per budget, limit and period (claw/usage/budgets.py)."""
     return {"phase": Phase.BUDGET, "budget": budget, "limit": limit, "period": period, "message": message}
+
+
+def truncation_warning(model: str | None, reported: int, estimated: int, window: int, message: str) -> dict[str, Any]:
+    """The server counted far fewer prompt tokens (`reported`) than claw sent (`estimated`, budgeted against
+    `window`): it probably cut the prompt's start. `message` is the one line to show; given once per session."""
+    return {
+        "phase": Phase.WARNING,
+        "kind": "truncation",
+        "model": model,
+        "reportedTokens": reported,
+        "estimatedTokens": estimated,
+        "window": window,
+        "message": message,
+    }
 
 
 def end(text: str, usage: Mapping[str, int], **detail: Any) -> dict[str, Any]:

@@ -31,16 +31,39 @@ class RunOutcome:
     detail: dict[str, Any] = field(default_factory=dict)
     """Extra fields for the terminal event (why a run was dropped, which run absorbed it)."""
 
-    def to_wire(self) -> dict[str, Any]:
-        return {
+    def to_wire(self, run_id: str | None = None, session_id: str | None = None) -> dict[str, Any]:
+        """The final result of `agent` and `agent.wait`, in OpenClaw's shape (`status`, `summary`,
+        `result.payloads[].text`, times in ms) with claw's own fields beside it (`text`, `error`, `usage`)."""
+        started = _ms(self.started_at)
+        ended = _ms(self.ended_at)
+        meta: dict[str, Any] = {"durationMs": ended - started if started is not None and ended is not None else 0,
+                                "usage": self.usage}  # fmt: skip
+        if session_id:
+            meta["agentMeta"] = {"sessionId": session_id}
+        wire: dict[str, Any] = {
             **self.detail,
             "status": self.status,
+            "summary": _SUMMARIES.get(self.status, self.status),
+            "result": {"payloads": [{"text": self.text}] if self.text else [], "meta": meta},
             "text": self.text,
             "error": self.error,
             "usage": self.usage,
-            "startedAt": self.started_at,
-            "endedAt": self.ended_at,
+            "startedAt": started,
+            "endedAt": ended,
         }
+        if run_id is not None:
+            wire = {"runId": run_id, **wire}
+        if self.status == "aborted":
+            wire["stopReason"] = "aborted"
+        return wire
+
+
+_SUMMARIES = {"ok": "completed", "error": "failed", "aborted": "aborted"}
+"""OpenClaw's `summary` for each of claw's statuses."""
+
+
+def _ms(seconds: float | None) -> int | None:
+    return None if seconds is None else int(seconds * 1000)
 
 
 @dataclass(eq=False)
@@ -53,6 +76,8 @@ class Run:
     ctx: MsgContext
     accepted_at: float = field(default_factory=time.time)
     started_at: float | None = None
+    session_id: str | None = None
+    """The transcript the run writes to, known once it started."""
     model_override: str | None = None
     lane: str = "main"
     task: asyncio.Task[None] | None = None
@@ -79,7 +104,10 @@ class Run:
 
     def next_event(self, stream: Stream, data: dict[str, Any]) -> RunEvent:
         self._seq += 1
-        event = RunEvent(self.id, self._seq, self.session_key, stream, data)
+        if stream == Stream.LIFECYCLE and data.get("phase") == "start" and isinstance(data.get("sessionId"), str):
+            self.session_id = data["sessionId"]
+        event = RunEvent(self.id, self._seq, self.session_key, stream, data, agent_id=self.agent_id,
+                         session_id=self.session_id)  # fmt: skip
         if len(self.events) < MAX_REPLAY_EVENTS:
             self.events.append(event)
         return event

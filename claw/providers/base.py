@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -22,9 +22,10 @@ class ReasoningDelta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallDelta:
-    """A fragment of one tool call; `index` ties fragments of the same call together."""
+    """A fragment of one tool call; `index` ties fragments of the same call together (None: the server sent
+    none, claw/agent/tool_call_parts.py decides which call it belongs to)."""
 
-    index: int
+    index: int | None
     id: str | None
     name: str | None
     arguments: str
@@ -73,6 +74,10 @@ class ChatRequest:
     model: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    reasoning: Literal["off", "low", "high"] | None = None
+    """The session's `/think` level; None: ask for none (claw/providers/reasoning_switch.py)."""
+    extra_body: Mapping[str, Any] | None = None
+    """Fields added to the request body as they are, for one server's own knobs (Ollama's `options.num_ctx`)."""
 
 
 class ModelProvider(Protocol):

@@ -12,11 +12,13 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from claw.config import Config, ProviderSettings
 from claw.providers.base import ChatRequest, ModelDelta, ModelError, ModelProvider
 from claw.providers.metering import CallGuard, CallObserver, current_scope, metered
 from claw.providers.openai_compat import OpenAICompatProvider
+from claw.providers.reasoning_switch import current_level
 from claw.providers.refs import BUILTIN_PROVIDERS, ModelRef, parse_model_ref
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,10 @@ class ModelRouter:
         """Told of every finished model call (the usage ledger); see `claw.providers.metering`."""
         self.guards: list[CallGuard] = []
         """Asked before each model request (budgets); one that raises refuses it."""
+        self.extra_bodies: dict[str, dict[str, Any]] = {}
+        """Model ref → fields every request to it carries in its body: Ollama's `options.num_ctx`, set by the
+        context manager when it sizes a prompt (claw/providers/ollama_options.py), so compaction's and the
+        memory flush's calls get it too."""
 
     def resolve(self, ref: str) -> ModelRef:
         return parse_model_ref(ref, self._known)
@@ -95,7 +101,10 @@ class ModelRouter:
             model = self.resolve(ref)
             produced = False
             try:
-                deltas = self.provider(model.provider).stream(ChatRequest(model.model, messages, tools))
+                request = ChatRequest(
+                    model.model, messages, tools, reasoning=current_level(), extra_body=self.extra_bodies.get(ref)
+                )
+                deltas = self.provider(model.provider).stream(request)
                 async for delta in metered(deltas, model.provider, model.model, messages, self.observers):
                     produced = True
                     yield ref, delta

@@ -24,7 +24,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any
 
-from claw.providers.base import ModelDelta, ModelError, TextDelta, ToolCallDelta, Usage
+from claw.providers.base import ModelDelta, ModelError, ReasoningDelta, TextDelta, ToolCallDelta, Usage
 
 log = logging.getLogger(__name__)
 
@@ -127,10 +127,10 @@ async def metered(
         async for delta in deltas:
             if isinstance(delta, Usage):
                 reported = delta
-            elif isinstance(delta, TextDelta | ToolCallDelta):
+            elif isinstance(delta, TextDelta | ReasoningDelta | ToolCallDelta):
                 if first is None:
                     first = time.perf_counter()
-                out_chars += len(delta.text) if isinstance(delta, TextDelta) else len(delta.arguments)
+                out_chars += len(delta.arguments) if isinstance(delta, ToolCallDelta) else len(delta.text)
             yield delta
         status = "ok"
     except ModelError as exc:
@@ -163,6 +163,11 @@ async def metered(
                 observe(call)
             except Exception:  # a broken observer must not turn a reply into an error
                 log.exception("a model call observer failed")
+
+
+def estimated_usage(messages: Sequence[dict[str, Any]], out_chars: int) -> Usage:
+    """The usage of a call that reported none: its prompt and `out_chars` characters of output, four a token."""
+    return Usage(_estimate(messages), _ceil_div(out_chars))
 
 
 def _estimate(messages: Sequence[dict[str, Any]]) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -24,6 +25,7 @@ from claw.providers.base import (
     ToolCallDelta,
     Usage,
 )
+from claw.providers.reasoning_switch import request_fields, switch_for
 from claw.providers.request_body import RequestEncoder
 from claw.redact import redact_url, redact_urls
 
@@ -89,6 +91,9 @@ class OpenAICompatProvider:
         }
         if request.tools:
             params["tools"] = request.tools
+        params.update(request_fields(switch_for(self.name, self._settings), request.reasoning))  # /think
+        if request.extra_body:
+            params.update(request.extra_body)
         try:
             # `post` is what `chat.completions.create` ends in. create would first walk the params
             # through its TypedDict transform (~0.15 ms a message: ~90 ms per call at a full 128k-token
@@ -177,12 +182,13 @@ def chunk_deltas(chunk: object) -> list[ModelDelta]:
             for call in _dicts(delta.get("tool_calls")):
                 fn = call.get("function")
                 fn = fn if isinstance(fn, dict) else {}
+                index = call.get("index")
                 deltas.append(
                     ToolCallDelta(
-                        _int(call.get("index")),
+                        index if isinstance(index, int) and not isinstance(index, bool) else None,
                         _str_or_none(call.get("id")),
                         _str_or_none(fn.get("name")),
-                        _str_or_none(fn.get("arguments")) or "",
+                        _arguments(fn.get("arguments")),
                     )
                 )
         reason = choice.get("finish_reason")
@@ -208,6 +214,13 @@ def _usage(usage: dict[str, Any]) -> Usage:
         written,
         _int(completion.get("reasoning_tokens")),
     )
+
+
+def _arguments(value: object) -> str:
+    """A tool call's arguments fragment: text as sent, or an object (some servers send one) as its JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else ""
 
 
 def _dicts(value: object) -> list[dict[str, Any]]:

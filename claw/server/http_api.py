@@ -1,4 +1,5 @@
-"""HTTP on the gateway's port: `GET /health`, and an OpenAI-compatible `/v1` (models, chat completions).
+"""HTTP on the gateway's port: `GET /health`, and an OpenAI-compatible `/v1` (models, chat completions,
+responses).
 
 `POST /v1/chat/completions` runs the last user message as one turn of the agent named
 by `model` (`claw/<agentId>`); earlier messages in the request are not replayed, the
@@ -6,6 +7,8 @@ agent has its own transcript. The session is, in order: the `X-Claw-Session` hea
 a stable per-`user` session (`agent:<id>:http:direct:<user>`), or a fresh one per call;
 the response's `X-Claw-Session` header names it so a caller can continue it.
 A client that disconnects mid-stream does not stop the turn: it completes and is recorded.
+`POST /v1/responses` does the same for the Responses API (claw/server/responses_wire.py); there a
+`previous_response_id` this gateway process answered continues that response's session.
 Auth (Bearer) and the Origin check happen in the server's middleware.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any, cast
 
@@ -37,6 +41,15 @@ from claw.server.openai_wire import (
     sse,
     usage_chunk,
 )
+from claw.server.responses_wire import (
+    EventWriter,
+    ResponsesRequest,
+    input_text,
+    message_item,
+    output_text,
+    parse_responses_request,
+    response_object,
+)
 from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:
@@ -46,6 +59,7 @@ if TYPE_CHECKING:
 SESSION_HEADER = "X-Claw-Session"
 _NO_RETRY = {"x-should-retry": "false"}  # the turn already ran; the openai client must not repeat it
 _RESERVED_SCOPES = ("cron", "subagent")
+_REMEMBERED_RESPONSES = 4096  # response id → session, for `previous_response_id`
 
 
 def error_response(exc: WireError, headers: dict[str, str] | None = None) -> web.Response:
@@ -58,12 +72,14 @@ class HttpApi:
     def __init__(self, gateway: Gateway, max_body_bytes: int) -> None:
         self._gw = gateway
         self._max_body = max_body_bytes
+        self._response_sessions: OrderedDict[str, str] = OrderedDict()
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
         router.add_get("/health", self.health)
         router.add_get("/v1/models", self.models)
         router.add_get("/v1/models/{model_id:.+}", self.model)
         router.add_post("/v1/chat/completions", self.chat_completions)
+        router.add_post("/v1/responses", self.responses)
 
     async def health(self, request: web.Request) -> web.Response:
         return web.json_response({"ok": True})
@@ -94,7 +110,7 @@ class HttpApi:
             params: dict[str, Any] = {
                 "message": last_user_text(chat),
                 "agentId": agent_id,
-                "sessionKey": self._session_key(request, chat, agent_id),
+                "sessionKey": self._session_key(request, chat.user, agent_id),
             }
             if key := request.headers.get("Idempotency-Key"):
                 params["idempotencyKey"] = f"http:{key}"
@@ -138,7 +154,124 @@ class HttpApi:
         except JsonError as exc:
             raise WireError(400, f"invalid JSON body: {exc}") from None
 
-    def _session_key(self, request: web.Request, chat: ChatRequest, agent_id: str) -> str:
+    async def responses(self, request: web.Request) -> web.StreamResponse:
+        try:
+            asked = parse_responses_request(await self._read_json(request))
+            agent_id = agent_for_model(asked.model, self._gw.config.agent_ids)
+            params: dict[str, Any] = {
+                "message": input_text(asked),
+                "agentId": agent_id,
+                "sessionKey": self._responses_session(request, asked, agent_id),
+            }
+            if key := request.headers.get("Idempotency-Key"):
+                params["idempotencyKey"] = f"http:{key}"
+            result = await self._gw.call_method("agent", params, channel="http")
+        except WireError as exc:
+            return error_response(exc)
+        except ClawError as exc:
+            return error_response(WireError(400, exc.message))
+        run_id = result.get("runId")
+        headers = {SESSION_HEADER: result["sessionKey"], **({"X-Claw-Run-Id": run_id} if run_id else {})}
+        ident, created = f"resp_{run_id or uuid.uuid4().hex}", int(time.time())
+        self._remember(ident, result["sessionKey"])
+        if run_id is None:
+            if result["status"] == "dropped":
+                return error_response(
+                    WireError(429, result.get("reply") or "queue full", type="rate_limit_error"),
+                    {**headers, **_NO_RETRY},
+                )
+            text = result.get("reply") or ""  # a slash command's answer
+            body = response_object(ident, created, asked.model, status="completed", usage={},
+                                   output=[message_item(f"msg_{ident[5:]}", text)],
+                                   previous_response_id=asked.previous_response_id)  # fmt: skip
+            return web.json_response(body, headers=headers)
+        if asked.stream:
+            return await self._stream_response(request, headers, ident, created, asked, run_id)
+        outcome = await self._outcome(run_id)
+        if outcome.status != "ok":
+            failure = WireError(502, f"the run failed: {outcome.error}", type="server_error", code="run_failed")
+            return error_response(failure, {**headers, **_NO_RETRY})
+        body = response_object(ident, created, asked.model, status="completed", usage=outcome.usage,
+                               output=[message_item(f"msg_{run_id}", outcome.text)],
+                               previous_response_id=asked.previous_response_id)  # fmt: skip
+        return web.json_response(body, headers=headers)
+
+    def _responses_session(self, request: web.Request, asked: ResponsesRequest, agent_id: str) -> str:
+        """`previous_response_id`'s session when given (it must be one this process answered, for this agent),
+        else as for chat completions: the header, the `user`, or a fresh session."""
+        if asked.previous_response_id is None:
+            return self._session_key(request, asked.user, agent_id)
+        key = self._response_sessions.get(asked.previous_response_id)
+        if key is None:
+            raise WireError(
+                400,
+                f"Previous response with id {asked.previous_response_id!r} not found (claw remembers the "
+                f"responses of the running gateway only; send the {SESSION_HEADER} header to continue a session)",
+                param="previous_response_id",
+                code="previous_response_not_found",
+            )
+        if agent_of(key) != agent_id:
+            owner = agent_of(key)
+            raise WireError(400, f"response {asked.previous_response_id} belongs to agent {owner}", param="model")
+        return key
+
+    def _remember(self, response_id: str, session_key: str) -> None:
+        self._response_sessions[response_id] = session_key
+        while len(self._response_sessions) > _REMEMBERED_RESPONSES:
+            self._response_sessions.popitem(last=False)
+
+    async def _stream_response(
+        self,
+        request: web.Request,
+        headers: dict[str, str],
+        ident: str,
+        created: int,
+        asked: ResponsesRequest,
+        run_id: str,
+    ) -> web.StreamResponse:
+        item_id, out = f"msg_{run_id}", EventWriter()
+        place = {"item_id": item_id, "output_index": 0, "content_index": 0}
+
+        def whole(status: Any, output: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+            return response_object(ident, created, asked.model, status=status, output=output,
+                                   previous_response_id=asked.previous_response_id, **extra)  # fmt: skip
+
+        response = await self._open_stream(request, headers)
+        try:
+            await response.write(out.event("response.created", response=whole("in_progress", [])))
+            await response.write(out.event("response.in_progress", response=whole("in_progress", [])))
+            item = message_item(item_id, None, "in_progress")
+            await response.write(out.event("response.output_item.added", output_index=0, item=item))
+            await response.write(out.event("response.content_part.added", **place, part=output_text("")))
+            parts: list[str] = []
+            events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    if event.stream == Stream.ASSISTANT and event.data.get("delta"):
+                        parts.append(event.data["delta"])
+                        await response.write(
+                            out.event("response.output_text.delta", **place, delta=event.data["delta"], logprobs=[])
+                        )
+            outcome = await self._outcome(run_id)
+            text = outcome.text if outcome.status == "ok" else "".join(parts)
+            await response.write(out.event("response.output_text.done", **place, text=text, logprobs=[]))
+            await response.write(out.event("response.content_part.done", **place, part=output_text(text)))
+            done = message_item(item_id, text, "completed" if outcome.status == "ok" else "incomplete")
+            await response.write(out.event("response.output_item.done", output_index=0, item=done))
+            if outcome.status == "ok":
+                finished = whole("completed", [done], usage=outcome.usage)
+                await response.write(out.event("response.completed", response=finished))
+            else:
+                error = {"code": "server_error", "message": f"the run failed: {outcome.error or outcome.status}"}
+                await response.write(out.event("response.failed", response=whole("failed", [done], error=error)))
+        except SubscriberOverflow:
+            error = {"code": "server_error", "message": "client too slow: events dropped"}
+            await response.write(out.event("response.failed", response=whole("failed", [], error=error)))
+        except (ConnectionError, WireError):
+            pass  # the client left (the run goes on and is recorded), or the run vanished
+        return response
+
+    def _session_key(self, request: web.Request, user: str | None, agent_id: str) -> str:
         """The header's key (checked: a 400 names what is wrong), else one per `user` (made into a valid
         key segment, whatever it holds), else a fresh one."""
         header = request.headers.get(SESSION_HEADER)
@@ -152,8 +285,8 @@ class HttpApi:
             if key.split(":")[2] in _RESERVED_SCOPES:
                 raise WireError(400, f"session {key} is reserved for automations and subagents")
             return key
-        if chat.user:
-            return f"agent:{agent_id}:http:direct:{key_segment(chat.user, empty='user')}"
+        if user:
+            return f"agent:{agent_id}:http:direct:{key_segment(user, empty='user')}"
         return f"agent:{agent_id}:http:{uuid.uuid4().hex[:16]}"
 
     async def _outcome(self, run_id: str) -> RunOutcome:

@@ -12,9 +12,9 @@ path but `/health`; `/v1/*` needs `Authorization: Bearer <token>`. Wrong credent
 (WebSocket, HTTP, and those a capability's route reports: `claw.server.credential_report`)
 are rate limited per address and credential, loopback included, and a request with no
 credential is refused without counting, so no lockout can refuse the right token
-(`claw.server.auth_limiter`). A WebSocket upgrade may carry the bearer too: then its frames
-may reach `max_payload_bytes`; without it they stay capped at 64 KiB (the cap is set
-when the socket opens, before `connect` can prove who is sending). Tokens never reach
+(`claw.server.auth_limiter`). WebSocket frames are capped at 64 KiB until `connect` proves who is
+sending (OpenClaw's protocol 4: claw/server/ws_handshake.py), then at `max_payload_bytes`; an upgrade
+request carrying the bearer gets the full cap at once. Tokens never reach
 a log line: the access log records the method, the path without its query string, the
 status and the time.
 """
@@ -31,15 +31,17 @@ from aiohttp import WSCloseCode, web
 from aiohttp.abc import AbstractAccessLogger
 
 from claw.errors import ClawError
-from claw.server.auth import bearer_credential, browser_refusal, tokens_match
+from claw.gateway.session_keys import main_session_key
+from claw.server.auth import bearer_credential, browser_refusal, is_loopback, tokens_match
 from claw.server.credential_report import reported_bad_credential
+from claw.server.devices import DeviceRegistry
 from claw.server.http_api import HttpApi, error_response
 from claw.server.openai_wire import WireError
 from claw.server.runtime_file import local_url
 from claw.server.settings import PRE_AUTH_MAX_BYTES, ServerSettings
 from claw.server.ws_approvals import ApprovalRelay
 from claw.server.ws_connection import WsConnection
-from claw.server.ws_handshake import handshake
+from claw.server.ws_handshake import ConnectInfo, Peer, handshake, hello
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -76,6 +78,7 @@ class GatewayServer:
         self._runner: web.AppRunner | None = None
         self._relay = ApprovalRelay(settings.approval_timeout_s)
         self._pending_handshakes = 0
+        self._devices: DeviceRegistry | None = None
 
     @property
     def url(self) -> str:
@@ -85,6 +88,7 @@ class GatewayServer:
 
     async def start(self, gateway: Gateway) -> None:
         self._gateway = gateway
+        self._devices = DeviceRegistry.for_data_dir(gateway.paths.data_dir)
         app = web.Application(client_max_size=self.settings.max_body_bytes, middlewares=[self._guard])
         app.router.add_get("/", self._websocket)
         HttpApi(gateway, self.settings.max_body_bytes).add_routes(app.router)
@@ -185,53 +189,115 @@ class GatewayServer:
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         source = request.remote or "?"
-        # A wrong bearer never gets here (the guard refused it); a right one lifts the pre-auth cap.
+        # A wrong bearer never gets here (the guard refused it); a right one lifts the pre-auth cap at once.
         upgrade_auth = tokens_match(bearer_credential(request.headers.get("Authorization")), self.settings.token or "")
-        # Frames are capped by the reader before they are buffered: 64 KiB unless the upgrade request
-        # itself carried the token, since before `connect` nobody knows who is sending.
-        limit = self.settings.max_payload_bytes if upgrade_auth else PRE_AUTH_MAX_BYTES
-        ws = _WebSocket(max_msg_size=limit + 1, heartbeat=self.settings.heartbeat_s, compress=False)
-        ws.too_big_reason = f"frame exceeds {limit} bytes" + ("" if upgrade_auth else " before connect")
+        limit = self.settings.max_payload_bytes
+        # Frames are capped by the reader before they are buffered: 64 KiB until `connect` proves who is
+        # sending (OpenClaw's clients bring the token only there), then `limit`.
+        ws = _WebSocket(limit if upgrade_auth else PRE_AUTH_MAX_BYTES, heartbeat=self.settings.heartbeat_s)
         if not ws.can_prepare(request).ok:
             body = {"error": {"message": "the WebSocket endpoint; HTTP lives at /health and /v1", "type": "upgrade"}}
             return web.json_response(body, status=426, headers={"Upgrade": "websocket"})
         anonymous = not upgrade_auth
         if self.draining or (anonymous and self._pending_handshakes >= self.settings.max_pending_handshakes):
             return web.json_response({"error": {"message": "busy or shutting down", "type": "unavailable"}}, status=503)
-        assert self._gateway is not None
+        gateway = self._gateway
+        assert gateway is not None
         await ws.prepare(request)
-        conn_id = uuid.uuid4().hex[:12]
+        local = is_loopback(source) and not any(h in request.headers for h in _PROXY_HEADERS)
+        peer = Peer(source, uuid.uuid4().hex[:12], local, limit)
+        methods = sorted(gateway.methods)
+
+        def hello_for(info: ConnectInfo) -> dict[str, Any]:
+            return hello(info, self.settings, methods, limit, self._snapshot(info))
+
         self._pending_handshakes += anonymous
         try:
-            info = await handshake(ws, source, conn_id, self.settings, sorted(self._gateway.methods), limit)
+            info = await handshake(ws, peer, self.settings, self._devices, hello_for, lambda: ws.lift_cap(limit))
         finally:
             self._pending_handshakes -= anonymous
         if info is None:
             return ws
-        ws.too_big_reason = f"frame exceeds {limit} bytes"
-        conn = WsConnection(ws, self._gateway, info, self.settings, lambda: self.draining, request.transport)
+        conn = WsConnection(ws, gateway, info, self.settings, lambda: self.draining, request.transport)
         self.connections.add(conn)
         if "approvals" in info.caps:
             self._relay.add(conn)
         started = time.monotonic()
-        log.info("connection %s from %s: %s %s", conn_id, source, info.client_name, info.client_version)
+        log.info("connection %s from %s: %s %s (%s)", peer.conn_id, source, info.client_id, info.client_version,
+                 info.client_mode)  # fmt: skip
         try:
             await conn.serve()
         finally:
             self._relay.discard(conn)
             self.connections.discard(conn)
-            log.info("connection %s closed after %.1f s (code %s)", conn_id, time.monotonic() - started, ws.close_code)
+            log.info(
+                "connection %s closed after %.1f s (code %s)", peer.conn_id, time.monotonic() - started, ws.close_code
+            )
         return ws
+
+    def _snapshot(self, joining: ConnectInfo) -> dict[str, Any]:
+        """`hello-ok.snapshot`: who is connected, health, uptime, the default session."""
+        assert self._gateway is not None
+        agent_id = self._gateway.config.agent_ids[0]
+        now_ms = int(time.time() * 1000)
+        return {
+            "presence": [c.info.presence() for c in self.connections] + [joining.presence()],
+            "health": {"ok": True, "ts": now_ms},
+            "stateVersion": {"presence": len(self.connections) + 1, "health": 1},
+            "uptimeMs": max(0, int(now_ms - self._gateway.started_at * 1000)),
+            "sessionDefaults": {
+                "defaultAgentId": agent_id,
+                "mainKey": "main",
+                "mainSessionKey": main_session_key(agent_id),
+            },
+        }
+
+
+_PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")
+"""A loopback peer sending these is a proxy speaking for someone else: not local for device pairing."""
 
 
 class _WebSocket(web.WebSocketResponse):
-    """Names the limit when aiohttp closes for an oversized frame (1009), which it does without a reason."""
+    """A WebSocket whose frame cap can be lifted once the connection is authenticated.
 
-    too_big_reason = ""
+    aiohttp fixes the reader's cap when the socket opens, and its C reader keeps it out of reach; a
+    connection that starts capped therefore reads with aiohttp's pure-Python reader (same queue, same
+    protocol hooks), whose cap `lift_cap` raises. It also names the limit when aiohttp closes for an
+    oversized frame (1009), which it does without a reason."""
+
+    def __init__(self, cap: int, *, heartbeat: float) -> None:
+        super().__init__(max_msg_size=cap + 1, heartbeat=heartbeat, compress=False)
+        self.cap = cap
+        self._liftable = cap == PRE_AUTH_MAX_BYTES
+
+    def _post_start(self, request: web.BaseRequest, protocol: str | None, writer: Any) -> None:
+        if not self._liftable:
+            super()._post_start(request, protocol, writer)
+            return
+        # aiohttp's own _post_start (3.14), with the pure-Python reader in place of the C one.
+        from aiohttp._websocket.reader_py import WebSocketDataQueue, WebSocketReader
+        from aiohttp.helpers import DEFAULT_CHUNK_SIZE  # type: ignore[attr-defined]
+
+        self._ws_protocol = protocol
+        self._writer = writer
+        self._reset_heartbeat()
+        self._reader = WebSocketDataQueue(request._protocol, DEFAULT_CHUNK_SIZE, loop=request._loop)
+        self._parser = WebSocketReader(self._reader, self._max_msg_size, compress=False, decode_text=True)
+        callback = None if self._heartbeat is None else self._on_data_received
+        request.protocol.set_parser(self._parser, data_received_cb=callback)
+        request.protocol.keep_alive(False)
+
+    def lift_cap(self, cap: int) -> None:
+        if self._liftable and cap > self.cap:
+            parser: Any = self._parser
+            parser._max_msg_size = cap + 1
+            parser._max_fragments = max(1024, (cap + 1) // 256)
+            self.cap = cap
 
     async def close(self, *, code: int = WSCloseCode.OK, message: bytes = b"", drain: bool = True) -> bool:
         if code == WSCloseCode.MESSAGE_TOO_BIG and not message:
-            message = self.too_big_reason.encode()[:120]
+            before = "" if self.cap > PRE_AUTH_MAX_BYTES else " before connect"
+            message = f"frame exceeds {self.cap} bytes{before}".encode()[:120]
         return await super().close(code=code, message=message, drain=drain)
 
 

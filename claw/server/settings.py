@@ -25,10 +25,14 @@ class ServerSettings:
     bind: str = "127.0.0.1"
     port: int = 18789
     allowed_origins: tuple[str, ...] = ()
-    max_payload_bytes: int = 16 * 1024 * 1024
-    """Largest WebSocket frame on a connection whose upgrade request carried the token
-    (`Authorization: Bearer`, as `RemoteClient` sends it); every other connection keeps
-    `PRE_AUTH_MAX_BYTES`, since the reader's cap is fixed before `connect` proves anything."""
+    max_payload_bytes: int = 25 * 1024 * 1024
+    """Largest WebSocket frame once a connection is authenticated (OpenClaw's 25 MiB); before its
+    `connect` succeeds every connection is held to `PRE_AUTH_MAX_BYTES`, unless the upgrade request
+    itself carried the token (`Authorization: Bearer`)."""
+    max_buffered_bytes: int = 50 * 1024 * 1024
+    """Announced in the hello as `policy.maxBufferedBytes` (OpenClaw's 50 MiB): what a client may queue."""
+    tick_interval_s: float = 30.0
+    """A `tick` event goes to every connection this often; OpenClaw's clients close after 2× silence."""
     max_body_bytes: int = 20 * 1024 * 1024
     handshake_timeout_s: float = 10.0
     """A client that has not sent `connect` by then is closed."""

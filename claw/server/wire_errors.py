@@ -11,10 +11,10 @@ from claw.errors import ClawError, ConfigError, GatewayUnavailable, NotFoundErro
 
 INVALID_REQUEST = "INVALID_REQUEST"
 """The frame or its params are malformed, or the request cannot be done as asked."""
-UNKNOWN_METHOD = "UNKNOWN_METHOD"
-UNAUTHORIZED = "UNAUTHORIZED"
-RATE_LIMITED = "RATE_LIMITED"
-PROTOCOL_MISMATCH = "PROTOCOL_MISMATCH"
+FORBIDDEN = "FORBIDDEN"
+"""The connection lacks the scope the method needs (`details.missingScope`)."""
+NOT_PAIRED = "NOT_PAIRED"
+"""The device is not (or no longer) approved: `claw devices approve ID` on the gateway's host."""
 NOT_FOUND = "NOT_FOUND"
 CONFIG = "CONFIG_ERROR"
 UNAVAILABLE = "UNAVAILABLE"
@@ -23,6 +23,16 @@ FAILED = "FAILED"
 """The request was valid but failed for a reason the message explains."""
 INTERNAL = "INTERNAL"
 """A bug in the gateway; the details are in its log, not on the wire."""
+
+# `details.code` of a refused `connect` (OpenClaw's ConnectErrorDetailCodes); the top-level code is
+# INVALID_REQUEST (NOT_PAIRED for pairing), as in OpenClaw, so clients branch on these.
+PROTOCOL_MISMATCH = "PROTOCOL_MISMATCH"
+AUTH_TOKEN_MISSING = "AUTH_TOKEN_MISSING"
+AUTH_TOKEN_MISMATCH = "AUTH_TOKEN_MISMATCH"
+AUTH_RATE_LIMITED = "AUTH_RATE_LIMITED"
+PAIRING_REQUIRED = "PAIRING_REQUIRED"
+DEVICE_IDENTITY_REQUIRED = "DEVICE_IDENTITY_REQUIRED"
+MISSING_SCOPE = "MISSING_SCOPE"
 
 
 class RemoteCallError(ClawError):
@@ -47,7 +57,7 @@ def code_for(exc: ClawError) -> str:
 
 def error_for(code: str, message: str) -> ClawError:
     """The `ClawError` a client raises for an error response."""
-    if code in (INVALID_REQUEST, UNKNOWN_METHOD):
+    if code == INVALID_REQUEST:
         return UsageError(message)
     if code == NOT_FOUND:
         return NotFoundError(message)

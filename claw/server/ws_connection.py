@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -26,9 +27,10 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from claw.client.local import LocalClient
 from claw.errors import ClawError
 from claw.gateway.event_bus import SubscriberOverflow
-from claw.gateway.run_event import RunEvent
+from claw.gateway.run_event import CumulativeText, RunEvent
 from claw.gateway.runs import RunOutcome
 from claw.server import wire_errors
+from claw.server.method_scopes import READ, missing_scope, satisfied
 from claw.server.ws_handshake import ConnectInfo
 from claw.server.ws_protocol import FrameError, RequestFrame, error, event, ok, parse_request
 from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE, SessionFeed
@@ -71,9 +73,12 @@ class WsConnection:
         self._sent: dict[str, int] = {}
         """Run id → the last seq sent of it, while it goes: a run followed and in the session subscribed to
         is sent once (`send_agent`)."""
+        self._text = CumulativeText()
+        """The cumulative `text` beside each `delta` of the runs this connection is sent."""
         self.sessions = SessionFeed(gateway, self.send_agent, self._too_slow)
 
     async def serve(self) -> None:
+        ticker = asyncio.ensure_future(self._tick())
         try:
             while True:
                 msg = await self._ws.receive()
@@ -85,11 +90,18 @@ class WsConnection:
                 else:  # close, or an error aiohttp already answered with a close code (1009, 1007 …)
                     break
         finally:
-            pending = [*self._tasks, *self._forwards.values()]
+            ticker.cancel()
+            pending = [ticker, *self._tasks, *self._forwards.values()]
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
             await self.sessions.stop()
+
+    async def _tick(self) -> None:
+        """`tick {ts}` every `tick_interval_s`: OpenClaw's clients take 2× silence for a dead gateway."""
+        while not self._ws.closed:
+            await asyncio.sleep(self._settings.tick_interval_s)
+            await self.send_event("tick", {"ts": int(time.time() * 1000)})
 
     async def settle(self, timeout: float) -> None:
         """Give in-flight requests (the final answers of finished runs, above all) up to `timeout` to go out."""
@@ -131,7 +143,7 @@ class WsConnection:
             else:
                 self._sent[item.run_id] = item.seq
             self._seq += 1
-            return await self._write(event("agent", item.to_wire(), self._seq))
+            return await self._write(event("agent", self._text.wire(item), self._seq))
 
     async def _too_slow(self) -> None:
         await self.close(WSCloseCode.TRY_AGAIN_LATER, "client too slow: events dropped; reconnect, fetch chat.history")
@@ -182,13 +194,22 @@ class WsConnection:
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, "already connected"))
             return
         if name in (SUBSCRIBE, UNSUBSCRIBE):  # the connection's own methods (claw/server/ws_sessions.py)
+            if not satisfied(READ, self.info.scopes):
+                details = {"code": wire_errors.MISSING_SCOPE, "missingScope": READ, "requiredScopes": [READ]}
+                await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {READ}", details))
+                return
             try:
                 await self._send(ok(frame.id, await self.sessions.call(name, frame.params)))
             except ClawError as exc:
                 await self._send(error(frame.id, wire_errors.code_for(exc), exc.message))
             return
         if name not in self._gw.methods:
-            await self._send(error(frame.id, wire_errors.UNKNOWN_METHOD, f"unknown method {name!r}"))
+            await self._send(error(frame.id, wire_errors.INVALID_REQUEST, f"unknown method: {name}"))
+            return
+        missing = missing_scope(name, self.info.scopes)
+        if missing is not None:
+            details = {"code": wire_errors.MISSING_SCOPE, "missingScope": missing, "requiredScopes": [missing]}
+            await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {missing}", details))
             return
         if name in RUN_STARTING_METHODS and self._draining():
             await self._send(error(frame.id, wire_errors.UNAVAILABLE, "the gateway is shutting down"))
@@ -218,7 +239,8 @@ class WsConnection:
             task.add_done_callback(lambda t: self._forwards.pop(run_id) if self._forwards.get(run_id) is t else None)
         outcome = await asyncio.shield(task)
         if outcome is not None:
-            await self._send(ok(frame_id, {"runId": run_id, **outcome.to_wire()}))
+            run = self._gw.runs.get(run_id)
+            await self._send(ok(frame_id, outcome.to_wire(run_id, run.session_id if run is not None else None)))
 
     async def _forward(self, run_id: str) -> RunOutcome | None:
         events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))

@@ -1,11 +1,16 @@
-"""The WebSocket protocol's frames: validated on the way in (pydantic), built on the way out.
+"""The WebSocket protocol's frames (OpenClaw's gateway protocol, version 4): validated on the way in
+(pydantic), built on the way out.
 
-    client → {"type": "req", "id": str, "method": str, "params": {...}}
+    server → {"type": "event", "event": "connect.challenge", "payload": {"nonce": str, "ts": ms}}   (first)
+    client → {"type": "req", "id": str, "method": str, "params": {...}, "traceparent"?, "expectedProfileId"?}
     server → {"type": "res", "id": str, "ok": true, "payload": ...}
-             {"type": "res", "id": str|null, "ok": false, "error": {"code": str, "message": str}}
+             {"type": "res", "id": str|null, "ok": false,
+              "error": {"code": str, "message": str, "details"?: {...}, "retryable"?, "retryAfterMs"?}}
              {"type": "event", "event": str, "payload": {...}, "seq": int}   (seq counts per connection)
 
-The first request must be `connect` (`ConnectParams`); its reply is the hello payload.
+The first request must be `connect` (`ConnectParams`); its reply is the `hello-ok` payload
+(claw/server/ws_handshake.py). Request frames are closed objects, as OpenClaw's are; the connect
+params tolerate fields claw does not use (openclaw-node's `commands`, `permissions`, `locale` …).
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from claw.server import wire_errors
 from claw.strict_json import JsonError, loads_strict
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 4
+"""The one protocol version claw speaks; a client's [minProtocol, maxProtocol] must include it."""
 
 
 class FrameError(Exception):
@@ -35,35 +41,78 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+class _Open(BaseModel):
+    """Validated where claw reads a field; fields claw does not use are ignored, not refused."""
+
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
+
+
 class RequestFrame(_Strict):
     type: Literal["req"]
     id: str = Field(min_length=1, max_length=128)
     method: str = Field(min_length=1, max_length=128)
     params: dict[str, Any] = Field(default_factory=dict)
+    traceparent: str | None = Field(default=None, max_length=128)
+    expectedProfileId: str | None = Field(default=None, min_length=1, max_length=128)  # noqa: N815 (wire name)
 
 
-class AuthInfo(_Strict):
+class AuthInfo(_Open):
     token: str | None = Field(default=None, max_length=1024)
+    password: str | None = Field(default=None, max_length=1024)
+    """OpenClaw's password mode sends the shared secret here; claw treats it as the token."""
+
+    @property
+    def secret(self) -> str | None:
+        """The shared secret presented, if any (blank counts as none)."""
+        for value in (self.token, self.password):
+            if value and value.strip():
+                return value
+        return None
 
 
-class ClientInfo(BaseModel):
-    """Who is connecting. Unknown keys (platform, mode …) are informational and ignored."""
+class ClientInfo(_Open):
+    """Who is connecting (OpenClaw's `client`): `id` names the program, `mode` its kind."""
 
-    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
-
-    name: str = Field(min_length=1, max_length=64)
+    id: str = Field(min_length=1, max_length=64)
     version: str = Field(min_length=1, max_length=64)
-    channel: str = Field(default="ws", pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")
-    """The channel its messages count as (`cli` for the claw CLI, so sessions match in-process runs)."""
+    platform: str = Field(default="", max_length=64)
+    mode: str = Field(min_length=1, max_length=32)
+    deviceFamily: str | None = Field(default=None, max_length=64)  # noqa: N815 (wire name)
+    instanceId: str | None = Field(default=None, max_length=128)  # noqa: N815
+    displayName: str | None = Field(default=None, max_length=128)  # noqa: N815
+
+    @property
+    def channel(self) -> str:
+        """The channel this client's messages count as: `cli` for a CLI (so its sessions match in-process
+        runs), `tui` for a terminal UI, `ws` for any other program."""
+        if self.mode == "cli" or self.id == "cli":
+            return "cli"
+        if self.id == "openclaw-tui":
+            return "tui"
+        return "ws"
 
 
-class ConnectParams(_Strict):
-    auth: AuthInfo = AuthInfo()
+class DeviceProof(_Open):
+    """A device's signed answer to the challenge (claw/server/device_auth.py verifies it)."""
+
+    id: str = Field(min_length=1, max_length=128)
+    publicKey: str = Field(min_length=1, max_length=4096)  # noqa: N815 (wire name)
+    signature: str = Field(min_length=1, max_length=4096)
+    signedAt: int  # noqa: N815
+    nonce: str = Field(default="", max_length=256)
+
+
+class ConnectParams(_Open):
+    minProtocol: int  # noqa: N815 (wire name)
+    maxProtocol: int  # noqa: N815
     client: ClientInfo
-    caps: list[str] = Field(default_factory=list, max_length=32)
+    role: str = Field(default="operator", max_length=32)
+    scopes: list[str] | None = Field(default=None, max_length=32)
+    """None: the client asked for nothing in particular (claw then grants the operator's default set)."""
+    caps: list[str] = Field(default_factory=list, max_length=64)
     """Opt-ins, e.g. `approvals`: this client answers exec approval questions."""
-    minProtocol: int = PROTOCOL_VERSION  # noqa: N815 (wire name)
-    maxProtocol: int = PROTOCOL_VERSION  # noqa: N815
+    auth: AuthInfo = AuthInfo()
+    device: DeviceProof | None = None
 
 
 def parse_request(raw: str | bytes) -> RequestFrame:
@@ -104,13 +153,23 @@ def ok(frame_id: str, payload: Any) -> str:
     return _dump({"type": "res", "id": frame_id, "ok": True, "payload": payload})
 
 
-def error(frame_id: str | None, code: str, message: str, **details: Any) -> str:
-    body: dict[str, Any] = {"code": code, "message": message, **details}
+def error(
+    frame_id: str | None, code: str, message: str, details: dict[str, Any] | None = None, **extra: Any
+) -> str:
+    """An error `res`; `details` (OpenClaw's structured reason, `details.code`) and `extra` (e.g.
+    `retryAfterMs`, `retryable`) only when given."""
+    body: dict[str, Any] = {"code": code, "message": message, **extra}
+    if details:
+        body["details"] = details
     return _dump({"type": "res", "id": frame_id, "ok": False, "error": body})
 
 
-def event(name: str, payload: Any, seq: int) -> str:
-    return _dump({"type": "event", "event": name, "payload": payload, "seq": seq})
+def event(name: str, payload: Any, seq: int | None = None) -> str:
+    """An event frame; `seq` counts per connection (the pre-connect challenge has none)."""
+    frame: dict[str, Any] = {"type": "event", "event": name, "payload": payload}
+    if seq is not None:
+        frame["seq"] = seq
+    return _dump(frame)
 
 
 def _dump(frame: dict[str, Any]) -> str:

@@ -1,9 +1,15 @@
-"""`SessionFeed`: a connection's session subscription — `sessions.subscribe` and `sessions.unsubscribe`.
+"""`SessionFeed`: a connection's session subscription — OpenClaw's `sessions.messages.subscribe` and
+`sessions.messages.unsubscribe` (the live event stream of one session).
 
-    → {"type": "req", "id": "7", "method": "sessions.subscribe",
-       "params": {"sessionKey": "agent:main:main", "others": false}}
-    ← {"type": "res", "id": "7", "ok": true, "payload": {"subscribed": "agent:main:main", "others": false}}
+    → {"type": "req", "id": "7", "method": "sessions.messages.subscribe",
+       "params": {"key": "agent:main:main", "others": false}}
+    ← {"type": "res", "id": "7", "ok": true,
+       "payload": {"key": "agent:main:main", "subscribed": "agent:main:main", "others": false}}
     ← {"type": "event", "event": "agent", "payload": {RunEvent}, "seq": …}   … for every run of the session
+
+`key` is a full key, or a short one (`main`) under `agentId` (default `main`), as OpenClaw's clients send
+it; the reply's `key` is the full one, which openclaw-node then also matches events on. `sessionKey` is
+accepted for `key`, and `others` is claw's own addition.
 
 Every event of every run in the session, whoever started it (another client, a channel message, an
 automation), goes out as the same `agent` frame a followed run's events use — runs under way replayed
@@ -32,7 +38,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SUBSCRIBE, UNSUBSCRIBE = "sessions.subscribe", "sessions.unsubscribe"
+SUBSCRIBE, UNSUBSCRIBE = "sessions.messages.subscribe", "sessions.messages.unsubscribe"
+"""OpenClaw's names for this; `sessions.subscribe` is OpenClaw's subscription to the session *list*, a
+gateway method, not this."""
 
 
 class SessionFeed:
@@ -50,16 +58,19 @@ class SessionFeed:
         self._task: asyncio.Task[None] | None = None
 
     async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Serve `sessions.subscribe` or `sessions.unsubscribe`; `UsageError` for bad params."""
+        """Serve `sessions.messages.subscribe` or `…unsubscribe`; `UsageError` for bad params."""
         if method == UNSUBSCRIBE:
             await self.stop()
             return {"subscribed": None}
-        key, others = params.get("sessionKey"), params.get("others", False)
-        unknown = set(params) - {"sessionKey", "others"}
+        key, others = params.get("key", params.get("sessionKey")), params.get("others", False)
+        unknown = set(params) - {"key", "sessionKey", "agentId", "others", "includeApprovals"}
         if unknown:
             raise UsageError(f"invalid parameters for {SUBSCRIBE}: unknown field {sorted(unknown)[0]}")
+        agent_id = params.get("agentId") or "main"
+        if isinstance(key, str) and key and not key.startswith("agent:") and isinstance(agent_id, str):
+            key = f"agent:{agent_id}:{key}"
         if not isinstance(key, str) or not key.startswith("agent:") or key.count(":") < 2:
-            raise UsageError(f"invalid parameters for {SUBSCRIBE}: sessionKey: a full key such as agent:main:main")
+            raise UsageError(f"invalid parameters for {SUBSCRIBE}: key: a session key such as agent:main:main")
         if not isinstance(others, bool):
             raise UsageError(f"invalid parameters for {SUBSCRIBE}: others: a boolean")
         await self.stop()
@@ -67,7 +78,7 @@ class SessionFeed:
         # accepted meanwhile is not missed: the subscription replays the session's runs under way.
         events = cast(AsyncGenerator[RunEvent, None], self._client.session_events(key, others=others))
         self._task = asyncio.ensure_future(self._pump(events))
-        return {"subscribed": key, "others": others}
+        return {"key": key, "subscribed": key, "others": others}
 
     async def stop(self) -> None:
         task, self._task = self._task, None

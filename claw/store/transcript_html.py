@@ -67,6 +67,9 @@ def _render(entry: dict[str, Any], undone: bool, limit: int) -> str:
             content = f"{content[:limit]}\n… [{len(content) - limit} more characters cut]"
         return _details("tool-result", summary, content, undone)
     parts = []
+    thought = entry.get("thinking")
+    if role == "assistant" and isinstance(thought, str) and thought:  # the model's reasoning, folded, apart
+        parts.append(_details("thinking", "Thinking (not part of the reply)", thought))
     text = content_text(entry.get("display") if role == "user" and entry.get("display") else entry.get("content"))
     if text:
         parts.append(_text_block(text))

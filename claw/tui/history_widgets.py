@@ -13,6 +13,7 @@ from claw.tui.format import gap, parse_time
 from claw.tui.markdown_chunks import chunks
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
 from claw.tui.widgets.conversation.notice import Notice
+from claw.tui.widgets.conversation.thinking_block import ThinkingBlock
 from claw.tui.widgets.conversation.tool_card import ToolCard
 from claw.tui.widgets.conversation.user_message import UserMessage
 
@@ -56,6 +57,8 @@ def history_widgets(entries: list[dict[str, Any]]) -> list[Widget]:
         if role == "user":
             out.append(UserMessage(str(entry.get("display") or content_text(entry.get("content")))))
         elif role == "assistant":
+            if isinstance(entry.get("thinking"), str) and entry["thinking"]:  # the reasoning, collapsed
+                out.append(ThinkingBlock(entry["thinking"], finished=True))
             text = content_text(entry.get("content"))
             if text or entry.get("aborted"):
                 pieces = chunks(text)

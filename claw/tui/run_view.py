@@ -4,6 +4,8 @@ The conversation gets the user message (when the run starts — until then it wa
 queued list), assistant text streamed into an `AssistantMessage`, and a `ToolCard` per tool
 call; every event goes to the events pane; the status bar follows the run state.
 Text after a tool round opens a new assistant message, so text and tools stay in order.
+The model's reasoning (the `thinking` stream) goes into a collapsed `ThinkingBlock` per model call, above
+that call's text, never into the reply.
 A turn the gateway started itself (a subagent's report) opens with a notice instead of a user message.
 A turn another client or a channel started (`origin` says where from) shows its message when it starts,
 under a line naming that origin.
@@ -15,10 +17,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from claw.gateway.run_event import Phase, RunEvent, Stream, ToolPhase
+from claw.gateway.run_event import TRUNCATED_LENGTH, TRUNCATED_NOTE, Phase, RunEvent, Stream, ToolPhase
 from claw.tui.markdown_chunks import CHUNK_CHARS, last_block_start
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
 from claw.tui.widgets.conversation.conversation import Conversation
+from claw.tui.widgets.conversation.thinking_block import ThinkingBlock
 from claw.tui.widgets.conversation.tool_card import ToolCard
 from claw.tui.widgets.events.events_pane import EventsPane
 from claw.tui.widgets.input.queued_list import QueuedList
@@ -63,6 +66,8 @@ class RunView:
         """The run's terminal phase, once it has ended."""
         self.assistant: AssistantMessage | None = None
         self.streamed = False
+        self.thinking: ThinkingBlock | None = None
+        """The current model call's reasoning, while it streams."""
         self._split_at = CHUNK_CHARS
         self.cards: dict[str, ToolCard] = {}
         if self.queued:
@@ -79,6 +84,8 @@ class RunView:
             await self._delta(str(event.data.get("delta", "")))
         elif event.stream == Stream.TOOL:
             await self._tool(event.data)
+        elif event.stream == Stream.THINKING:
+            await self._thinking(str(event.data.get("delta", "")))
         else:
             await self._lifecycle(str(event.phase), event.data)
 
@@ -96,10 +103,14 @@ class RunView:
                 )
             case Phase.BUDGET:  # a `warn` budget's limit reached: the run goes on, once per limit and period
                 await self.panes.conversation.add_notice(f"⚠ {data.get('message')}", "warning")
+            case Phase.WARNING:  # e.g. the server cut the prompt (claw/agent/truncation_check.py): once per session
+                await self.panes.conversation.add_notice(f"⚠ {data.get('message')}", "warning")
             case Phase.END:
                 if not self.streamed and data.get("text"):  # the deltas were missed (joined late): show the reply
                     await self._delta(str(data["text"]))
                 await self._close_text()
+                if data.get("truncated") == TRUNCATED_LENGTH:  # cut by the output limit: say so, and how to go on
+                    await self.panes.conversation.add_notice(TRUNCATED_NOTE, "warning")
                 await self._finish(Phase.END, "idle")
             case Phase.ERROR:  # one line says it failed, and why: the text streamed so far stays as it was
                 await self._start()
@@ -125,9 +136,24 @@ class RunView:
             self.panes.status.queued = self.panes.queued.count
             await self.show_user_message()
 
+    async def _thinking(self, delta: str) -> None:
+        if not delta:
+            return
+        if self.thinking is None:
+            self.thinking = ThinkingBlock()
+            await self.panes.conversation.add(self.thinking)
+        self.thinking.write(delta)
+
+    def _end_thinking(self) -> None:
+        """The call's reasoning is over: its block says so, and the next call's reasoning gets a new one."""
+        if self.thinking is not None:
+            self.thinking.finish()
+            self.thinking = None
+
     async def _delta(self, delta: str) -> None:
         if not delta:
             return
+        self._end_thinking()
         self.streamed = True
         if self.assistant is None:
             self.assistant = await self.panes.conversation.add_assistant()
@@ -152,6 +178,7 @@ class RunView:
     async def _tool(self, data: dict[str, Any]) -> None:
         call_id = str(data.get("toolCallId", ""))
         if data.get("phase") == ToolPhase.START:
+            self._end_thinking()
             await self._close_text()
             card = ToolCard(call_id, str(data.get("name", "?")), data.get("args"), started=time.monotonic())
             self.cards[call_id] = card
@@ -189,6 +216,7 @@ class RunView:
 
     async def _finish(self, outcome: Phase, state: str) -> None:
         self.outcome = outcome
+        self._end_thinking()
         for card in self.cards.values():
             if card.status == "running":
                 card.finish(is_error=True, result="(no result: the run ended)")

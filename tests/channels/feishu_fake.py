@@ -6,6 +6,7 @@ signed as the platform signs it."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import time
@@ -18,6 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from claw.channels.feishu_crypto import encrypt, signature
+from claw.channels.feishu_frame import CONTROL, DATA, Frame
 from tests.channels.fakes import _Threaded
 
 APP_ID = "cli_test_app_1234"
@@ -46,6 +48,8 @@ class FakeFeishu(_Threaded):
         """message id → {"parent": replied-to id, "markdown": current text, "uuid": …}, in send order."""
         self._uuids: dict[str, str] = {}
         self._ids = itertools.count(1)
+        self.users: dict[str, str] = {}
+        """open_id → name, for `contact/v3/users/{open_id}`; a user not here is one the app may not see."""
 
     def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/open-apis/{path:.*}", self._handle)
@@ -97,6 +101,8 @@ class FakeFeishu(_Threaded):
                                          status=400)  # fmt: skip
         if path == "bot/v3/info" and request.method == "GET":
             return web.json_response({"code": 0, "msg": "ok", "bot": {"open_id": BOT_OPEN_ID, "app_name": "Claw"}})
+        if path.startswith("contact/v3/users/") and request.method == "GET":
+            return self._user(path.removeprefix("contact/v3/users/"), request.query.get("user_id_type", ""))
         if path.startswith("im/v1/messages/") and path.endswith("/reply") and request.method == "POST":
             return self._send(body, parent=path.split("/")[3])
         if path == "im/v1/messages" and request.method == "POST":
@@ -109,6 +115,14 @@ class FakeFeishu(_Threaded):
                 self.messages[message_id]["markdown"] = _markdown(body["content"])
             return web.json_response({"code": 0, "msg": "success", "data": {}})
         return web.json_response({"code": 404, "msg": "not found"}, status=404)
+
+    def _user(self, open_id: str, id_type: str) -> web.Response:
+        with self.lock:
+            name = self.users.get(open_id) if id_type == "open_id" else None
+        if name is None:  # what the platform says when the app lacks the scope or cannot see the user
+            return web.json_response({"code": 41050, "msg": "no user authority error"}, status=400)
+        user = {"open_id": open_id, "name": name, "en_name": name}
+        return web.json_response({"code": 0, "msg": "success", "data": {"user": user}})
 
     def _send(self, body: dict[str, Any], parent: str | None) -> web.Response:
         assert body["msg_type"] == "interactive", body
@@ -185,3 +199,188 @@ def event_request(url: str, payload: dict[str, Any], *, encrypt_key: str | None 
         headers |= {"X-Lark-Request-Timestamp": stamp, "X-Lark-Request-Nonce": nonce,
                     "X-Lark-Signature": ("0" * 64) if bad_signature else sig}  # fmt: skip
     return urllib.request.Request(url, data=body, method="POST", headers=headers)
+
+
+# --- the long connection ----------------------------------------------------------------------------
+
+SERVICE_ID = 77
+
+
+@dataclass
+class Push:
+    """One event pushed over the long connection, until the client acks it with code 200."""
+
+    message_id: str
+    payload: bytes
+    parts: int
+    reverse: bool = False
+    sent: int = 0
+    acks: list[dict[str, Any]] = field(default_factory=list)
+    """Each ack's JSON payload, with its `biz_rt` header under "biz_rt"."""
+
+    @property
+    def acked(self) -> bool:
+        return any(a.get("code") == 200 for a in self.acks)
+
+
+class FakeFeishuWs(FakeFeishu):
+    """FakeFeishu plus the long connection as lark-oapi's client meets it: `POST /callback/ws/endpoint`
+    (`{AppID, AppSecret}` → a ws URL with device_id/service_id and a ClientConfig), and a WebSocket
+    speaking `pbbp2.Frame`s: pings answered with pongs (carrying the ClientConfig), events pushed as
+    data frames (in `sum` fragments when asked), pushed again every `redeliver_after` seconds and on
+    every new connection until acked with `{"code": 200}`."""
+
+    def __init__(self, *, ping_interval: int = 1, reconnect_interval: int = 1, reconnect_nonce: int = 0,
+                 redeliver_after: float = 2.0) -> None:  # fmt: skip
+        super().__init__()
+        self.client_config = {"ReconnectCount": -1, "ReconnectInterval": reconnect_interval,
+                              "ReconnectNonce": reconnect_nonce, "PingInterval": ping_interval}  # fmt: skip
+        self.redeliver_after = redeliver_after
+        self.endpoint_refusal: tuple[int, str] | None = None
+        """(code, msg) the endpoint answers with instead of a URL (the app not allowed a long connection …)."""
+        self.endpoint_busy = 0
+        """How many of the next endpoint calls answer code 1, "system busy" (worth retrying)."""
+        self.endpoint_calls: list[dict[str, Any]] = []
+        self.endpoint_times: list[float] = []
+        self.closes: list[float] = []
+        """When the server closed a connection (monotonic)."""
+        self.connects: list[float] = []
+        """When each WebSocket was accepted (monotonic)."""
+        self.pings: list[tuple[float, int, list[tuple[str, str]]]] = []
+        self.pushes: dict[str, Push] = {}
+        self.silent = False
+        """The current connection stops answering pings and pushing events (it is dead, yet open)."""
+        self.lose_acks = False
+        """Acks are lost on the way: the platform keeps pushing the event again."""
+        self._ws: web.WebSocketResponse | None = None
+        self._devices = itertools.count(1)
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_post("/callback/ws/endpoint", self._endpoint)
+        app.router.add_get("/ws", self._socket)
+        super().routes(app)
+
+    # --- scripting (thread-safe) --------------------------------------------------------------
+
+    def _run(self, coro: Any) -> Any:
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(10)
+
+    @property
+    def connected(self) -> bool:
+        with self.lock:
+            return self._ws is not None and not self._ws.closed
+
+    def push(self, event: dict[str, Any], *, parts: int = 1, reverse: bool = False) -> Push:
+        """Send `event` on the current connection, split into `parts` fragments (last first if `reverse`)."""
+        payload = json.dumps(event, ensure_ascii=False).encode()
+        item = Push(f"msg_{uuid.uuid4().hex[:16]}", payload, parts, reverse)
+        with self.lock:
+            self.pushes[item.message_id] = item
+        self._run(self._deliver(item))
+        assert self._loop is not None
+        asyncio.run_coroutine_threadsafe(self._redeliver(item), self._loop)
+        return item
+
+    def close_connection(self) -> None:
+        """The server closes the current connection (as the platform does on a deploy)."""
+
+        async def close() -> None:
+            with self.lock:
+                ws = self._ws
+            assert ws is not None, "no connection"
+            with self.lock:
+                self.closes.append(time.monotonic())
+            await ws.close(code=1001, message=b"server going away")
+
+        self._run(close())
+
+    def unacked(self) -> list[Push]:
+        with self.lock:
+            return [p for p in self.pushes.values() if not p.acked]
+
+    # --- the endpoint and the socket ---------------------------------------------------------
+
+    async def _endpoint(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        with self.lock:
+            self.endpoint_calls.append(body)
+            self.endpoint_times.append(time.monotonic())
+            self.lock.notify_all()
+            refusal = self.endpoint_refusal
+            busy, self.endpoint_busy = self.endpoint_busy > 0, max(0, self.endpoint_busy - 1)
+        if body != {"AppID": APP_ID, "AppSecret": APP_SECRET}:
+            return web.json_response({"code": 10003, "msg": "invalid app_id or app_secret"})
+        if busy:
+            return web.json_response({"code": 1, "msg": "system busy"})
+        if refusal is not None:
+            return web.json_response({"code": refusal[0], "msg": refusal[1]})
+        url = f"ws://127.0.0.1:{self.port}/ws?device_id=dev{next(self._devices)}&service_id={SERVICE_ID}"
+        return web.json_response({"code": 0, "msg": "ok", "data": {"URL": url, "ClientConfig": self.client_config}})
+
+    async def _socket(self, request: web.Request) -> web.StreamResponse:
+        if request.query.get("service_id") != str(SERVICE_ID) or not request.query.get("device_id"):
+            return web.Response(status=403, headers={"handshake-status": "403", "handshake-msg": "bad url"})
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        with self.lock:
+            self._ws, self.silent = ws, False
+            self.connects.append(time.monotonic())
+            waiting = [p for p in self.pushes.values() if not p.acked]
+            self.lock.notify_all()
+        for item in waiting:  # a new connection gets what the last one left unacked
+            await self._deliver(item)
+        try:
+            async for message in ws:
+                if message.type == web.WSMsgType.BINARY:
+                    await self._frame(ws, Frame.decode(message.data))
+        finally:
+            with self.lock:
+                if self._ws is ws:
+                    self._ws = None
+                self.lock.notify_all()
+        return ws
+
+    async def _frame(self, ws: web.WebSocketResponse, frame: Frame) -> None:
+        with self.lock:
+            silent = self.silent
+        if frame.method == CONTROL and frame.header("type") == "ping":
+            with self.lock:
+                self.pings.append((time.monotonic(), frame.service, list(frame.headers)))
+                self.lock.notify_all()
+            if not silent:
+                pong = Frame(service=frame.service, method=CONTROL, headers=[("type", "pong")],
+                             payload=json.dumps(self.client_config).encode())  # fmt: skip
+                await ws.send_bytes(pong.encode())
+        elif frame.method == DATA:
+            ack = json.loads(frame.payload or b"{}")
+            with self.lock:
+                item = self.pushes.get(frame.header("message_id"))
+                if item is not None and not self.lose_acks:
+                    item.acks.append({**ack, "biz_rt": frame.header("biz_rt", "")})
+                self.lock.notify_all()
+
+    async def _deliver(self, item: Push) -> None:
+        with self.lock:
+            ws, silent = self._ws, self.silent
+        if ws is None or ws.closed or silent:
+            return
+        size = -(-len(item.payload) // item.parts)
+        for seq in reversed(range(item.parts)) if item.reverse else range(item.parts):
+            headers = [("type", "event"), ("message_id", item.message_id), ("sum", str(item.parts)),
+                       ("seq", str(seq)), ("trace_id", uuid.uuid4().hex)]  # fmt: skip
+            chunk = item.payload[seq * size : (seq + 1) * size]
+            frame = Frame(seq_id=seq, log_id=next(self._ids), service=SERVICE_ID, method=DATA, headers=headers,
+                          payload=chunk)  # fmt: skip
+            await ws.send_bytes(frame.encode())
+        with self.lock:
+            item.sent += 1
+            self.lock.notify_all()
+
+    async def _redeliver(self, item: Push) -> None:
+        while True:
+            await asyncio.sleep(self.redeliver_after)
+            with self.lock:
+                if item.acked or self._loop is None:
+                    return
+            await self._deliver(item)

@@ -1,9 +1,10 @@
-"""`claw.channels.slack_settings` on its own (the Slack adapter is not wired yet, so not through config.toml)."""
+"""`[channels.slack]`: accounts, secrets (for redaction too) and the access rules' guard."""
 
 from __future__ import annotations
 
 import pytest
 
+from claw.channels.settings import ChannelsSettings, channel_secrets
 from claw.channels.slack_settings import SlackSettings, slack_secrets
 
 
@@ -28,3 +29,14 @@ def test_open_direct_messages_need_the_wildcard() -> None:
     with pytest.raises(ValueError, match='allowFrom = \\["\\*"\\]'):
         SlackSettings.model_validate({"botToken": "x", "dmPolicy": "open"})
     SlackSettings.model_validate({"botToken": "x", "dmPolicy": "open", "allowFrom": ["*"]})
+
+
+def test_a_slack_table_is_part_of_the_channels_settings() -> None:
+    channels = ChannelsSettings.model_validate(
+        {"slack": {"mode": "socket", "botToken": "xoxb-9", "appToken": "xapp-9", "pingIntervalSeconds": 2}}
+    )
+    (account,) = channels.slack.effective_accounts().values()
+    assert account.mode == "socket" and account.ping_interval_seconds == 2
+    assert {"xoxb-9", "xapp-9"} <= set(channel_secrets(channels))
+    with pytest.raises(ValueError, match="mode"):
+        ChannelsSettings.model_validate({"slack": {"botToken": "x", "mode": "rtm"}})

@@ -34,8 +34,12 @@ def test_agent_json_prints_run_events(claw_env: ClawEnv) -> None:
     done = claw(claw_env.env, "agent", "-m", "and now in one line", "--json")
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
-    assert {tuple(e) for e in events} == {("runId", "seq", "sessionKey", "stream", "data")}
+    # The protocol's agent events (OpenClaw's shape): the transcript's id from the run's start on.
+    assert {tuple(e) for e in events[:1]} == {("runId", "seq", "stream", "ts", "sessionKey", "data", "agentId")}
+    assert {tuple(e) for e in events[1:]} == {("runId", "seq", "stream", "ts", "sessionKey", "data", "agentId",
+                                               "sessionId")}  # fmt: skip
     assert [e["data"]["phase"] for e in events if e["stream"] == "lifecycle"] == ["accepted", "start", "end"]
+    assert [e["data"]["text"] for e in events if e["stream"] == "assistant"][-1] == "one line"  # cumulative
     assert events[-1]["data"]["text"] == "one line"
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
 

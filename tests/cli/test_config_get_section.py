@@ -26,7 +26,7 @@ def test_a_section_shows_its_defaults_beside_what_the_file_sets(run_claw, config
         "bind": "127.0.0.1",
         "port": 9000,
         "allowedOrigins": [],
-        "maxPayloadBytes": 16 * 1024 * 1024,
+        "maxPayloadBytes": 25 * 1024 * 1024,
         "maxBodyBytes": 20 * 1024 * 1024,
         "shutdownGraceSeconds": 10.0,
     }

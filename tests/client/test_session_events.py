@@ -43,7 +43,7 @@ async def _clients(kind: str) -> AsyncIterator[tuple[Any, Any, Gateway]]:
     watcher = await RemoteClient.connect(server.url, TOKEN)
     sender = await RemoteClient.connect(server.url, TOKEN)
     try:
-        assert "sessions.subscribe" in watcher.hello["features"]["methods"]
+        assert "sessions.messages.subscribe" in watcher.hello["features"]["methods"]
         yield watcher, sender, gateway
     finally:
         await watcher.close()
@@ -116,6 +116,6 @@ async def test_subscribing_with_a_bad_session_key_is_a_usage_error(claw_env) -> 
     from claw.errors import UsageError
 
     async with _clients("remote") as (watcher, _sender, _gateway):
-        with pytest.raises(UsageError, match="sessionKey"):
-            async for _event in watcher.session_events("main"):
+        with pytest.raises(UsageError, match="key: a session key"):
+            async for _event in watcher.session_events("agent:"):
                 break

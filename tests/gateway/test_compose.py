@@ -93,6 +93,8 @@ def test_build_gateway_uses_every_capability_in_prompt_order(claw_env: ClawEnv) 
         "/hooks/{name}",
         "/telegram/{account}",
         "/feishu/{account}",
+        "/dingtalk/{account}",
+        "/slack/{account}",
         "/mcp",
     }
 

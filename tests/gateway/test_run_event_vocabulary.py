@@ -52,6 +52,18 @@ SAMPLES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         run_event.subagent_spawned("c1", "agent:main:subagent:u"),
         {"phase": "subagent", "state": "spawned", "childRunId": "c1", "childSessionKey": "agent:main:subagent:u"},
     ),
+    (
+        run_event.truncation_warning("ollama/q", 2048, 9000, 32000, "m"),
+        {
+            "phase": "warning",
+            "kind": "truncation",
+            "model": "ollama/q",
+            "reportedTokens": 2048,
+            "estimatedTokens": 9000,
+            "window": 32000,
+            "message": "m",
+        },
+    ),
     (run_event.end("hi", {"input": 1}), {"phase": "end", "text": "hi", "usage": {"input": 1}}),
     (run_event.end("", {}, steeredInto="r1"), {"phase": "end", "text": "", "usage": {}, "steeredInto": "r1"}),
     (run_event.error("boom", code="no_model"), {"phase": "error", "message": "boom", "code": "no_model"}),
@@ -110,11 +122,13 @@ def test_constructors_put_the_same_strings_on_the_wire() -> None:
 
 
 def test_an_event_serialises_and_reads_back_as_before() -> None:
-    event = RunEvent("r1", 3, "agent:main:main", Stream.LIFECYCLE, run_event.end("hi", {"input": 2, "output": 1}))
+    end = run_event.end("hi", {"input": 2, "output": 1})
+    event = RunEvent("r1", 3, "agent:main:main", Stream.LIFECYCLE, end, 1796219822565, "main", "s-1")
     line = event.to_json()
-    assert line == (
-        '{"runId": "r1", "seq": 3, "sessionKey": "agent:main:main", "stream": "lifecycle", '
-        '"data": {"phase": "end", "text": "hi", "usage": {"input": 2, "output": 1}}}'
+    assert line == (  # OpenClaw's agent event payload: ts in ms, agentId and sessionId beside the key
+        '{"runId": "r1", "seq": 3, "stream": "lifecycle", "ts": 1796219822565, "sessionKey": "agent:main:main", '
+        '"data": {"phase": "end", "text": "hi", "usage": {"input": 2, "output": 1}}, "agentId": "main", '
+        '"sessionId": "s-1"}'
     )
     back = RunEvent.from_wire(json.loads(line))  # plain strings, as a remote client reads them
     assert back == event and back.is_terminal and back.phase == Phase.END
@@ -123,3 +137,20 @@ def test_an_event_serialises_and_reads_back_as_before() -> None:
             pass
         case _:
             raise AssertionError(back.phase)
+
+
+def test_cumulative_text_rides_beside_each_delta_and_restarts_after_a_tool() -> None:
+    text = run_event.CumulativeText()
+
+    def shown(seq: int, stream: Stream, data: dict[str, object]) -> dict[str, object]:
+        return text.wire(RunEvent("r1", seq, "agent:main:main", stream, data))["data"]
+
+    assert shown(1, Stream.ASSISTANT, run_event.delta("Hel")) == {"delta": "Hel", "text": "Hel"}
+    assert shown(2, Stream.ASSISTANT, run_event.delta("lo")) == {"delta": "lo", "text": "Hello"}
+    assert shown(3, Stream.TOOL, run_event.tool_started("c1", "exec", {})).get("text") is None
+    assert shown(4, Stream.ASSISTANT, run_event.delta("Done")) == {"delta": "Done", "text": "Done"}
+    long = "x" * run_event.CUMULATIVE_TEXT_MAX_CHARS
+    assert shown(5, Stream.ASSISTANT, run_event.delta(long)) == {"delta": long}  # past the cap: deltas only
+    assert shown(6, Stream.ASSISTANT, run_event.delta("y")) == {"delta": "y"}
+    assert shown(7, Stream.LIFECYCLE, run_event.end("Done", {}))["phase"] == "end"
+    assert shown(8, Stream.ASSISTANT, run_event.delta("again")) == {"delta": "again", "text": "again"}

@@ -74,4 +74,4 @@ def test_chunks_are_read_leniently() -> None:
         ],
         "usage": {"prompt_tokens": None, "completion_tokens": 4},
     }
-    assert chunk_deltas(odd) == [Usage(0, 4), ToolCallDelta(0, None, None, ""), Finish("tool_calls")]
+    assert chunk_deltas(odd) == [Usage(0, 4), ToolCallDelta(None, None, None, ""), Finish("tool_calls")]

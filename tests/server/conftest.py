@@ -96,6 +96,7 @@ class Wire:
     ws: ClientConnection
     events: list[dict[str, Any]] = field(default_factory=list)
     responses: list[dict[str, Any]] = field(default_factory=list)
+    challenge: dict[str, Any] = field(default_factory=dict)
     _ids: int = 0
 
     async def send(self, frame: dict[str, Any] | str | bytes) -> None:
@@ -130,13 +131,27 @@ class Wire:
 
 
 def connect_frame(token: str | None = TOKEN, **extra: Any) -> dict[str, Any]:
-    params: dict[str, Any] = {"auth": {"token": token}, "client": {"name": "test", "version": "1"}, **extra}
+    """A protocol 4 `connect`, as OpenClaw's clients send it (no device: these come over loopback)."""
+    params: dict[str, Any] = {
+        "minProtocol": 4,
+        "maxProtocol": 4,
+        "client": {"id": "test", "version": "1", "platform": "linux", "mode": "test"},
+        "role": "operator",
+        "scopes": ["operator.admin"],
+        "caps": [],
+        "auth": {"token": token},
+        **extra,
+    }
     return {"type": "req", "id": "c1", "method": "connect", "params": params}
 
 
 async def open_wire(url: str, *, token: str | None = TOKEN, handshake: bool = True, **connect_kw: Any) -> Wire:
-    """A raw connection; with `handshake` it has sent `connect` and checked the hello."""
+    """A raw connection that has read the server's `connect.challenge` (kept as `wire.challenge`); with
+    `handshake` it has also sent `connect` and checked the hello."""
     wire = Wire(await connect(url, max_size=None, open_timeout=10, **connect_kw))
+    first = await wire.recv()
+    assert first["event"] == "connect.challenge", first
+    wire.challenge = wire.events.pop()["payload"]
     if handshake:
         await wire.send(connect_frame(token))
         hello = await wire.res("c1")

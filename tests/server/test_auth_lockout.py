@@ -55,12 +55,12 @@ async def _hook(served: Served, event: str, *, signature: str | None = None, **h
 
 
 async def _connect_status(served: Served, token: str | None) -> str:
-    """The error code (or "ok") a raw WebSocket `connect` with `token` gets."""
+    """The error's `details.code` (or "ok") a raw WebSocket `connect` with `token` gets."""
     wire = await open_wire(served.url, handshake=False)
     await wire.send(connect_frame(token))
     reply = await wire.res("c1")
     await wire.close()
-    return "ok" if reply["ok"] else reply["error"]["code"]
+    return "ok" if reply["ok"] else reply["error"]["details"]["code"]
 
 
 async def _upgrade_status(served: Served, headers: dict[str, str]) -> int:
@@ -96,7 +96,7 @@ async def test_credential_less_requests_never_lock_out_the_owner(
         status, headers, _ = await _get(served)
         assert status == 401 and headers["WWW-Authenticate"] == "Bearer"
     for _ in range(12):  # the same on the WebSocket: a connect without a token, and an unsigned webhook
-        assert await _connect_status(served, None) == "UNAUTHORIZED"
+        assert await _connect_status(served, None) == "AUTH_TOKEN_MISSING"
         assert await _hook(served, "never", signature="") == (401, {"ok": False, "error": "missing signature"})
     await _owner_gets_through(claw_env, served, "evt-1")
     assert served.server.settings.limiter.tracked() == (0, 0)  # nothing was even remembered
@@ -115,8 +115,8 @@ async def test_a_wrong_token_flood_locks_out_wrong_tokens_but_never_the_right_on
     await _owner_gets_through(claw_env, served, "evt-1")
     # A spray of different guesses from the same address: each is new, so the address's count locks instead.
     for n in range(5):  # 3 + 5 = 8 counted failures from 127.0.0.1
-        assert await _connect_status(served, f"guess-{n}") == "UNAUTHORIZED"
-    assert await _connect_status(served, "guess-new") == "RATE_LIMITED"
+        assert await _connect_status(served, f"guess-{n}") == "AUTH_TOKEN_MISMATCH"
+    assert await _connect_status(served, "guess-new") == "AUTH_RATE_LIMITED"
     assert (await _get(served, Authorization="Bearer guess-new-2"))[0] == 429
     assert await _upgrade_status(served, {"Authorization": "Bearer guess-new-3"}) == 429
     await _owner_gets_through(claw_env, served, "evt-2")  # the right token and a valid signature: never refused

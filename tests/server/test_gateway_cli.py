@@ -145,7 +145,7 @@ def test_status_token_and_agent_through_the_running_gateway(claw_env: ClawEnv, g
     assert not {"claw.config", "claw.gateway.gateway", "claw.agent.runner"} & imported  # no in-process gateway
 
     # The turn ran in the gateway, and its transcript is in the same store.
-    assert "connection" in gateway.stderr and "claw 0.1.0" in gateway.stderr
+    assert "connection" in gateway.stderr and "cli 0.1.0 (cli)" in gateway.stderr
     index = json.loads((claw_env.home / "agents" / "main" / "sessions" / "sessions.json").read_text())
     entry = next(iter(index.values())) if "sessions" not in index else next(iter(index["sessions"].values()))
     transcript = (claw_env.home / "agents" / "main" / "sessions" / f"{entry['sessionId']}.jsonl").read_text()

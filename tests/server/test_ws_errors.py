@@ -54,16 +54,21 @@ async def test_oversize_frame_before_auth_closes_1009(served: Served) -> None:
     assert code == 1009 and "65536 bytes before connect" in reason
 
 
-async def test_bad_and_missing_token_get_the_same_answer(served: Served, caplog: pytest.LogCaptureFixture) -> None:
+async def test_missing_and_wrong_tokens_are_refused_with_openclaw_codes(
+    served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
-    answers = []
+    answers = {}
     for token in ("wrong-token-value-123", None):
         wire = await open_wire(served.url, handshake=False)
         await wire.send(connect_frame(token))
         reply = await wire.res("c1")
-        answers.append(reply["error"])
+        answers[token] = reply["error"]
         assert await _closed(wire) == (1008, "unauthorized")
-    assert answers[0] == answers[1] == {"code": "UNAUTHORIZED", "message": "unauthorized: invalid or missing token"}
+    assert answers["wrong-token-value-123"]["code"] == answers[None]["code"] == "INVALID_REQUEST"
+    assert answers["wrong-token-value-123"]["details"] == {"code": "AUTH_TOKEN_MISMATCH"}
+    assert answers[None]["details"] == {"code": "AUTH_TOKEN_MISSING"}
+    assert answers[None]["message"].startswith("unauthorized: gateway token missing")
     assert "refused connection" in caplog.text
     assert TOKEN not in caplog.text and "wrong-token-value-123" not in caplog.text
 
@@ -73,11 +78,12 @@ async def test_failed_auth_is_rate_limited_even_on_loopback_but_never_the_right_
     for _ in range(5):  # the fixture's limiter allows 5 failures of one token
         wire = await open_wire(served.url, handshake=False)
         await wire.send(connect_frame("nope-nope-nope"))
-        assert (await wire.res("c1"))["error"]["code"] == "UNAUTHORIZED"
+        assert (await wire.res("c1"))["error"]["details"]["code"] == "AUTH_TOKEN_MISMATCH"
     # Locked out: that wrong token is answered in band, and refused on the upgrade too.
     await early.send(connect_frame("nope-nope-nope"))
     reply = await early.res("c1")
-    assert reply["error"]["code"] == "RATE_LIMITED" and reply["error"]["retryAfterMs"] > 0
+    assert reply["error"]["details"] == {"code": "AUTH_RATE_LIMITED"}
+    assert reply["error"]["retryable"] is True and reply["error"]["retryAfterMs"] > 0
     assert await _closed(early) == (1008, "rate limited: too many failed auth attempts")
     with pytest.raises(InvalidStatus) as refused:
         await connect(served.url, additional_headers={"Authorization": "Bearer nope-nope-nope"}, open_timeout=10)
@@ -109,14 +115,23 @@ async def test_handshake_timeout_and_protocol_mismatch(make_served: MakeServed) 
     idle = await open_wire(served.url, handshake=False)
     assert await _closed(idle) == (1008, "handshake timeout: the first frame must be connect")
     wire = await open_wire(served.url, handshake=False)
-    await wire.send(connect_frame(minProtocol=2, maxProtocol=3))
-    assert (await wire.res("c1"))["error"]["code"] == "PROTOCOL_MISMATCH"
-    assert (await _closed(wire))[0] == 1008
+    await wire.send(connect_frame(minProtocol=1, maxProtocol=3))  # claw's old protocol 1, OpenClaw's v3 node
+    refused = (await wire.res("c1"))["error"]
+    assert refused["code"] == "INVALID_REQUEST"
+    assert refused["details"] == {
+        "code": "PROTOCOL_MISMATCH",
+        "clientMinProtocol": 1,
+        "clientMaxProtocol": 3,
+        "expectedProtocol": 4,
+    }
+    assert "this gateway speaks protocol 4, the client 1..3" in refused["message"]
+    assert await _closed(wire) == (1002, "protocol mismatch")
 
 
 async def test_connect_params_are_validated(served: Served) -> None:
     wire = await open_wire(served.url, handshake=False)
-    await wire.send({"type": "req", "id": "c", "method": "connect", "params": {"auth": {"token": TOKEN}}})
+    params = {"minProtocol": 4, "maxProtocol": 4, "auth": {"token": TOKEN}}
+    await wire.send({"type": "req", "id": "c", "method": "connect", "params": params})
     reply = await wire.res("c")
     assert reply["error"]["code"] == "INVALID_REQUEST"
     assert reply["error"]["message"].startswith("invalid connect params")
@@ -150,7 +165,7 @@ BAD_FRAMES: list[tuple[str, str | bytes, str | None, str]] = [
 ]  # fmt: skip
 
 BAD_REQUESTS: list[tuple[str, dict[str, object], str, str]] = [
-    ("unknown method", {"method": "no.such.method"}, "UNKNOWN_METHOD", "unknown method 'no.such.method'"),
+    ("unknown method", {"method": "no.such.method"}, "INVALID_REQUEST", "unknown method: no.such.method"),
     ("connect again", {"method": "connect", "params": {}}, "INVALID_REQUEST", "already connected"),
     ("missing params", {"method": "agent"}, "INVALID_REQUEST", "'message'"),
     ("wrong param type", {"method": "agent", "params": {"message": 5}}, "INVALID_REQUEST", "'message'"),
@@ -184,27 +199,75 @@ async def test_malformed_frames_get_clear_errors_and_the_gateway_keeps_serving(s
     await bystander.close()
 
 
-async def test_the_frame_cap_is_lifted_only_by_a_token_on_the_upgrade(make_served: MakeServed) -> None:
+async def test_the_frame_cap_is_64_kib_until_connect_and_the_full_limit_after(make_served: MakeServed) -> None:
     served = await make_served(max_payload_bytes=256 * 1024)
-    bearer = {"Authorization": f"Bearer {TOKEN}"}
     big = {
         "type": "req",
         "id": "w",
         "method": "workspace.write",
         "params": {"name": "memory", "content": "y" * 200_000},
     }
-    trusted = Wire(await connect(served.url, additional_headers=bearer, max_size=None))
-    await trusted.send(connect_frame())
-    assert (await trusted.res("c1"))["payload"]["policy"]["maxPayload"] == 256 * 1024
-    await trusted.send(big)
-    assert (await trusted.res("w"))["payload"]["chars"] == 200_000
-    in_band = await open_wire(served.url)  # authenticated by `connect` only: 64 KiB for its lifetime
+    # OpenClaw's clients bring the token only in `connect`: after it the cap is the full limit.
+    in_band = await open_wire(served.url)
     await in_band.send(big)
-    assert await _closed(in_band) == (1009, "frame exceeds 65536 bytes")
+    assert (await in_band.res("w"))["payload"]["chars"] == 200_000
+    await in_band.send({**big, "id": "w2", "params": {"name": "memory", "content": "z" * 300_000}})
+    assert await _closed(in_band) == (1009, "frame exceeds 262144 bytes")
+    # Before `connect` nobody knows who is sending: 64 KiB.
+    early = await open_wire(served.url, handshake=False)
+    await early.send({**big, "method": "connect"})
+    assert await _closed(early) == (1009, "frame exceeds 65536 bytes before connect")
+    # A token on the upgrade request lifts the cap from the start (claw's RemoteClient sends it).
+    trusted = await open_wire(served.url, handshake=False, additional_headers={"Authorization": f"Bearer {TOKEN}"})
+    frame = connect_frame()
+    frame["params"]["pad"] = "p" * 100_000  # unknown connect fields are tolerated, as OpenClaw's clients send some
+    await trusted.send(frame)
+    assert (await trusted.res("c1"))["payload"]["policy"]["maxPayload"] == 256 * 1024
     with pytest.raises(InvalidStatus) as refused:
         await connect(served.url, additional_headers={"Authorization": "Bearer wrong-upgrade-token"})
     assert refused.value.response.status_code == 401
     await trusted.close()
+
+
+async def test_methods_need_their_scope(served: Served) -> None:
+    reader = await open_wire(served.url, handshake=False)
+    await reader.send(connect_frame(scopes=["operator.read"]))
+    assert (await reader.res("c1"))["payload"]["auth"]["scopes"] == ["operator.read"]
+    assert (await reader.call("health"))["ok"] is True
+    assert (await reader.call("chat.history"))["messages"] == []
+    refused = await reader.request("agent", {"message": "hi", "idempotencyKey": "r1"})
+    assert refused["error"] == {
+        "code": "FORBIDDEN",
+        "message": "missing scope: operator.write",
+        "details": {"code": "MISSING_SCOPE", "missingScope": "operator.write", "requiredScopes": ["operator.write"]},
+    }
+    for method, scope in (("workspace.write", "operator.admin"), ("exec.approval.resolve", "operator.approvals")):
+        reply = await reader.request(method, {"name": "user", "content": "x", "id": "a", "decision": "deny"})
+        assert reply["error"]["message"] == f"missing scope: {scope}", method
+    writer = await open_wire(served.url, handshake=False)
+    await writer.send(connect_frame(scopes=["operator.write"]))  # write implies read
+    await writer.res("c1")
+    assert (await writer.call("chat.history"))["messages"] == []
+    assert (await writer.request("sessions.reset", {}))["error"]["message"] == "missing scope: operator.admin"
+    await asyncio.gather(reader.close(), writer.close())
+
+
+async def test_an_unauthenticated_flood_is_capped_and_the_owner_still_gets_in(make_served: MakeServed) -> None:
+    served = await make_served(max_pending_handshakes=8, handshake_timeout_s=5.0)
+    idle = [await open_wire(served.url, handshake=False) for _ in range(8)]  # sockets that never send connect
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(served.url, open_timeout=10)
+    assert refused.value.response.status_code == 503
+    # The owner's client, token on the upgrade, is not counted among the anonymous ones.
+    owner = await open_wire(served.url, additional_headers={"Authorization": f"Bearer {TOKEN}"})
+    assert (await owner.call("health"))["ok"] is True
+    await idle[0].close()
+    async with asyncio.timeout(10):
+        while served.server._pending_handshakes >= 8:
+            await asyncio.sleep(0.01)
+    late = await open_wire(served.url)  # a slot freed: an in-band client gets in again
+    assert (await late.call("health"))["ok"] is True
+    await asyncio.gather(owner.close(), late.close(), *(w.close() for w in idle[1:]))
 
 
 async def test_frames_that_end_the_connection_leave_others_served(make_served: MakeServed) -> None:
@@ -222,3 +285,19 @@ async def test_frames_that_end_the_connection_leave_others_served(make_served: M
     late = await open_wire(served.url)
     assert (await late.call("health"))["ok"] is True
     await asyncio.gather(bystander.close(), late.close())
+
+
+async def test_claws_client_names_a_gateway_that_sends_no_challenge() -> None:
+    """A gateway of claw's old protocol 1 says nothing first: the client says so instead of a bare timeout."""
+    from websockets.asyncio.server import ServerConnection, serve
+
+    from claw.client.remote import RemoteClient
+    from claw.errors import GatewayUnavailable
+
+    async def silent(conn: ServerConnection) -> None:
+        await conn.wait_closed()
+
+    async with serve(silent, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        with pytest.raises(GatewayUnavailable, match="sent no connect.challenge within 0.3 s: it does not speak"):
+            await RemoteClient.connect(f"ws://127.0.0.1:{port}/", TOKEN, open_timeout=0.3)

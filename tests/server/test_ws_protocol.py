@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 
 import pytest
 from websockets.asyncio.client import connect
@@ -15,23 +16,49 @@ from tests.support.model_server import slow, text
 from tests.support.waiting import deadline
 
 
-async def test_handshake_hello_names_version_limits_and_every_method(served: Served) -> None:
+async def test_challenge_then_hello_with_snapshot_auth_policy_and_every_method(served: Served) -> None:
     wire = await open_wire(served.url, handshake=False)
-    await wire.send(connect_frame(caps=["approvals"]))
+    assert isinstance(wire.challenge["nonce"], str) and len(wire.challenge["nonce"]) >= 16
+    assert abs(wire.challenge["ts"] - time.time() * 1000) < 60_000  # milliseconds, as OpenClaw's
+    await wire.send(connect_frame(caps=["approvals"], scopes=["operator.read", "operator.write", "bogus.scope"]))
     hello = await wire.res("c1")
     assert hello["ok"] is True
     payload = hello["payload"]
-    assert payload["type"] == "hello-ok" and payload["protocol"] == 1
+    # Exactly the fields of OpenClaw's HelloOk schema, which is a closed object at every level used here.
+    assert set(payload) == {"type", "protocol", "server", "features", "snapshot", "auth", "policy"}
+    assert payload["type"] == "hello-ok" and payload["protocol"] == 4
+    assert set(payload["server"]) == {"version", "connId"}
     assert payload["server"]["version"] == __version__ and payload["server"]["connId"]
-    connection_methods = {"sessions.subscribe", "sessions.unsubscribe"}  # the connection's own (ws_sessions.py)
+    connection_methods = {"sessions.messages.subscribe", "sessions.messages.unsubscribe"}  # the connection's own
     assert payload["features"]["methods"] == sorted({*served.gateway.methods, *connection_methods})
     assert {"agent", "agent.wait", "agent.abort", "chat.history", "sessions.list", "workspace.write"} <= set(
         payload["features"]["methods"]
     )
-    assert payload["policy"]["preAuthMaxPayload"] == 64 * 1024
-    assert payload["policy"]["maxPayload"] == 64 * 1024  # no token on the upgrade request: the cap stays
-    assert payload["caps"] == ["approvals"]
+    assert {"agent", "tick"} <= set(payload["features"]["events"])
+    # The scopes asked for that exist, and only those, are this socket's authority.
+    assert payload["auth"] == {"method": "token", "role": "operator", "scopes": ["operator.read", "operator.write"]}
+    assert payload["policy"] == {"maxPayload": 25 * 1024 * 1024, "maxBufferedBytes": 50 * 1024 * 1024,
+                                 "tickIntervalMs": 30_000}  # fmt: skip
+    snapshot = payload["snapshot"]
+    assert snapshot["sessionDefaults"] == {
+        "defaultAgentId": "main",
+        "mainKey": "main",
+        "mainSessionKey": "agent:main:main",
+    }
+    assert snapshot["health"]["ok"] is True and snapshot["uptimeMs"] >= 0
+    assert set(snapshot["stateVersion"]) == {"presence", "health"}
+    assert [p["clientId"] for p in snapshot["presence"]] == ["test"]
     assert (await wire.call("health"))["ok"] is True
+    await wire.close()
+
+
+async def test_tick_events_keep_an_idle_connection_alive(make_served: MakeServed) -> None:
+    served = await make_served(tick_interval_s=0.05)
+    wire = await open_wire(served.url)
+    ticks = [await wire.recv() for _ in range(3)]
+    assert [t["event"] for t in ticks] == ["tick"] * 3
+    assert all(isinstance(t["payload"]["ts"], int) for t in ticks)
+    assert ticks[0]["payload"]["ts"] <= ticks[2]["payload"]["ts"]
     await wire.close()
 
 
@@ -46,7 +73,11 @@ async def test_agent_replies_twice_with_events_between(claw_env: ClawEnv, served
     assert first["payload"]["sessionKey"] == "agent:main:main"
     final = await wire.res("a1", timeout=20)
     assert final["ok"] and final["payload"]["status"] == "ok"
-    assert final["payload"]["runId"] == run_id and final["payload"]["text"] == "Hello over the wire."
+    result = final["payload"]
+    assert result["runId"] == run_id and result["summary"] == "completed"
+    assert result["result"]["payloads"] == [{"text": "Hello over the wire."}]  # OpenClaw's final result
+    assert result["text"] == "Hello over the wire."  # and claw's, beside it
+    assert isinstance(result["startedAt"], int) and result["endedAt"] >= result["startedAt"]  # ms
 
     # Between the two responses: every RunEvent of the run, in order, as `agent` event frames.
     runs = [e["payload"] for e in wire.events if e["event"] == "agent"]
@@ -54,6 +85,12 @@ async def test_agent_replies_twice_with_events_between(claw_env: ClawEnv, served
     assert {e["runId"] for e in runs} == {run_id}
     assert [e["data"]["phase"] for e in runs if e["stream"] == "lifecycle"] == ["accepted", "start", "end"]
     assert "".join(e["data"].get("delta", "") for e in runs) == "Hello over the wire."
+    # OpenClaw's event shape: ts in ms, the agent, the transcript once started, cumulative text.
+    session_id = result["result"]["meta"]["agentMeta"]["sessionId"]
+    assert all(e["agentId"] == "main" and abs(e["ts"] - time.time() * 1000) < 60_000 for e in runs)
+    assert {e.get("sessionId") for e in runs[1:]} == {session_id}
+    texts = [e["data"]["text"] for e in runs if e["stream"] == "assistant"]
+    assert texts[-1] == "Hello over the wire." and texts == sorted(texts, key=len)
     # The frame order: res(accepted) < events < res(final); the per-connection event seq only grows.
     order = [f["type"] for f in [first, *wire.events, final]]
     assert order[0] == "res" and order[-1] == "res" and set(order[1:-1]) == {"event"}
@@ -244,3 +281,20 @@ async def test_draining_refuses_new_runs_but_serves_the_rest(served: Served) -> 
         await asyncio.to_thread(urllib.request.urlopen, request, timeout=10)
     assert http_refused.value.code == 503
     await wire.close()
+
+
+async def test_a_session_subscription_takes_openclaws_short_key(claw_env: ClawEnv, served: Served) -> None:
+    claw_env.server.script(text("for the subscriber"))
+    watcher, sender = await open_wire(served.url), await open_wire(served.url)
+    subscribed = await watcher.call("sessions.messages.subscribe", key="main")  # as openclaw-node sends it
+    assert subscribed == {"key": "agent:main:main", "subscribed": "agent:main:main", "others": False}
+    await sender.send({"type": "req", "id": "a", "method": "agent", "params": {"message": "hi", "idempotencyKey": "s"}})
+    await sender.res("a")
+    async with deadline(20, "the subscriber to see the run end"):
+        while not any(e["event"] == "agent" and e["payload"]["data"].get("phase") == "end" for e in watcher.events):
+            await watcher.recv()
+    seen = [e["payload"] for e in watcher.events if e["event"] == "agent"]
+    assert {e["sessionKey"] for e in seen} == {"agent:main:main"} and seen[-1]["data"]["text"] == "for the subscriber"
+    bad = await watcher.request("sessions.messages.subscribe", {"key": 7})
+    assert bad["error"]["code"] == "INVALID_REQUEST" and "key: a session key" in bad["error"]["message"]
+    await asyncio.gather(watcher.close(), sender.close())

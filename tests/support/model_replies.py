@@ -73,6 +73,9 @@ class Completion:
     finish_reason: str | None = None  # None: "tool_calls" when there are tool calls, else "stop"
     usage: Usage | None = None
     report_usage: bool = True  # False: no usage chunk even when asked for (a server that never reports it)
+    reasoning: str = ""  # streamed before the content as `reasoning_field` deltas (DeepSeek, vLLM, Ollama)
+    reasoning_field: str = "reasoning_content"  # or "reasoning" (vLLM's newer name, Ollama's)
+    sse: bool = True  # False: a streaming request gets one chat.completion body (a server ignoring `stream`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +135,13 @@ def overflow(message: str = "This model's maximum context length is 8192 tokens.
                             "resulted in 9001 tokens. Please reduce the length of the messages.") -> Failure:
     """The 400 an endpoint answers when the prompt exceeds the model's context window."""
     return error(400, message, code="context_length_exceeded", param="messages")
+
+
+def thinking(reasoning: str, content: str = "", *, field: str = "reasoning_content", chunk: int | None = None,
+             calls: Iterable[ToolCall | tuple[Any, ...]] = ()) -> Completion:
+    """A reply whose `reasoning` streams first in `field` deltas, then `content` (and any tool `calls`)."""
+    built = tuple(call if isinstance(call, ToolCall) else _tool_call(*call) for call in calls)
+    return Completion(content=content, tool_calls=built, chunk=chunk, reasoning=reasoning, reasoning_field=field)
 
 
 def hang(text: str = "") -> Completion:
@@ -274,6 +284,8 @@ class ChatTurn:
 
     def deltas(self) -> Iterator[dict[str, Any]]:
         """The content and tool-call deltas, in order (the role delta and finish chunk excluded)."""
+        for piece in _split_text(self.reply.reasoning, self.reply.chunk):
+            yield {self.reply.reasoning_field: piece}
         for piece in _split_text(self.reply.content, self.reply.chunk):
             yield {"content": piece}
         for index, call in enumerate(self.calls()):
@@ -312,6 +324,8 @@ class ChatTurn:
     def completion(self) -> dict[str, Any]:
         content = self.reply.content or None
         message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+        if self.reply.reasoning:
+            message[self.reply.reasoning_field] = self.reply.reasoning
         if self.reply.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}

@@ -17,7 +17,8 @@ Queue replies; each ``POST /v1/chat/completions`` consumes the next one, in orde
         ...                                            # drive the code under test
         assert server.requests[1].messages[-1]["role"] == "tool"
 
-Reply builders: ``text``, ``tool_call``, ``tool_calls``, ``error``, ``overflow``, ``hang``, ``slow``.
+Reply builders: ``text``, ``tool_call``, ``tool_calls``, ``error``, ``overflow``, ``hang``, ``slow``,
+``thinking`` (``reasoning_content`` / ``reasoning`` deltas before the content).
 A script entry may also be a callable ``(RecordedRequest) -> Reply``, evaluated when the request
 arrives. When the script is empty the ``default`` responder answers (``text("ok")`` unless given).
 
@@ -65,13 +66,16 @@ from tests.support.model_replies import (
     overflow,
     slow,
     text,
+    thinking,
     tool_call,
     tool_calls,
 )
+from tests.support.stream_shapes import Shaped  # replies shaped as local servers stream them
 
 __all__ = [
     "CHAT_PATH", "Completion", "Failure", "RecordedRequest", "Reply", "Responder", "ScriptedModelServer",
     "ToolCall", "Usage", "embed", "error", "hang", "overflow", "slow", "text", "tool_call", "tool_calls",
+    "thinking",
 ]
 
 CHAT_PATH = "/v1/chat/completions"
@@ -304,7 +308,7 @@ class ScriptedModelServer:
             if isinstance(reply, Failure):
                 return _failure(reply)
             turn = ChatTurn(reply, record)
-            if record.stream:
+            if record.stream and reply.sse:
                 return await self._stream(request, turn)
             return await self._complete(request, turn)
         finally:
@@ -315,7 +319,7 @@ class ScriptedModelServer:
         reply = turn.reply
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        frames = turn.frames()
+        frames = reply.shaped_frames(turn) if isinstance(reply, Shaped) else turn.frames()
         try:
             if self.instant and not reply.delay_per_chunk:
                 await response.write(b"".join(frames))

@@ -22,9 +22,16 @@ LEADS: dict[str, str] = {"auto": "[{", "llama": "[{", "pythonic": "[", "json": "
 """Characters that, first in a reply, may open a call that has no marker (pythonic, bare JSON)."""
 
 
-def parse_markup(markup: str, offered: Offered) -> tuple[list[TextCall], str] | None:
-    """The calls `markup` holds and the text left around them; None when it holds no call (it is text)."""
+def parse_markup(markup: str, offered: Offered, fmt: str = "auto") -> tuple[list[TextCall], str] | None:
+    """The calls `markup` holds and the text left around them; None when it holds no call (it is text).
+
+    `fmt` names the one format to read (`toolCallFormat`); the marker-less ones are told apart only by
+    it, the others by the marker the stream held the markup from."""
     head = markup.lstrip()
+    if fmt == "pythonic":
+        return pythonic.parse(head, offered)
+    if fmt == "json":
+        return bare_json.parse(head, offered)
     if head.startswith(hermes.OPEN):
         return hermes.parse(head, offered)
     if head.startswith(qwen_xml.OPEN):

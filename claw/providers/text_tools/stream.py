@@ -13,6 +13,7 @@ pythonic, `{` bare JSON) is held while it still can be one: pythonic must go on 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from claw.providers.text_tools.calls import LEADS, MARKERS
 
@@ -135,3 +136,12 @@ class TextStream:
         self._mode = _TEXT
         self._spoke = True
         return stripped
+
+
+def reply_only(pieces: Iterable[str]) -> str:
+    """The reply in a call's streamed content, `<think>` blocks taken out: for calls that offer no tools
+    and show no thinking (a compaction summary, a hook's completion), which must not keep the tags."""
+    stream = TextStream("native", tools=False)
+    reply = [stream.feed(piece)[0] for piece in pieces]
+    reply.append(stream.finish()[0])
+    return "".join(reply)

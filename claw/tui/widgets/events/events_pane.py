@@ -35,6 +35,7 @@ class EventsPane(RichLog):
         super().__init__(id=id, max_lines=MAX_LINES, min_width=20, wrap=True, markup=False, auto_scroll=True)
         self._accepted: dict[str, float] = {}
         self._deltas: dict[str, int] = {}
+        self._thoughts: dict[str, int] = {}
         self.lines_written: list[str] = []
         """The plain text of every line, for tests and copying."""
         self.entries: list[tuple[float, str, str]] = []
@@ -47,6 +48,11 @@ class EventsPane(RichLog):
             if self._deltas.get(run, 0) == 0:
                 self._line(run, now, "assistant", "first token", "cyan")
             self._deltas[run] = self._deltas.get(run, 0) + 1
+            return
+        if event.stream == Stream.THINKING:  # reasoning: one line when it starts, then counted
+            if self._thoughts.get(run, 0) == 0:
+                self._line(run, now, "thinking", "reasoning streams (collapsed in the conversation)", "dim")
+            self._thoughts[run] = self._thoughts.get(run, 0) + 1
             return
         data = event.data
         phase = str(data.get("phase", ""))
@@ -69,7 +75,9 @@ class EventsPane(RichLog):
             case Phase.END:
                 usage = data.get("usage") or {}
                 tokens = f"tokens in {usage.get('input', 0)} / out {usage.get('output', 0)}"
-                detail = f"{self._deltas.get(run, 0)} deltas, {tokens}"
+                thoughts = self._thoughts.get(run, 0)
+                thought = f", {thoughts} thinking" if thoughts else ""
+                detail = f"{self._deltas.get(run, 0)} deltas{thought}, {tokens}"
             case Phase.ERROR:
                 detail = str(data.get("message"))
             case Phase.SUBAGENT:
@@ -80,6 +88,7 @@ class EventsPane(RichLog):
         if event.is_terminal:
             self._accepted.pop(run, None)
             self._deltas.pop(run, None)
+            self._thoughts.pop(run, None)
 
     def _line(self, run: str, now: float, label: str, detail: str, colour: str) -> None:
         since = now - self._accepted.get(run, now)

@@ -1,0 +1,143 @@
+"""DingTalk's Stream mode: the robot's messages over one long-lived WebSocket, no public URL needed.
+
+Written against the documented protocol (not the `dingtalk-stream` SDK, which is synchronous where it
+opens the connection and whose base URL is fixed): `POST /v1.0/gateway/connections/open` with the app's
+client id and secret and the subscriptions → `{endpoint, ticket}`; a WebSocket to `endpoint?ticket=…`;
+then frames `{specVersion, type, headers: {messageId, topic, contentType, …}, data}` where `data` is a
+JSON string. `SYSTEM` `ping` is answered with the same data (that is how DingTalk tells a live client);
+`SYSTEM` `disconnect` announces that the server will close the connection, so a new one is opened.
+A `CALLBACK` on the robot topic is handed to `on_message`, which returns once the message is in the
+inbox, and only then acknowledged (`{code: 200, headers: {contentType, messageId}, message: "OK",
+data: "{\\"response\\": null}"}`): DingTalk redelivers what was never acknowledged, and the inbox drops
+the repeat by its `msgId`.
+
+Every reconnect waits a backoff with jitter (doubling up to `max_backoff`, reset once connected), and a
+new ticket is asked for each time (a ticket is good for one connection).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import time
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import aiohttp
+
+from claw.channels.dingtalk_api import ROBOT_TOPIC, DingTalkApi, DingTalkError
+from claw.channels.host import Health
+from claw.errors import ClawError
+
+log = logging.getLogger(__name__)
+
+RECONNECT_BASE = 1.0
+CONNECT_TIMEOUT_SECONDS = 30.0
+"""How long the WebSocket handshake may take."""
+KEEPALIVE_SECONDS = 30.0
+"""WebSocket pings of our own: a connection that stops answering is closed and replaced."""
+
+OnMessage = Callable[[dict[str, Any]], Awaitable[None]]
+"""A robot message (the callback's data) → None once it is stored; raising leaves it unacknowledged."""
+
+
+class _Drop(Exception):
+    """End this connection (and open another after the backoff)."""
+
+
+class DingTalkStream:
+    def __init__(self, api: DingTalkApi, client_id: str, client_secret: str, on_message: OnMessage,
+                 health: Health, *, max_backoff: float = 60.0) -> None:  # fmt: skip
+        self._api = api
+        self._client = (client_id, client_secret)
+        self._on_message = on_message
+        self.health = health
+        self.max_backoff = max_backoff
+        self.connects = 0
+        self.acks = 0
+
+    async def run(self) -> None:
+        """Stay connected until cancelled."""
+        failures, down_since = 0, time.time()
+        async with aiohttp.ClientSession() as http:
+            while True:
+                try:
+                    await self._connection(http)
+                    reason = "connection closed"
+                except _Drop as drop:
+                    reason = str(drop)
+                except DingTalkError as exc:
+                    reason = str(exc)
+                except aiohttp.ClientResponseError as exc:  # its text names the URL, and so the ticket
+                    reason = f"the stream endpoint refused the connection: HTTP {exc.status} {exc.message}"
+                except (aiohttp.ClientError, TimeoutError, OSError, ValueError, KeyError, TypeError) as exc:
+                    task = asyncio.current_task()
+                    if task is not None and task.cancelling():
+                        raise  # being stopped: an error on the way out is no reason to reconnect
+                    reason = f"connection failed: {exc or type(exc).__name__}"
+                except ClawError as exc:  # gateway.db refused a message: it stays unacknowledged, DingTalk resends
+                    reason = f"could not store a message: {exc}"
+                except Exception as exc:  # a bug: keep the account alive, keep the traceback
+                    log.exception("dingtalk: the stream connection failed")
+                    reason = f"internal error: {type(exc).__name__}"
+                if self.health.state == "running":  # it was up: count the outage and the backoff from now
+                    failures, down_since = 0, time.time()
+                else:
+                    failures += 1
+                ceiling = min(self.max_backoff, RECONNECT_BASE * 2 ** min(failures, 16))
+                wait = random.uniform(ceiling / 2, ceiling)
+                self.health.error(reason)
+                self.health.state = "reconnecting"
+                self.health.detail = f"reconnecting since {time.strftime('%H:%M:%S', time.localtime(down_since))}"
+                log.info("dingtalk: %s; reconnecting in %.1f s", reason, wait)
+                await asyncio.sleep(wait)
+
+    async def _connection(self, http: aiohttp.ClientSession) -> None:
+        endpoint, ticket = await self._api.open_connection(*self._client)
+        url = f"{endpoint}{'&' if '?' in endpoint else '?'}ticket={urllib.parse.quote_plus(ticket)}"
+        self.connects += 1
+        async with asyncio.timeout(CONNECT_TIMEOUT_SECONDS):
+            ws = await http.ws_connect(url, heartbeat=KEEPALIVE_SECONDS, max_msg_size=0)
+        async with ws:
+            self.health.ok()
+            self.health.detail = "stream connected"
+            async for message in ws:
+                if message.type == aiohttp.WSMsgType.TEXT:
+                    frame = json.loads(message.data)
+                    if not isinstance(frame, dict):
+                        raise _Drop("a stream frame that is not a JSON object")
+                    await self._handle(ws, frame)
+                elif message.type == aiohttp.WSMsgType.ERROR:
+                    raise _Drop(f"connection error: {ws.exception() or 'unknown'}")
+            raise _Drop(f"connection closed ({ws.close_code})")
+
+    async def _handle(self, ws: aiohttp.ClientWebSocketResponse, frame: dict[str, Any]) -> None:
+        kind = frame.get("type")
+        headers = frame.get("headers") if isinstance(frame.get("headers"), dict) else {}
+        topic = headers.get("topic")
+        if kind == "SYSTEM":
+            if topic == "ping":
+                self.health.last_poll_at = time.time()  # `claw channels status`: "last poll" is the last ping
+                await ws.send_json({"code": 200, "headers": headers, "message": "OK", "data": frame.get("data")})
+            elif topic == "disconnect":
+                raise _Drop("DingTalk asked to reconnect (disconnect)")
+            return
+        message_id = str(headers.get("messageId") or "")
+        if kind == "CALLBACK" and topic == ROBOT_TOPIC:
+            data = json.loads(str(frame.get("data") or "{}"))
+            if isinstance(data, dict):
+                await self._on_message(data)  # stored (or a duplicate) once this returns
+            await self._ack(ws, message_id, 200, "OK", {"response": None})
+        elif kind == "EVENT":  # not subscribed to; acknowledged so it is not resent forever
+            await self._ack(ws, message_id, 200, "OK", {"status": "SUCCESS", "message": "success"})
+        else:
+            await self._ack(ws, message_id, 404, "no handler for this topic", {"response": None})
+
+    async def _ack(self, ws: aiohttp.ClientWebSocketResponse, message_id: str, code: int, text: str,
+                   data: dict[str, Any]) -> None:  # fmt: skip
+        headers = {"contentType": "application/json", "messageId": message_id}
+        await ws.send_json({"code": code, "headers": headers, "message": text, "data": json.dumps(data)})
+        self.acks += 1

@@ -1,0 +1,80 @@
+"""`/think [off|low|high|default]`: how much the session's model should reason, offered as `ThinkCapability`.
+
+The level is the session's own setting, kept in its entry's `extra` (`think`), beside `/queue`'s; every
+model call of the session's later runs sends it in the way its server takes it
+(claw/providers/reasoning_switch.py). `/think` alone says the level and what it sends. A server with no
+switch claw knows is told as such, and the level is not set: it would do nothing there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from claw.errors import ClawError, UsageError
+from claw.gateway.capability import BaseCapability, Command
+from claw.providers.reasoning_switch import LEVELS, Switch, ThinkLevel, request_fields, switch_for, think_level
+
+if TYPE_CHECKING:
+    from claw.gateway.commands import CommandCall
+    from claw.gateway.gateway import Gateway
+
+USAGE = "/think takes off, low, high or default (or nothing, to show the current level)"
+
+
+def _switch(gw: Gateway, call: CommandCall, override: str | None) -> tuple[str, Switch]:
+    """The session's model's provider and that provider's reasoning switch."""
+    chain = gw.runner.model_chain(gw.agent_env(call.agent_id), override)
+    if not chain:
+        raise ClawError("no model configured: /think has nothing to set the reasoning of")
+    provider = gw.router.resolve(chain[0]).provider
+    return provider, switch_for(provider, gw.router.provider_settings(provider))
+
+
+def _sends(switch: Switch, level: ThinkLevel) -> str:
+    fields = request_fields(switch, level)
+    if not fields:
+        return "sends no reasoning field (the model's default)"
+    return "sends " + ", ".join(f"{name}={json.dumps(value)}" for name, value in fields.items())
+
+
+def _no_switch(provider: str) -> str:
+    return (
+        f"provider {provider} has no reasoning switch claw knows, so /think cannot change how much it reasons; "
+        f"if its server takes one, set reasoningSwitch under [providers.{provider}] "
+        "(effort, openrouter, ollama or template)"
+    )
+
+
+async def _think(gw: Gateway, call: CommandCall) -> str:
+    store = gw.sessions(call.agent_id)
+    entry = store.get(call.session_key) or store.get_or_create(call.session_key)
+    provider, switch = _switch(gw, call, entry.model_override)
+    current = think_level(entry.extra.get("think"))
+    wanted = call.args.strip().lower()
+    if not wanted:
+        if switch == "none":
+            return f"Thinking: the model's default; {_no_switch(provider)}."
+        if current is None:
+            return f"Thinking: the model's default (not set for this session; {provider} takes /think off|low|high)."
+        return f"Thinking: {current} [this session] · {provider} {_sends(switch, current)}."
+    if wanted in ("default", "reset"):
+        store.merge_extra(call.session_key, {"think": None})
+        return "Thinking back to the model's default: no reasoning switch is sent."
+    level = think_level(wanted)
+    if level is None:
+        raise UsageError(f"{USAGE}, not {call.args.strip()!r}")
+    if switch == "none":
+        raise ClawError(f"thinking not set: {_no_switch(provider)}")
+    store.merge_extra(call.session_key, {"think": level})
+    return f"Thinking for this session: {level} · {provider} {_sends(switch, level)}."
+
+
+class ThinkCapability(BaseCapability):
+    """`/think`: the session's reasoning level, for every client and channel."""
+
+    name = "think"
+
+    def commands(self) -> Sequence[Command]:
+        return (Command("think", f"how much the model reasons: /think {'|'.join(LEVELS)}|default", _think),)

@@ -1,0 +1,77 @@
+"""Which operator scope each method needs, as OpenClaw assigns them, and the check a connection makes.
+
+OpenClaw's operator scopes: `operator.read` (look), `operator.write` (run turns, change sessions; it
+implies read), `operator.approvals` (answer exec questions), `operator.admin` (everything). A method
+not in `METHOD_SCOPES` needs read when its name says it only looks (`….list`, `….get` …) and admin
+otherwise: a capability's new mutating method is closed to a read/write client until it is listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+READ = "operator.read"
+WRITE = "operator.write"
+ADMIN = "operator.admin"
+APPROVALS = "operator.approvals"
+PAIRING = "operator.pairing"
+OPERATOR_SCOPES = (ADMIN, APPROVALS, PAIRING, READ, WRITE)
+"""What a client holding the gateway token may ask for (claw's CLI asks for all of them)."""
+
+_READ_ONLY = ("health", "status", "last-heartbeat", "system-presence")
+_READ_SUFFIXES = (".list", ".get", ".status", ".describe", ".history", ".search", ".show", ".read", ".context",
+                  ".forkPoints", ".export", ".subscribe", ".unsubscribe")  # fmt: skip
+
+METHOD_SCOPES: dict[str, str] = {
+    **dict.fromkeys(_READ_ONLY, READ),
+    "config.get": READ,  # secrets are redacted in the reply
+    "agent": WRITE,
+    "agent.wait": WRITE,
+    "agent.abort": WRITE,
+    "agent.follow": READ,
+    "chat.send": WRITE,
+    "chat.abort": WRITE,
+    "chat.inject": ADMIN,
+    "sessions.patch": WRITE,
+    "sessions.create": WRITE,
+    "sessions.resolve": READ,
+    "sessions.fork": WRITE,
+    "sessions.undo": WRITE,
+    "sessions.send": WRITE,
+    "sessions.abort": WRITE,
+    "sessions.steer": WRITE,
+    "sessions.reindex": WRITE,
+    "sessions.reset": ADMIN,
+    "sessions.delete": ADMIN,
+    "sessions.compact": ADMIN,
+    "workspace.read": READ,
+    "workspace.write": ADMIN,
+    "exec.approval.list": APPROVALS,
+    "exec.approval.get": APPROVALS,
+    "exec.approval.resolve": APPROVALS,
+    "plugin.approval.list": APPROVALS,
+    "question.list": "operator.questions",
+}
+"""Methods whose scope the name alone would not give (OpenClaw's assignments where it has the method)."""
+
+
+def required_scope(method: str) -> str:
+    """The scope `method` needs."""
+    known = METHOD_SCOPES.get(method)
+    if known is not None:
+        return known
+    if method.startswith(("config.", "exec.approvals.")):
+        return ADMIN  # OpenClaw reserves these prefixes for admins
+    return READ if method.endswith(_READ_SUFFIXES) else ADMIN
+
+
+def satisfied(needed: str, granted: Iterable[str]) -> bool:
+    """Admin satisfies every scope; write satisfies read."""
+    held = set(granted)
+    return needed in held or ADMIN in held or (needed == READ and WRITE in held)
+
+
+def missing_scope(method: str, granted: Iterable[str]) -> str | None:
+    """The scope `method` needs that `granted` lacks, or None when it may be called."""
+    needed = required_scope(method)
+    return None if satisfied(needed, granted) else needed
