@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, field_validator
 
 from claw.errors import NotFoundError, UsageError
+from claw.gateway.approval_rows import approval_row
 from claw.gateway.capability import Method
 from claw.gateway.chat_methods import CHAT_METHODS
 from claw.gateway.msg_context import MsgContext
@@ -304,21 +305,7 @@ async def agent_follow(gw: Gateway, params: RunParams) -> dict[str, Any]:
 @takes(NoParams)
 async def approval_list(gw: Gateway, params: NoParams) -> list[dict[str, Any]]:
     """The exec questions waiting for an answer."""
-    return [
-        {
-            "id": r.id,
-            "approvalKind": "exec",
-            "request": {
-                "command": r.command,
-                "cwd": r.cwd,
-                "agentId": r.agent_id,
-                "sessionKey": r.session_key,
-                "reason": r.reason,
-                "tool": r.tool,
-            },
-        }
-        for r in gw.approvals.pending()
-    ]
+    return [approval_row(request) for request in gw.approvals.pending()]
 
 
 @takes(ApprovalAnswerParams)
