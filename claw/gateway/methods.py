@@ -214,9 +214,16 @@ async def sessions_delete(gw: Gateway, params: SessionParams) -> dict[str, Any]:
     store = gw.sessions(params.session_agent)
     entry = store.get(key)
     gw.abort_session(key)
-    if not await asyncio.to_thread(store.delete, key):
+
+    def delete() -> list[str] | None:
+        """The transcripts now in archive/, or None when there was no such session."""
+        if not store.delete(key):
+            return None
+        return sorted(str(p) for p in store.archive_dir.glob(f"{entry.session_id}*.jsonl")) if entry else []
+
+    archived = await asyncio.to_thread(delete)
+    if archived is None:
         raise NotFoundError(f"no session {key} (see `claw sessions ls`)")
-    archived = sorted(str(p) for p in store.archive_dir.glob(f"{entry.session_id}*.jsonl")) if entry else []
     gw.broadcasts.session_changed(key, "delete", deleted_session_id=entry.session_id if entry else None)
     return {"ok": True, "key": key, "deleted": True, "archived": archived}
 
@@ -284,7 +291,8 @@ async def agents_get(gw: Gateway, params: AgentParams) -> dict[str, Any]:
 @takes(NoParams)
 async def commands_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
     """The slash commands the gateway handles, for completion in clients, as OpenClaw's command catalog:
-    typed as text (`/name args`), built in (`native`) or a capability's."""
+    each typed as text (`/name args`) and, the core's and the capabilities' alike, `native` (OpenClaw's
+    other sources, skills and plugins, are commands of its own plugin system)."""
     rows = [{"name": c.name, "description": c.description, "source": "native", "scope": "text", "acceptsArgs": True}
             for c in gw.commands.listing()]  # fmt: skip
     return {"commands": rows}
