@@ -57,15 +57,18 @@ async def chat_send(gw: Gateway, params: ChatSendParams) -> dict[str, Any]:
     if result.run_id:
         status = "started" if result.status == "accepted" else result.status
         return {"runId": result.run_id, "status": status}
-    run_id = params.idempotency_key or uuid.uuid4().hex  # a command's reply: no run, but the client waits on an id
-    _command_reply(gw, result, run_id)
-    return {"runId": run_id, "status": "ok" if result.error is None else "error", "reply": result.reply}
+    # No run (a command's reply, or the session's full queue refused it), but the client waits on an id.
+    run_id = params.idempotency_key or uuid.uuid4().hex
+    failed = result.error is not None or result.status == "dropped"
+    _no_run_reply(gw, result, run_id, failed)
+    status = "dropped" if result.status == "dropped" else ("error" if failed else "ok")
+    return {"runId": run_id, "status": status, "reply": result.reply}
 
 
-def _command_reply(gw: Gateway, result: DispatchResult, run_id: str) -> None:
-    """A slash command's reply as the one `chat` event a client waits for after `chat.send`."""
+def _no_run_reply(gw: Gateway, result: DispatchResult, run_id: str, failed: bool) -> None:
+    """A command's reply (or why the message was refused) as the one `chat` event a client waits for."""
     base: dict[str, Any] = {"runId": run_id, "sessionKey": result.session_key, "seq": 1}
-    if result.error is None:
+    if not failed:
         frame = {**base, "state": "final", "message": assistant_message(result.reply or "", now_ms())}
     else:
         frame = {**base, "state": "error", "errorMessage": result.reply or "", "errorKind": "unknown"}

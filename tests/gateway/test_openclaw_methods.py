@@ -321,3 +321,17 @@ async def test_sessions_create_and_resolve_as_openclaws_tui_uses_them(claw_env: 
     assert await client.call("sessions.resolve", key="nobody", allowMissing=True) == {"ok": False}
     with pytest.raises(NotFoundError, match="no session agent:main:nobody"):
         await client.call("sessions.resolve", key="nobody")
+
+
+async def test_chat_send_refused_by_a_full_queue_says_so(claw_env: ClawEnv, client: LocalClient) -> None:
+    await client.run("/queue cap:1 drop:new")
+    events = listen(client)
+    claw_env.server.script(hang("working"))
+    await client.call("chat.send", sessionKey="main", message="first", idempotencyKey="busy-1")
+    await until(events, lambda seen: any(p["state"] == "delta" for p in named(seen, "chat")))
+    kept = await client.call("chat.send", sessionKey="main", message="kept", idempotencyKey="busy-2")
+    refused = await client.call("chat.send", sessionKey="main", message="refused", idempotencyKey="busy-3")
+    assert kept["status"] == "started" and refused["status"] == "dropped" and "queue full" in refused["reply"]
+    [said] = [p for p in named(events, "chat") if p["runId"] == "busy-3"]
+    assert said["state"] == "error" and "queue full" in said["errorMessage"]
+    await client.call("chat.abort", sessionKey="main")
