@@ -85,15 +85,17 @@ class Broadcasts:
             asked = self._asked.pop(event.run_id, None)
             if phase == Phase.END:
                 self._turn_messages(event, asked)
-            self.session_changed(event.session_key, "agent.run.ended")
+            self.session_changed(event.session_key, "agent.run.ended", ended=event.run_id)
 
-    def session_changed(self, session_key: str, reason: str, *, deleted_session_id: str | None = None) -> None:
+    def session_changed(
+        self, session_key: str, reason: str, *, deleted_session_id: str | None = None, ended: str | None = None
+    ) -> None:
         """`sessions.changed` for `session_key`: its row as `sessions.list` shows it now (none once deleted)."""
         if not self.listening:
             return
         payload: dict[str, Any] = {"sessionKey": session_key, "agentId": agent_of(session_key), "reason": reason}
         payload["ts"] = now_ms()
-        row = self._row(session_key)
+        row = self._row(session_key, ended)
         if row is not None:
             payload["session"] = row
             payload["sessionId"] = row["sessionId"]
@@ -104,7 +106,7 @@ class Broadcasts:
     def _turn_messages(self, event: RunEvent, asked: str | None) -> None:
         """A finished turn appended the user's message and the reply to the transcript: one
         `session.message` each, with the session's row."""
-        row = self._row(event.session_key)
+        row = self._row(event.session_key, event.run_id)
         now = now_ms()
         text = event.data.get("text")
         messages = []
@@ -118,9 +120,9 @@ class Broadcasts:
                 payload["session"] = row
             self.publish("session.message", payload)
 
-    def _row(self, session_key: str) -> dict[str, Any] | None:
+    def _row(self, session_key: str, ended: str | None = None) -> dict[str, Any] | None:
         try:
             entry = self._gw.sessions(agent_of(session_key)).get(session_key)
         except Exception:  # an agent no longer configured: no row to show
             return None
-        return session_row(self._gw, entry) if entry is not None else None
+        return session_row(self._gw, entry, ended=ended) if entry is not None else None

@@ -48,14 +48,16 @@ def session_kind(entry: SessionEntry) -> str:
     return "direct" if entry.chat_type == "direct" else "group"
 
 
-def session_row(gw: Gateway, entry: SessionEntry) -> dict[str, Any]:
-    """One session as `sessions.list` shows it (OpenClaw's `GatewaySessionRow` fields that claw has)."""
+def session_row(gw: Gateway, entry: SessionEntry, *, ended: str | None = None) -> dict[str, Any]:
+    """One session as `sessions.list` shows it (OpenClaw's `GatewaySessionRow` fields that claw has).
+    `ended`: a run whose terminal event is being sent, no longer counted as active (it is, until the event
+    is out)."""
     key = entry.session_key
     agent_id = agent_of(key)
     settings = gw.config.agent(agent_id)
     chain = [entry.model_override] if entry.model_override else settings.model.chain()  # as the runner picks
     provider, model = split_model_ref(chain[0] if chain else None)
-    active = gw.runs.active(key)
+    active = [run for run in gw.runs.active(key) if run.id != ended]
     running = [run for run in active if run.started_at is not None]
     child = entry.extra.get("subagent")
     return {

@@ -188,8 +188,10 @@ async def test_chat_send_streams_chat_events_and_session_messages(claw_env: Claw
     messages = named(events, "session.message")
     assert [m["message"]["role"] for m in messages] == ["user", "assistant"]
     assert messages[0]["message"]["content"][0]["text"] == "hi" and messages[1]["session"]["messages"] == 2
-    reasons = [c["reason"] for c in named(events, "sessions.changed")]
-    assert reasons[0] == "agent.run.started" and reasons[-1] == "agent.run.ended"
+    changes = named(events, "sessions.changed")
+    assert changes[0]["reason"] == "agent.run.started" and changes[-1]["reason"] == "agent.run.ended"
+    assert changes[0]["session"]["status"] == "running" and changes[0]["session"]["activeRunIds"] == ["tui-run-1"]
+    assert changes[-1]["session"]["status"] == "idle" and changes[-1]["session"]["hasActiveRun"] is False
 
 
 async def test_chat_send_of_a_command_answers_with_one_chat_event(claw_env: ClawEnv, client: LocalClient) -> None:
