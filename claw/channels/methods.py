@@ -88,7 +88,32 @@ async def channels_status(manager: ChannelManager, _gateway: object, params: NoP
     from claw.channels.service import ChannelService
 
     service = next((s for s in m.host.services if isinstance(s, ChannelService)), None)
-    return {"running": m.running, "idle": service is not None and service.idle, "accounts": accounts}
+    return {"running": m.running, "idle": service is not None and service.idle, "accounts": accounts,
+            **_openclaw_view(accounts)}  # fmt: skip
+
+
+def _ms(seconds: Any) -> int | None:
+    return None if seconds is None else int(float(seconds) * 1000)
+
+
+def _openclaw_view(accounts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The same accounts as OpenClaw's `channels.status` groups them (by channel, times in ms), beside
+    claw's own `accounts` list, for OpenClaw's clients: `channels` (a summary each), `channelAccounts`,
+    `channelDefaultAccountId`, `channelOrder`."""
+    by_channel: dict[str, list[dict[str, Any]]] = {}
+    for row in accounts:
+        account = {"accountId": row["accountId"], "configured": True, "running": row["state"] == "running",
+                   "lastError": row["lastError"], "lastErrorAt": _ms(row["lastErrorAt"]),
+                   "lastInboundAt": _ms(row["lastInboundAt"])}  # fmt: skip
+        by_channel.setdefault(row["channel"], []).append(account)
+    return {
+        "ts": int(time.time() * 1000),
+        "channelOrder": list(by_channel),
+        "channelLabels": {channel: channel.capitalize() for channel in by_channel},
+        "channels": {channel: {"configured": True} for channel in by_channel},
+        "channelAccounts": by_channel,
+        "channelDefaultAccountId": {channel: rows[0]["accountId"] for channel, rows in by_channel.items()},
+    }
 
 
 @takes(PairingListParams)

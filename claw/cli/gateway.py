@@ -68,7 +68,8 @@ def status(json_out: bool = JsonOption) -> None:
         typer.echo(f"  but it did not answer: {state['error']}")
         raise typer.Exit(1)
     typer.echo(f"  agents: {', '.join(state.get('agents', []))}")
-    typer.echo(f"  sessions: {state.get('sessions', 0)} · active runs: {state.get('activeRuns', 0)}")
+    sessions = state.get("sessions") or {}
+    typer.echo(f"  sessions: {sessions.get('count', 0)} · active runs: {state.get('activeRuns', 0)}")
 
 
 def _duration(seconds: float) -> str:

@@ -36,7 +36,7 @@ def ls(
     from claw.cli.common import print_json
     from claw.cli.usage import cost_cell, with_costs
 
-    rows = with_costs(_call(agent_id, "sessions.list"), agent_id)
+    rows = with_costs(_call(agent_id, "sessions.list")["sessions"], agent_id)
     if tree and (rows or json_out):
         _print_tree(rows, json_out, agent_id, wide)
         return
@@ -57,8 +57,8 @@ def ls(
         Column("LAST MESSAGE", flex=True),
     )
     table = [
-        (row["sessionKey"], row["sessionId"][:8], row["messages"], local_time(row["updatedAt"]), cost_cell(row),
-         row["preview"] or "")
+        (row["key"], row["sessionId"][:8], row["messages"], local_time(row["updatedAt"]), cost_cell(row),
+         row["lastMessagePreview"] or "")
         for row in rows
     ]  # fmt: skip
     print_table(columns, table, wide=wide)
@@ -81,7 +81,8 @@ def _print_tree(rows: list[dict[str, Any]], json_out: bool, agent_id: str, wide:
         Column("LAST MESSAGE", flex=True),
     )
     table = [
-        (label(depth, row, agent_id), row.get("subagentStatus"), local_time(row["updatedAt"]), row["preview"] or "")
+        (label(depth, row, agent_id), row.get("subagentStatus"), local_time(row["updatedAt"]),
+         row["lastMessagePreview"] or "")
         for depth, row in flatten(forest)
     ]
     print_table(columns, table, wide=wide)
@@ -163,20 +164,20 @@ def _print_entry(console: Any, entry: dict[str, Any]) -> None:
 @app.command("reset")
 def reset(key: str = KeyArgument, agent_id: str = AgentOption, json_out: bool = JsonOption) -> None:
     """Archive the session's transcript and start a new session id under the same key."""
-    row = _call(agent_id, "sessions.reset", sessionKey=key)
+    result = _call(agent_id, "sessions.reset", key=key)
     if json_out:
         from claw.cli.common import print_json
 
-        print_json(row)
+        print_json(result)
     else:
-        print(f"Reset {row['sessionKey']}: new session id {row['sessionId']} (old transcript in archive/).")
+        print(f"Reset {result['key']}: new session id {result['entry']['sessionId']} (old transcript in archive/).")
 
 
 @app.command("rm")
 def rm(key: str = typer.Argument(..., help="Session key to remove."), agent_id: str = AgentOption) -> None:
     """Remove a session from the index (its transcript is kept in archive/)."""
-    result = _call(agent_id, "sessions.delete", sessionKey=key)
-    print(f"Removed {result['deleted']} (transcript kept in archive/).")
+    result = _call(agent_id, "sessions.delete", key=key)
+    print(f"Removed {result['key']} (transcript kept in archive/).")
 
 
 @app.command("export")

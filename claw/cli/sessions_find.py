@@ -120,5 +120,5 @@ def fork(
 
         print_json(row)
         return
-    print(f"Forked {row['forkedFrom']} at message {row['forkedAt']} into {row['sessionKey']}.")
-    print(f"Continue it with: claw chat -s {row['sessionKey']}   (or claw agent -s {row['sessionKey']} -m …)")
+    print(f"Forked {row['forkedFrom']} at message {row['forkedAt']} into {row['key']}.")
+    print(f"Continue it with: claw chat -s {row['key']}   (or claw agent -s {row['key']} -m …)")

@@ -15,8 +15,8 @@ _NOT_CONVERSATIONS = (":subagent:", ":cron:")
 
 def pick_latest(rows: list[dict[str, Any]]) -> str | None:
     """The key of the newest conversation among `sessions.list` rows (newest first), or None."""
-    for row in sorted(rows, key=lambda r: str(r.get("updatedAt") or ""), reverse=True):
-        key = str(row.get("sessionKey") or "")
+    for row in sorted(rows, key=lambda r: r.get("updatedAt") or 0, reverse=True):  # ms since the epoch
+        key = str(row.get("key") or "")
         if key and not row.get("spawnedBy") and not any(part in key for part in _NOT_CONVERSATIONS):
             return key
     return None
@@ -32,20 +32,21 @@ def latest_session_key(agent_id: str, url: str | None = None) -> str | None:
     target = url or running_gateway_url()
     if target is not None:
         try:
-            rows = asyncio.run(_call_remote(target, "sessions.list", {"agentId": agent_id}, DEFAULT_CALL_TIMEOUT))
-            return pick_latest(rows)
+            listed = asyncio.run(_call_remote(target, "sessions.list", {"agentId": agent_id}, DEFAULT_CALL_TIMEOUT))
+            return pick_latest(listed["sessions"])
         except GatewayNotListening:
             if url is not None:
                 raise
             # a stale gateway.json: nothing listens there; the index on disk is the truth
     from claw.cli.common import load
+    from claw.gateway.session_rows import epoch_ms
     from claw.store.sessions import SessionStore
 
     paths, _config = load(agent_id)
     store = SessionStore(paths.sessions_dir(agent_id))
     try:
         rows = [
-            {"sessionKey": e.session_key, "updatedAt": e.updated_at, "spawnedBy": e.extra.get("spawnedBy")}
+            {"key": e.session_key, "updatedAt": epoch_ms(e.updated_at), "spawnedBy": e.extra.get("spawnedBy")}
             for e in store.list()
         ]
     finally:

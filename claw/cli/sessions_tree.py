@@ -11,10 +11,10 @@ def nest(rows: list[Row]) -> list[Row]:
     """The rows as a forest: each row gains `children` (rows whose `spawnedBy` or `forkedFrom` is its key),
     in list order.
     A child whose parent is not listed (another agent's session, or removed) stays at the top."""
-    by_key = {row["sessionKey"]: {**row, "children": []} for row in rows}
+    by_key = {row["key"]: {**row, "children": []} for row in rows}
     roots: list[Row] = []
     for row in rows:
-        node = by_key[row["sessionKey"]]
+        node = by_key[row["key"]]
         parent = by_key.get(_parent(row))
         if parent is not None and parent is not node and not _descends(by_key, parent, node):
             parent["children"].append(node)
@@ -51,7 +51,7 @@ def flatten(forest: list[Row], depth: int = 0) -> list[tuple[int, Row]]:
 def label(depth: int, row: Row, agent_id: str) -> str:
     """The session key, indented under its parent; below the top without `agent:<id>:` (the key that
     `claw sessions show` takes as well)."""
-    key: str = row["sessionKey"]
+    key: str = row["key"]
     fork = f" (fork at message {row.get('forkedAt')})" if row.get("forkedFrom") else ""
     if depth == 0:
         if row.get("spawnedBy"):

@@ -58,10 +58,13 @@ def one_line(value: object) -> str:
     return text
 
 
-def local_time(iso: str | None) -> str:
-    """An ISO 8601 time as `2026-12-01 22:10` in this host's zone: short enough to stay whole in a table."""
-    if not iso:
+def local_time(iso: str | int | float | None) -> str:
+    """An ISO 8601 time, or milliseconds since the epoch (the gateway's clock on the wire), as
+    `2026-12-01 22:10` in this host's zone: short enough to stay whole in a table."""
+    if iso is None or iso == "":
         return "—"
+    if isinstance(iso, int | float):
+        return datetime.fromtimestamp(iso / 1000).astimezone().strftime("%Y-%m-%d %H:%M")
     try:
         return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M")
     except ValueError:

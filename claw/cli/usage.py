@@ -124,7 +124,7 @@ def with_costs(rows: list[dict[str, Any]], agent_id: str) -> list[dict[str, Any]
     groups = {g["key"]: g for g in report["groups"]}
     out = []
     for row in rows:
-        group = groups.get(row["sessionKey"])
+        group = groups.get(row["key"])
         cost = None if group is None else group["cost"]
         out.append({**row, "cost": cost, "unpricedCalls": 0 if group is None else group["unpricedCalls"]})
     return out

@@ -53,7 +53,7 @@ from claw.errors import GatewayUnavailable, NotFoundError, UsageError
 from claw.gateway.event_bus import session_interest
 from claw.gateway.run_event import RunEvent
 from claw.redact import redact_url
-from claw.server.wire_errors import error_for
+from claw.server.wire_errors import error_from
 from claw.tools.base import ApprovalRequest, Decision
 
 log = logging.getLogger(__name__)
@@ -276,7 +276,7 @@ class RemoteClient:
             self._pending.pop(frame_id, None)
         if not frame.get("ok"):
             err = frame.get("error") or {}
-            raise error_for(str(err.get("code", "FAILED")), str(err.get("message", "request failed")))
+            raise error_from(err)
         return frame.get("payload")
 
     def _buffer(self, run_id: str) -> asyncio.Queue[RunEvent | None]:

@@ -6,7 +6,8 @@ from typing import Any
 
 
 async def probe_status(url: str, token: str) -> dict[str, Any]:
-    """The gateway's `status` (without its uptime), or `{"error": why}` when it does not answer."""
+    """The gateway's `status` (without its uptime: the runtime file's start time says it), or `{"error": why}`
+    when it does not answer."""
     from claw.client.remote import RemoteClient
     from claw.errors import ClawError
 
@@ -20,4 +21,4 @@ async def probe_status(url: str, token: str) -> dict[str, Any]:
         return {"error": exc.message}
     finally:
         await client.close()
-    return {k: v for k, v in state.items() if k != "uptimeSeconds"} if isinstance(state, dict) else {}
+    return {k: v for k, v in state.items() if k != "uptimeMs"} if isinstance(state, dict) else {}

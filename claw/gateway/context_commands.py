@@ -148,9 +148,10 @@ async def _sessions_context(gw: Gateway, params: SessionParams) -> dict[str, Any
 async def _sessions_compact(gw: Gateway, params: CompactParams) -> dict[str, Any]:
     key = params.session_key
     result = await compact_session(gw, params.session_agent, key, params.focus)
+    named = {"ok": True, "key": key, "sessionKey": key}  # `key` and `ok`: as OpenClaw's sessions.compact answers
     if result is None:
-        return {"sessionKey": key, "compacted": False}
-    return {"sessionKey": key, "compacted": True, **result.to_json(), "summary": result.summary}
+        return {**named, "compacted": False}
+    return {**named, "compacted": True, **result.to_json(), "summary": result.summary}
 
 
 class ContextCapability(BaseCapability):

@@ -23,6 +23,7 @@ from claw.agent.runner import AgentRunner
 from claw.config import Config
 from claw.errors import ClawError, GatewayUnavailable, NotFoundError, UsageError
 from claw.gateway import commands, hook_points, run_event
+from claw.gateway.broadcasts import Broadcasts
 from claw.gateway.capability import Capability, HttpRoute
 from claw.gateway.command_syntax import parse_command
 from claw.gateway.dedupe import InboundDedupe
@@ -67,6 +68,8 @@ class Gateway:
         self.paths = paths
         self.config = config
         self.bus = EventBus()
+        self.broadcasts = Broadcasts(self)
+        """Gateway-wide events (`chat`, `sessions.changed`, `session.message`), built from the runs' events."""
         self.hooks = HookBus()
         """Lifecycle hook events (`claw.gateway.hook_points` says where each one fires); the hooks
         capability attaches what runs for them."""
@@ -430,7 +433,9 @@ class Gateway:
             log.exception("could not write the session index of agent %s", env.agent_id)
 
     def _emit(self, run: Run, stream: Stream, data: dict[str, Any]) -> None:
-        self.bus.publish(run.next_event(stream, data))
+        event = run.next_event(stream, data)
+        self.bus.publish(event)
+        self.broadcasts.run_event(event)
 
     def _remember(self, key: str | None, result: DispatchResult) -> DispatchResult:
         if key:

@@ -4,30 +4,36 @@ capability's; `LocalClient` and the WebSocket server both go through it."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
-from claw import __version__
 from claw.errors import NotFoundError, UsageError
+from claw.gateway.approval_rows import approval_row
 from claw.gateway.capability import Method
+from claw.gateway.chat_methods import CHAT_METHODS
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.rpc_params import (
     AgentParams,
+    Flag,
     Milliseconds,
     NonEmptyStr,
+    NonNegativeInt,
     NoParams,
-    Number,
     OptionalAgentSessionKey,
     OptionalStr,
     Params,
+    PositiveInt,
     SessionParams,
     takes,
 )
+from claw.gateway.session_keys import agent_of
+from claw.gateway.session_lifecycle_methods import SESSION_LIFECYCLE_METHODS
 from claw.gateway.session_methods import SESSION_METHODS
+from claw.gateway.session_rows import now_ms, session_row, split_model_ref
+from claw.gateway.system_methods import SYSTEM_METHODS
 from claw.store.sessions import SessionEntry
 from claw.tools.exec_approvals import DECISIONS
 from claw.workspace import resolve_name
@@ -60,10 +66,6 @@ class AbortParams(SessionParams):
     run_id: OptionalStr = None
 
 
-class HistoryParams(SessionParams):
-    limit: Number = Field(200, description="a number; 0 for the whole history")
-
-
 class WorkspaceFileParams(AgentParams):
     name: NonEmptyStr = Field(description="a workspace file name, e.g. USER.md or user")
 
@@ -88,41 +90,6 @@ class SessionPatchParams(SessionParams):
 class ApprovalAnswerParams(Params):
     id: NonEmptyStr = Field(description="a pending approval's id (see exec.approval.list)")
     decision: NonEmptyStr = Field(description=f"one of {', '.join(sorted(DECISIONS))}")
-
-
-def session_row(entry: SessionEntry) -> dict[str, Any]:
-    return {
-        "sessionKey": entry.session_key,
-        "sessionId": entry.session_id,
-        "messages": entry.message_count,
-        "updatedAt": entry.updated_at,
-        "createdAt": entry.created_at,
-        "inputTokens": entry.input_tokens,
-        "outputTokens": entry.output_tokens,
-        "model": entry.model_override,
-        "preview": entry.last_preview,
-        "channel": entry.channel,
-        "spawnedBy": entry.extra.get("spawnedBy"),  # subagent sessions: the parent session's key
-        "forkedFrom": entry.extra.get("forkedFrom"),  # forks: the session copied, and at which message
-        "forkedAt": entry.extra.get("forkedAt"),
-        "subagentStatus": child.get("status") if isinstance(child := entry.extra.get("subagent"), dict) else None,
-    }
-
-
-@takes(NoParams)
-async def health(gw: Gateway, params: NoParams) -> dict[str, Any]:
-    return {"ok": True}
-
-
-@takes(NoParams)
-async def status(gw: Gateway, params: NoParams) -> dict[str, Any]:
-    return {
-        "version": __version__,
-        "uptimeSeconds": round(time.time() - gw.started_at, 1),
-        "agents": gw.config.agent_ids,
-        "activeRuns": len(gw.runs.active()),
-        "sessions": sum(len(gw.sessions(a).list()) for a in gw.config.agent_ids),
-    }
 
 
 @takes(AgentTurnParams)
@@ -154,24 +121,71 @@ async def agent_abort(gw: Gateway, params: AbortParams) -> dict[str, Any]:
     return {"aborted": gw.abort_session(params.session_key)}
 
 
-@takes(HistoryParams)
-async def chat_history(gw: Gateway, params: HistoryParams) -> dict[str, Any]:
-    key, limit = params.session_key, int(params.limit)
-    store = gw.sessions(params.session_agent)
-    entry = store.get(key)
-    if entry is None:
-        return {"sessionKey": key, "sessionId": None, "messages": []}
-    entries = await asyncio.to_thread(store.transcript(entry).read)
+class SessionsListParams(AgentParams):
+    """`sessions.list` (OpenClaw's filters that claw's index can answer): newest first, `offset`/`limit`
+    pages, `activeOnly` for sessions with a run going or queued, `search` in key, name and last message;
+    `agentId` for one agent's (else every agent's)."""
+
+    limit: PositiveInt | None = None
+    offset: NonNegativeInt = 0
+    active_only: Flag = False
+    search: OptionalStr = None
+
+
+@takes(SessionsListParams)
+async def sessions_list(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
+    """OpenClaw's `SessionsListResult`: `sessions` (rows, `claw.gateway.session_rows`) and the page's counts."""
+    return _sessions_page(gw, params)
+
+
+@takes(SessionsListParams)
+async def sessions_subscribe(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
+    """OpenClaw's `sessions.subscribe` called without a connection: `subscribed: false`, as OpenClaw answers
+    a caller that has none (a subscription lives as long as its connection, which serves this name itself
+    with a `claw.gateway.session_watch.SessionWatch`); with `sessions.list`'s parameters, the list too."""
+    if not params.model_fields_set:
+        return {"subscribed": False}
+    return {"subscribed": False, "list": _sessions_page(gw, params)}
+
+
+@takes(NoParams)
+async def sessions_unsubscribe(gw: Gateway, params: NoParams) -> dict[str, Any]:
+    return {"subscribed": False}
+
+
+def _sessions_page(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
+    # `agentId` given: that agent's sessions (claw's CLI and console always say); absent: every agent's,
+    # as OpenClaw's gateway lists its whole index.
+    agents = [params.agent_id] if "agent_id" in params.model_fields_set else gw.config.agent_ids
+    found = [entry for agent_id in agents for entry in gw.sessions(agent_id).list()]
+    entries = sorted(found, key=lambda e: e.updated_at, reverse=True)
+    if params.active_only:
+        entries = [e for e in entries if gw.runs.active(e.session_key)]
+    if params.search:
+        needle = params.search.lower()
+        entries = [e for e in entries if needle in f"{e.session_key} {e.display_name or ''} {e.last_preview}".lower()]
+    end = None if params.limit is None else params.offset + params.limit
+    page = entries[params.offset : end]
+    more = end is not None and end < len(entries)
+    settings = gw.config.agent(params.agent_id)
     return {
-        "sessionKey": key,
-        "sessionId": entry.session_id,
-        "messages": entries[-limit:] if limit > 0 else entries,
+        "ts": now_ms(),
+        "path": str(gw.paths.sessions_dir(params.agent_id) / "sessions.json"),
+        "count": len(page),
+        "totalCount": len(entries),
+        "limitApplied": params.limit,
+        "nextOffset": end if more else None,
+        "hasMore": more,
+        "defaults": {"model": next(iter(settings.model.chain()), None), "contextTokens": settings.context_tokens},
+        "sessions": [session_row(gw, e) for e in page],
     }
 
 
-@takes(AgentParams)
-async def sessions_list(gw: Gateway, params: AgentParams) -> list[dict[str, Any]]:
-    return [session_row(e) for e in gw.sessions(params.agent_id).list()]
+@takes(SessionParams)
+async def sessions_describe(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+    """One session's row (`key`), or `session: null` when there is none."""
+    entry = gw.sessions(params.session_agent).get(params.session_key)
+    return {"session": session_row(gw, entry) if entry is not None else None}
 
 
 @takes(SessionParams)
@@ -180,7 +194,7 @@ async def sessions_get(gw: Gateway, params: SessionParams) -> dict[str, Any]:
     entry = gw.sessions(params.session_agent).get(key)
     if entry is None:
         raise NotFoundError(f"no session {key} (see `claw sessions ls`)")
-    return {**session_row(entry), "entry": asdict(entry)}
+    return {**session_row(gw, entry), "entry": asdict(entry)}
 
 
 @takes(SessionParams)
@@ -189,16 +203,29 @@ async def sessions_reset(gw: Gateway, params: SessionParams) -> dict[str, Any]:
     if gw.sessions(params.session_agent).get(key) is None:
         raise NotFoundError(f"no session {key} (see `claw sessions ls`)")
     gw.abort_session(key)
-    return session_row(await gw.reset_session(key))
+    entry = await gw.reset_session(key)
+    gw.broadcasts.session_changed(key, "reset")
+    return {"ok": True, "key": key, "entry": session_row(gw, entry)}
 
 
 @takes(SessionParams)
 async def sessions_delete(gw: Gateway, params: SessionParams) -> dict[str, Any]:
     key = params.session_key
+    store = gw.sessions(params.session_agent)
+    entry = store.get(key)
     gw.abort_session(key)
-    if not await asyncio.to_thread(gw.sessions(params.session_agent).delete, key):
+
+    def delete() -> list[str] | None:
+        """The transcripts now in archive/, or None when there was no such session."""
+        if not store.delete(key):
+            return None
+        return sorted(str(p) for p in store.archive_dir.glob(f"{entry.session_id}*.jsonl")) if entry else []
+
+    archived = await asyncio.to_thread(delete)
+    if archived is None:
         raise NotFoundError(f"no session {key} (see `claw sessions ls`)")
-    return {"deleted": key}
+    gw.broadcasts.session_changed(key, "delete", deleted_session_id=entry.session_id if entry else None)
+    return {"ok": True, "key": key, "deleted": True, "archived": archived}
 
 
 @takes(WorkspaceFileParams)
@@ -239,7 +266,12 @@ async def sessions_patch(gw: Gateway, params: SessionPatchParams) -> dict[str, A
         store.get_or_create(key, channel=params.caller_channel)
         return store.update(key, **changes)
 
-    return session_row(await asyncio.to_thread(patch))
+    entry = await asyncio.to_thread(patch)
+    gw.broadcasts.session_changed(key, "patch")
+    chain = [entry.model_override] if entry.model_override else gw.config.agent(agent_of(key)).model.chain()
+    provider, model = split_model_ref(next(iter(chain), None))
+    resolved = {"modelProvider": provider, "model": model}
+    return {"ok": True, "key": key, "entry": session_row(gw, entry), "resolved": resolved}
 
 
 @takes(AgentParams)
@@ -257,9 +289,13 @@ async def agents_get(gw: Gateway, params: AgentParams) -> dict[str, Any]:
 
 
 @takes(NoParams)
-async def commands_list(gw: Gateway, params: NoParams) -> list[dict[str, str]]:
-    """The slash commands the gateway handles, for completion in clients."""
-    return [{"name": c.name, "description": c.description} for c in gw.commands.listing()]
+async def commands_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
+    """The slash commands the gateway handles, for completion in clients, as OpenClaw's command catalog:
+    each typed as text (`/name args`) and, the core's and the capabilities' alike, `native` (OpenClaw's
+    other sources, skills and plugins, are commands of its own plugin system)."""
+    rows = [{"name": c.name, "description": c.description, "source": "native", "scope": "text", "acceptsArgs": True}
+            for c in gw.commands.listing()]  # fmt: skip
+    return {"commands": rows}
 
 
 @takes(RunParams)
@@ -277,17 +313,7 @@ async def agent_follow(gw: Gateway, params: RunParams) -> dict[str, Any]:
 @takes(NoParams)
 async def approval_list(gw: Gateway, params: NoParams) -> list[dict[str, Any]]:
     """The exec questions waiting for an answer."""
-    return [
-        {
-            "id": r.id,
-            "agentId": r.agent_id,
-            "sessionKey": r.session_key,
-            "command": r.command,
-            "cwd": r.cwd,
-            "reason": r.reason,
-        }
-        for r in gw.approvals.pending()
-    ]
+    return [approval_row(request) for request in gw.approvals.pending()]
 
 
 @takes(ApprovalAnswerParams)
@@ -302,19 +328,22 @@ async def approval_resolve(gw: Gateway, params: ApprovalAnswerParams) -> dict[st
 
 
 CORE_METHODS: Mapping[str, Method] = {
-    "health": health,
-    "status": status,
+    **SYSTEM_METHODS,  # health, status, agents.list, models.list, config.get, presence, lists claw has none of
     "agent": agent,
     "agent.wait": agent_wait,
     "agent.abort": agent_abort,
     "agent.follow": agent_follow,
-    "chat.history": chat_history,
+    **CHAT_METHODS,  # chat.send, chat.abort, chat.history
     "sessions.list": sessions_list,
+    "sessions.describe": sessions_describe,
+    "sessions.subscribe": sessions_subscribe,  # over WebSocket the connection's own (SessionWatch)
+    "sessions.unsubscribe": sessions_unsubscribe,
     "sessions.get": sessions_get,
     "sessions.reset": sessions_reset,
     "sessions.delete": sessions_delete,
     "sessions.patch": sessions_patch,
     **SESSION_METHODS,  # search, reindex, fork, undo, export
+    **SESSION_LIFECYCLE_METHODS,  # create, resolve
     "workspace.read": workspace_read,
     "workspace.write": workspace_write,
     "agents.get": agents_get,

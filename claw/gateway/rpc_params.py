@@ -31,6 +31,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     AfterValidator,
+    AliasChoices,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -136,10 +137,13 @@ class AgentParams(Params):
 class SessionParams(AgentParams):
     """Parameters naming one session: `sessionKey` (absent, null or "": `main`), a bare key being under
     `agentId`. `session_key` is normalised and checked; `session_agent` is the agent it belongs to, the
-    one to act on (`agent:ops:main` with no `agentId` is the ops agent's)."""
+    one to act on (`agent:ops:main` with no `agentId` is the ops agent's).
+
+    OpenClaw's `sessions.*` methods name the session `key` (its `chat.*` ones `sessionKey`): either is
+    taken, so every session method reads the same whichever of OpenClaw's clients calls it."""
 
     session_key: Annotated[AgentSessionKey, BeforeValidator(_none_or_empty_is_main)] = Field(
-        "main", validate_default=True
+        "main", validate_default=True, validation_alias=AliasChoices("sessionKey", "key")
     )
 
     @property
@@ -191,13 +195,22 @@ def _usage_error(model: type[BaseModel], fields: Mapping[str, Any], exc: Validat
         return UsageError(f"unknown parameter {name!r}")
     if err["type"] == "value_error":  # one of our validators: its message says what is wrong
         return UsageError(f"invalid parameter {name!r}: {err['ctx']['error']}")
-    by_wire_name = {info.alias or python_name: info for python_name, info in model.model_fields.items()}
+    fields_ = model.model_fields.items()
+    by_wire_name = {name: info for python_name, info in fields_ for name in _wire_names(python_name, info)}
     field = by_wire_name.get(name)
     expected = field.description if field is not None and field.description else _lower_first(err["msg"])
     if err["type"] == "missing":
         return UsageError(f"missing parameter {name!r} ({expected})")
     got = fields[name] if name in fields else err["input"]  # a list's bad item: show the whole list
     return UsageError(f"invalid parameter {name!r} ({expected}), got {_shown(got)}")
+
+
+def _wire_names(python_name: str, info: Any) -> list[str]:
+    """The names a field is sent under: its alias, and each of its `AliasChoices` (`sessionKey`, `key`)."""
+    names = [info.alias or python_name]
+    if isinstance(info.validation_alias, AliasChoices):
+        names += [choice for choice in info.validation_alias.choices if isinstance(choice, str)]
+    return names
 
 
 def _lower_first(text: str) -> str:

@@ -103,7 +103,7 @@ async def sessions_reindex(gw: Gateway, params: AgentParams) -> dict[str, Any]:
 
 @takes(ForkParams)
 async def sessions_fork(gw: Gateway, params: ForkParams) -> dict[str, Any]:
-    from claw.gateway.methods import session_row
+    from claw.gateway.session_rows import session_row
     from claw.store.fork import fork_session
 
     agent_id = params.session_agent
@@ -112,7 +112,7 @@ async def sessions_fork(gw: Gateway, params: ForkParams) -> dict[str, Any]:
         raise UsageError(f"a fork stays with its agent: use a key under agent:{agent_id}:")
     store = gw.sessions(agent_id)
     entry = await asyncio.to_thread(fork_session, store, params.session_key, new_key, at=params.at)
-    return {**session_row(entry), "forkedFrom": params.session_key, "forkedAt": entry.extra.get("forkedAt")}
+    return {**session_row(gw, entry), "forkedFrom": params.session_key, "forkedAt": entry.extra.get("forkedAt")}
 
 
 @takes(SessionParams)

@@ -33,6 +33,8 @@ METHOD_SCOPES: dict[str, str] = {
     "chat.abort": WRITE,
     "chat.inject": ADMIN,
     "sessions.patch": WRITE,
+    "sessions.create": WRITE,
+    "sessions.resolve": READ,
     "sessions.fork": WRITE,
     "sessions.undo": WRITE,
     "sessions.send": WRITE,

@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+BROADCAST_TO_ALL = frozenset({"chat"})
+"""The gateway-wide events every connection gets (the others go to subscribers: `SESSION_EVENTS`)."""
 SETTLE_SECONDS = 2.0
 """At stop, how long in-flight answers may take to go out before the sockets close."""
 
@@ -71,6 +73,8 @@ class GatewayServer:
         """Set when shutdown begins: new runs are refused, running ones finish."""
         self.connections: set[WsConnection] = set()
         self._gateway: Gateway | None = None
+        self._unlisten: Any = None
+        """Stops the `chat` events reaching the connections (`_broadcast`), once started."""
         self._runner: web.AppRunner | None = None
         self._relay = ApprovalRelay(settings.approval_timeout_s)
         self._pending_handshakes = 0
@@ -108,12 +112,16 @@ class GatewayServer:
         self._runner = runner
         self.port = _bound_port(runner, self.settings.port)
         gateway.approvals.set_approver(self._relay, name="remote-clients")
+        self._unlisten = gateway.broadcasts.listen(self._broadcast, active=lambda: bool(self.connections))
         log.info("listening on %s (WebSocket at /, HTTP /health and /v1)", self.url)
 
     async def stop(self) -> None:
         self.draining = True
         if self._gateway is not None:
             self._gateway.approvals.set_approver(None, name="remote-clients")
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
         if self.connections:  # let the last events and final answers of ended runs reach their clients
             await asyncio.wait([asyncio.ensure_future(c.settle(SETTLE_SECONDS)) for c in self.connections])
         for conn in list(self.connections):
@@ -122,6 +130,15 @@ class GatewayServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    def _broadcast(self, name: str, payload: dict[str, Any]) -> None:
+        """A gateway-wide `chat` event (`Gateway.broadcasts`) to every connection, as OpenClaw's gateway
+        sends them to its operator clients. `sessions.changed` and `session.message` are only for the
+        connections that asked with `sessions.subscribe`: the subscription listens for them itself."""
+        if name not in BROADCAST_TO_ALL:
+            return
+        for conn in list(self.connections):
+            conn.post_event(name, payload)
 
     # --- HTTP guard: browser checks, Bearer, failed-auth limiter -------------------------------------
 

@@ -66,3 +66,29 @@ def error_for(code: str, message: str) -> ClawError:
     if code == UNAVAILABLE:
         return GatewayUnavailable(message)
     return RemoteCallError(code, message)
+
+
+def details_for(exc: ClawError) -> dict[str, str]:
+    """The error's `details`: which of claw's errors it is, in OpenClaw's place for a structured reason
+    (`details.code`), for when its code is OpenClaw's `INVALID_REQUEST` (OpenClaw answers an unknown
+    session or run, or a config that does not allow the call, with that code too). A connection sends
+    it beside `code_for(exc)`; `error_from` reads it back, so a claw client still raises `NotFoundError`
+    or `ConfigError` (and the CLI exits as it did) whichever code the gateway sent."""
+    if isinstance(exc, NotFoundError):
+        return {"code": NOT_FOUND}
+    if isinstance(exc, ConfigError):
+        return {"code": CONFIG}
+    return {}
+
+
+def error_from(err: object) -> ClawError:
+    """The `ClawError` for an error frame's `error` object (`{code, message, details?}`)."""
+    body = err if isinstance(err, dict) else {}
+    code, message = str(body.get("code", FAILED)), str(body.get("message", "request failed"))
+    details = body.get("details")
+    reason = details.get("code") if isinstance(details, dict) else None
+    if code == INVALID_REQUEST and reason == NOT_FOUND:
+        return NotFoundError(message)
+    if code == INVALID_REQUEST and reason == CONFIG:
+        return ConfigError(message)
+    return error_for(code, message)

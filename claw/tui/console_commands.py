@@ -93,8 +93,8 @@ class ConsoleCommands:
             await self._say("✗ one model ref, e.g. /model openai/gpt-4o-mini (or /model default)", "error")
             return
         ref = None if words[0].lower() in ("default", "-") else words[0]
-        row = await host.api.call("sessions.patch", agentId=host.agent_id, sessionKey=host.session_key, model=ref)
-        stored = row.get("model")
+        patched = await host.api.call("sessions.patch", agentId=host.agent_id, key=host.session_key, model=ref)
+        stored = patched["entry"].get("modelOverride")
         host.session_model = stored
         host.has_model = bool(stored or host.agent_models)
         host.status.model = effective_model(stored, host.agent_models)
@@ -161,8 +161,8 @@ class ConsoleCommands:
             return
         params: dict[str, Any] = {"at": int(words[0])} if words[0].isdigit() else {}
         row = await host.api.call("sessions.fork", agentId=host.agent_id, sessionKey=host.session_key, **params)
-        notice = f"Forked {host.session_key} at message {row['forkedAt']}: this is {row['sessionKey']}."
-        host.load_session(row["sessionKey"], notice=notice)
+        notice = f"Forked {host.session_key} at message {row['forkedAt']}: this is {row['key']}."
+        host.load_session(row["key"], notice=notice)
 
     async def cmd_undo(self, args: str) -> None:
         """Take the last exchange out of what the model is sent (the transcript keeps it, marked undone)."""

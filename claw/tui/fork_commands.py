@@ -127,7 +127,7 @@ class ForkCommands:
             notice = f"Message {number} was the first in {host.session_key}: {key} starts afresh with your edit."
         else:
             row = await host.api.call("sessions.fork", agentId=host.agent_id, sessionKey=host.session_key, at=before)
-            key = row["sessionKey"]
+            key = row["key"]
             notice = f"Forked {host.session_key} before message {number} (it is untouched): this is {key}."
         loading = host.load_session(key, notice=notice)
         if isinstance(loading, Worker):

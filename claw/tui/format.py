@@ -53,9 +53,12 @@ def tokens(count: int) -> str:
     return f"{count / 1_000_000:.1f}M"
 
 
-def parse_time(stamp: str | None) -> datetime | None:
-    if not stamp:
+def parse_time(stamp: str | int | float | None) -> datetime | None:
+    """An ISO-8601 time, or milliseconds since the epoch (the gateway's clock on the wire), as a datetime."""
+    if stamp is None or stamp == "":
         return None
+    if isinstance(stamp, int | float):
+        return datetime.fromtimestamp(stamp / 1000, UTC)
     try:
         moment = datetime.fromisoformat(stamp)
     except ValueError:
@@ -63,8 +66,8 @@ def parse_time(stamp: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def ago(stamp: str | None, now: datetime | None = None) -> str:
-    """How long ago an ISO-8601 time was: `now`, `5m`, `3h`, `2d`, or the date."""
+def ago(stamp: str | int | float | None, now: datetime | None = None) -> str:
+    """How long ago a time (ISO-8601, or ms since the epoch) was: `now`, `5m`, `3h`, `2d`, or the date."""
     moment = parse_time(stamp)
     if moment is None:
         return ""

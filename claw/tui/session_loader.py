@@ -84,8 +84,8 @@ class SessionLoader:
         host = self.host
         info = await self.optional("agents.get", {}, agentId=host.agent_id)
         host.agent_models = list(info.get("models") or [])
-        commands = await self.optional("commands.list", [])
-        host.prompt.catalog = slash.SlashCatalog(commands)
+        commands = await self.optional("commands.list", {})
+        host.prompt.catalog = slash.SlashCatalog(commands.get("commands") or [])
         notice = await self._store_opening_model()
         host.load_session(host.session_key, notice=notice)
 
@@ -98,7 +98,7 @@ class SessionLoader:
         if not ref:
             return None
         try:
-            await host.api.call("sessions.patch", agentId=host.agent_id, sessionKey=host.session_key, model=ref)
+            await host.api.call("sessions.patch", agentId=host.agent_id, key=host.session_key, model=ref)
         except ClawError as exc:
             return f"✗ could not use the model {ref} here: {exc.message}"
         return None
@@ -127,7 +127,7 @@ class SessionLoader:
             "chat.history", agentId=host.agent_id, sessionKey=session_key, limit=HISTORY_LIMIT
         )
         entry = await self.session_row(session_key)
-        self.show_model(entry.get("model") if entry else None)
+        self.show_model(entry.get("modelOverride") if entry else None)
         widgets = history_widgets(history["messages"])
         if not widgets:
             widgets.append(Notice(f"{session_key} · Enter sends · /help lists commands and keys · Ctrl+D quits"))
@@ -211,7 +211,7 @@ class SessionLoader:
         self.show_counters(entry)
         self.show_cost(cost)
         self.show_context(report)
-        stored = entry.get("model") if entry else None
+        stored = entry.get("modelOverride") if entry else None
         if stored != host.session_model:
             self.show_model(stored, report)
 
@@ -219,4 +219,5 @@ class SessionLoader:
         """List the agent's sessions in the sidebar, when it is shown."""
         host = self.host
         if host.sidebar.display:
-            host.sidebar.show(await host.api.call("sessions.list", agentId=host.agent_id), host.session_key)
+            listed = await host.api.call("sessions.list", agentId=host.agent_id)
+            host.sidebar.show(listed["sessions"], host.session_key)

@@ -76,20 +76,20 @@ class SessionsProvider(Provider):
     async def startup(self) -> None:
         host: Any = self.screen  # the chat screen that opened the palette
         self.host: _PickerHost = host
-        self.rows: list[dict[str, Any]] = await host.api.call("sessions.list", agentId=host.agent_id)
+        self.rows: list[dict[str, Any]] = (await host.api.call("sessions.list", agentId=host.agent_id))["sessions"]
 
     def _label(self, row: dict[str, Any]) -> str:
-        return f"{short_key(row['sessionKey'])}  ·  {row.get('preview') or '(empty)'}"
+        return f"{short_key(row['key'])}  ·  {row.get('lastMessagePreview') or '(empty)'}"
 
     def _help(self, row: dict[str, Any]) -> str:
-        return f"{row['sessionKey']} · {row.get('messages', 0)} messages · {ago(row.get('updatedAt'))}"
+        return f"{row['key']} · {row.get('messages', 0)} messages · {ago(row.get('updatedAt'))}"
 
     def _pick(self, session_key: str) -> None:
         self.screen.post_message(SessionPicked(session_key))
 
     async def discover(self) -> Hits:
         for row in self.rows:
-            yield DiscoveryHit(self._label(row), partial(self._pick, row["sessionKey"]), help=self._help(row))
+            yield DiscoveryHit(self._label(row), partial(self._pick, row["key"]), help=self._help(row))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -98,8 +98,8 @@ class SessionsProvider(Provider):
             label = self._label(row)
             score = matcher.match(label)
             if score > 0:
-                shown.add(row["sessionKey"])
-                yield Hit(score, matcher.highlight(label), partial(self._pick, row["sessionKey"]), help=self._help(row))
+                shown.add(row["key"])
+                yield Hit(score, matcher.highlight(label), partial(self._pick, row["key"]), help=self._help(row))
         for hit in await message_hits(self.host.api, self.host.agent_id, query):
             key = hit["sessionKey"]
             if key in shown:
@@ -135,7 +135,7 @@ class SessionPickerScreen(ModalScreen[str | None]):
                 yield Static("", id="preview")
 
     async def on_mount(self) -> None:
-        self.rows = await self.api.call("sessions.list", agentId=self.agent_id)
+        self.rows = (await self.api.call("sessions.list", agentId=self.agent_id))["sessions"]
         self.filter("")
 
     def action_dismiss_none(self) -> None:
@@ -161,10 +161,11 @@ class SessionPickerScreen(ModalScreen[str | None]):
         words = query.lower().split()
         options: list[Option] = []
         for row in self.rows:
-            haystack = f"{row['sessionKey']} {row.get('preview') or ''}".lower()
+            preview = row.get("lastMessagePreview") or ""
+            haystack = f"{row['key']} {preview}".lower()
             if all(word in haystack for word in words):
-                label = f"{short_key(row['sessionKey'])}  ·  {ago(row.get('updatedAt'))}\n  {row.get('preview') or ''}"
-                options.append(Option(label, id=row["sessionKey"]))
+                label = f"{short_key(row['key'])}  ·  {ago(row.get('updatedAt'))}\n  {preview}"
+                options.append(Option(label, id=row["key"]))
         listed = {option.id for option in options}
         for hit in await message_hits(self.api, self.agent_id, query):
             if hit["sessionKey"] not in listed:

@@ -54,7 +54,7 @@ async def test_a_failed_run_closes_its_turn_and_the_next_prompt_says_so(
     sent = claw_env.server.chat_requests[-1].body["messages"]
     assert _roles(sent) == ["system", "user", "assistant", "user"]
     assert sent[2]["content"].startswith("[No reply: the run failed: model error:")
-    rows = await client.call("sessions.list")
+    rows = (await client.call("sessions.list"))["sessions"]
     assert rows[0]["messages"] == len([e for e in _transcript_lines(claw_env) if "role" in e]) == 4
 
 

@@ -187,8 +187,14 @@ async def test_a_hook_whose_secret_is_the_gateway_token_refuses_everything(
     monkeypatch.setenv("CLAW_GATEWAY_TOKEN", HOOK_SECRET)
     ch = await start_channels(webhook_config(receiver.reply_url))
     assert await send(ch.hook_url(), event(1)) == (503, {"ok": False, "error": "this hook is not configured correctly"})
-    (account,) = (await ch.call("channels.status"))["accounts"]
+    status = await ch.call("channels.status")
+    (account,) = status["accounts"]
     assert account["state"] == "error" and account["lastError"].endswith(
         "is the gateway token: every request is refused"
     )
+    # the same account as OpenClaw's channels.status groups it, its times in ms
+    [(channel, [seen])] = status["channelAccounts"].items()
+    assert status["channelOrder"] == [channel] and seen["accountId"] == account["accountId"]
+    assert seen["running"] is False and seen["lastError"] == account["lastError"]
+    assert seen["lastErrorAt"] == int(account["lastErrorAt"] * 1000)
     assert ch.rows("channel_inbox") == []

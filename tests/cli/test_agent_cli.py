@@ -49,7 +49,7 @@ def test_sessions_ls_show_reset(claw_env: ClawEnv) -> None:
     assert claw(claw_env.env, "agent", "-m", "first question").returncode == 0
     ls = claw(claw_env.env, "sessions", "ls", "--json")
     rows = json.loads(ls.stdout)
-    assert rows[0]["sessionKey"] == "agent:main:main" and rows[0]["messages"] == 2
+    assert rows[0]["key"] == "agent:main:main" and rows[0]["messages"] == 2
     table = claw(claw_env.env, "sessions", "ls")
     assert "agent:main:main" in table.stdout and rows[0]["sessionId"][:8] in table.stdout
 

@@ -56,4 +56,4 @@ def test_agent_flag_routes_a_turn_to_that_agent(claw_env) -> None:
     assert done.returncode == 0, done.stderr
     assert "You are the WORK agent." in claw_env.server.last_request().body["messages"][0]["content"]
     rows = json.loads(claw(home, "sessions", "ls", "--agent", "work", "--json").stdout)
-    assert rows[0]["sessionKey"] == "agent:work:main"
+    assert rows[0]["key"] == "agent:work:main"

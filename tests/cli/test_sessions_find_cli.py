@@ -52,13 +52,13 @@ def test_fork_tree_and_export_formats(claw_env: ClawEnv, tmp_path) -> None:  # t
     claw(env, "agent", "-m", "and then?")
     done = claw(env, "sessions", "fork", "main", "--at", "4", "--as", "other-way", "--json")
     row = json.loads(done.stdout)
-    assert row["sessionKey"] == "agent:main:other-way" and row["messages"] == 4
+    assert row["key"] == "agent:main:other-way" and row["messages"] == 4
     tree = claw(env, "sessions", "ls", "--tree", "--wide").stdout
     assert "└─ other-way (fork at message 4)" in tree
     forest = json.loads(claw(env, "sessions", "ls", "--tree", "--json").stdout)
-    assert [c["sessionKey"] for c in forest[0]["children"]] == ["agent:main:other-way"]
+    assert [c["key"] for c in forest[0]["children"]] == ["agent:main:other-way"]
     main = json.loads(claw(env, "sessions", "ls", "--json").stdout)
-    assert {r["sessionKey"]: r["messages"] for r in main}["agent:main:main"] == 6  # untouched
+    assert {r["key"]: r["messages"] for r in main}["agent:main:main"] == 6  # untouched
 
     refused = run_claw(env, "sessions", "fork", "main", "--at", "2")
     assert refused.returncode == 2 and "inside a turn" in refused.stderr
@@ -91,7 +91,7 @@ def test_agent_continue_picks_the_most_recent_conversation(claw_env: ClawEnv) ->
     claw(env, "agent", "-s", "work", "-m", "work again")  # another client, the newest
     claw(env, "agent", "-c", "-m", "continuing")
     assert claw_env.server.chat_requests[-1].body["messages"][-2]["content"] == "r3"
-    rows = {r["sessionKey"]: r["messages"] for r in json.loads(claw(env, "sessions", "ls", "--json").stdout)}
+    rows = {r["key"]: r["messages"] for r in json.loads(claw(env, "sessions", "ls", "--json").stdout)}
     assert rows == {"agent:main:work": 6, "agent:main:hobby": 2, "agent:main:main": 2}
     both = run_claw(env, "agent", "-c", "-s", "main", "-m", "x")
     assert both.returncode == 2 and "--continue" in both.stderr

@@ -48,7 +48,7 @@ def test_sessions_ls_is_one_line_a_session_within_80_columns(claw_env: ClawEnv) 
     assert DATE.search(lines[1]) and lines[1].endswith("…")
 
     wide = run_claw(env, "sessions", "ls", "--wide").stdout.splitlines()
-    assert len(wide) == 2 and wide[1].endswith(row["preview"]) and cell_len(wide[1]) > 80
+    assert len(wide) == 2 and wide[1].endswith(row["lastMessagePreview"]) and cell_len(wide[1]) > 80
 
     roomy = run_claw({**env, "COLUMNS": "100"}, "sessions", "ls").stdout.splitlines()
     assert_fits(roomy, 100)

@@ -40,10 +40,10 @@ async def test_commands_never_reach_the_model(claw_env: ClawEnv, client: LocalCl
     )
     help_reply = await client.run("/help")
     assert "/stop" in help_reply.reply and "/new" in help_reply.reply
-    old_id = (await client.call("sessions.list"))[0]["sessionId"]
+    old_id = (await client.call("sessions.list"))["sessions"][0]["sessionId"]
     new = await client.run("/new")
     assert "New session started" in new.reply
-    rows = await client.call("sessions.list")
+    rows = (await client.call("sessions.list"))["sessions"]
     assert rows[0]["sessionId"] != old_id and rows[0]["messages"] == 0
     assert len(claw_env.server.chat_requests) == 1
     # an unknown slash word is an error, not a question for the model; a path is a message

@@ -35,8 +35,8 @@ async def test_reply_streams_and_is_persisted(claw_env: ClawEnv, client: LocalCl
         ("user", "hi"),
         ("assistant", "Hello there, friend."),
     ]
-    rows = await client.call("sessions.list")
-    assert rows[0]["sessionKey"] == "agent:main:main" and rows[0]["messages"] == 2
+    rows = (await client.call("sessions.list"))["sessions"]
+    assert rows[0]["key"] == "agent:main:main" and rows[0]["messages"] == 2
 
 
 async def test_tool_calls_run_and_feed_back(claw_env: ClawEnv, client: LocalClient, workspace) -> None:

@@ -59,7 +59,7 @@ async def test_a_torn_transcript_line_is_skipped_and_the_turn_goes_on(claw_env: 
     client: LocalClient = make_client()
     claw_env.server.script(text("first"))
     await collect(client, (await client.run("one")).run_id)
-    session = (await client.call("sessions.list"))[0]
+    session = (await client.call("sessions.list"))["sessions"][0]
     await client.close()
 
     path = claw_env.home / "agents" / "main" / "sessions" / f"{session['sessionId']}.jsonl"

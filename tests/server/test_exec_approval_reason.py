@@ -33,7 +33,8 @@ async def test_the_requested_event_and_the_list_carry_the_reason(claw_env: ClawE
     assert payload["command"] == ATTACK
     assert "git -c sets configuration" in payload["reason"] and "exact command" in payload["reason"]
     [pending] = await runner.call("exec.approval.list")
-    assert pending["id"] == payload["id"] and pending["reason"] == payload["reason"]
+    assert pending["id"] == payload["id"] and pending["request"]["reason"] == payload["reason"]
+    assert pending["approvalKind"] == "exec" and pending["request"]["command"] == ATTACK  # OpenClaw's shape
     assert await approver.call("exec.approval.resolve", id=payload["id"], decision="deny")
     assert handle.run_id is not None
     async with asyncio.timeout(20):

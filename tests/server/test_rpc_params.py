@@ -76,8 +76,9 @@ async def test_a_bad_agent_id_is_refused_before_the_agent_is_looked_up(any_clien
 
 async def test_unknown_keys_are_ignored_and_good_calls_still_work(any_client: GatewayClient) -> None:
     # OpenClaw's clients send fields of their own (`includeGlobal`, `limit` …): not an error.
-    assert await any_client.call("sessions.list", agentId="main", includeGlobal=True, limit=5) == []
-    assert await any_client.call("health", probe=True) == {"ok": True}
+    listed = await any_client.call("sessions.list", agentId="main", includeGlobal=True, limit=5)
+    assert listed["sessions"] == [] and listed["count"] == 0
+    assert (await any_client.call("health", probe=True))["ok"] is True
     history = await any_client.call("chat.history", sessionKey="AGENT:MAIN:Desk", limit=0)
     assert history == {"sessionKey": "agent:main:desk", "sessionId": None, "messages": []}
     # A null or empty optional parameter means "not given", as before.
@@ -94,8 +95,8 @@ async def test_the_callers_channel_comes_from_the_gateway_not_the_params(served:
     try:
         for n, client in enumerate((local, remote)):
             key = f"agent:main:spoof{n}"
-            row = await client.call("sessions.patch", sessionKey=key, model=None, **{CHANNEL_KEY: "telegram"})
-            assert row["channel"] == "tui", client
+            patched = await client.call("sessions.patch", key=key, model=None, **{CHANNEL_KEY: "telegram"})
+            assert patched["entry"]["channel"] == "tui", client
     finally:
         await remote.close()
 

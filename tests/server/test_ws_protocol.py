@@ -48,7 +48,7 @@ async def test_challenge_then_hello_with_snapshot_auth_policy_and_every_method(s
     assert snapshot["health"]["ok"] is True and snapshot["uptimeMs"] >= 0
     assert set(snapshot["stateVersion"]) == {"presence", "health"}
     assert [p["clientId"] for p in snapshot["presence"]] == ["test"]
-    assert await wire.call("health") == {"ok": True}
+    assert (await wire.call("health"))["ok"] is True
     await wire.close()
 
 
@@ -156,20 +156,23 @@ async def test_sessions_workspace_status_methods(claw_env: ClawEnv, served: Serv
         )
         await wire.res(f"m{n}")
         await wire.res(f"m{n}", timeout=20)
-    rows = await wire.call("sessions.list")
-    assert {r["sessionKey"] for r in rows} == {"agent:main:main", "agent:main:side"}
+    listed = await wire.call("sessions.list")
+    assert {r["key"] for r in listed["sessions"]} == {"agent:main:main", "agent:main:side"}
+    assert listed["count"] == listed["totalCount"] == 2 and listed["hasMore"] is False
     history = await wire.call("chat.history", sessionKey="agent:main:side")
     assert [m["content"] for m in history["messages"]] == ["msg 1", "second"]
+    assert all(isinstance(m["timestamp"], int) for m in history["messages"])  # OpenClaw's ms beside createdAt
     status = await wire.call("status")
-    assert status["sessions"] == 2 and status["activeRuns"] == 0 and status["agents"] == ["main"]
+    assert status["sessions"]["count"] == 2 and status["activeRuns"] == 0 and status["agents"] == ["main"]
 
     old_id = history["sessionId"]
-    reset = await wire.call("sessions.reset", sessionKey="agent:main:side")
-    assert reset["sessionId"] != old_id
+    reset = await wire.call("sessions.reset", key="agent:main:side")  # OpenClaw names the session `key`
+    assert reset["ok"] is True and reset["key"] == "agent:main:side" and reset["entry"]["sessionId"] != old_id
     assert (await wire.call("chat.history", sessionKey="agent:main:side"))["messages"] == []
-    assert await wire.call("sessions.delete", sessionKey="agent:main:side") == {"deleted": "agent:main:side"}
-    assert [r["sessionKey"] for r in await wire.call("sessions.list")] == ["agent:main:main"]
-    missing = await wire.request("sessions.delete", {"sessionKey": "agent:main:side"})
+    deleted = await wire.call("sessions.delete", key="agent:main:side")
+    assert deleted["ok"] is True and deleted["deleted"] is True and deleted["key"] == "agent:main:side"
+    assert [r["key"] for r in (await wire.call("sessions.list"))["sessions"]] == ["agent:main:main"]
+    missing = await wire.request("sessions.delete", {"key": "agent:main:side"})
     assert missing["ok"] is False and missing["error"]["code"] == "NOT_FOUND"
 
     written = await wire.call("workspace.write", name="user", content="Name: Ada\n")
@@ -205,7 +208,7 @@ async def test_slash_command_gets_one_reply_and_no_run(served: Served) -> None:
     reply = await wire.request("agent", {"message": "/help", "idempotencyKey": "h"})
     assert reply["payload"]["status"] == "command" and "/new" in reply["payload"]["reply"]
     assert "runId" not in reply["payload"]
-    assert await wire.call("health") == {"ok": True}  # nothing else was pending on that id
+    assert (await wire.call("health"))["ok"] is True  # nothing else was pending on that id
     assert not wire.events
     await wire.close()
 
@@ -267,7 +270,7 @@ async def test_draining_refuses_new_runs_but_serves_the_rest(served: Served) -> 
     served.server.draining = True
     refused = await wire.request("agent", {"message": "late", "idempotencyKey": "late"})
     assert refused["error"] == {"code": "UNAVAILABLE", "message": "the gateway is shutting down"}
-    assert await wire.call("health") == {"ok": True}
+    assert (await wire.call("health"))["ok"] is True
     body = b'{"model": "claw/main", "messages": [{"role": "user", "content": "late"}]}'
     request = urllib.request.Request(
         f"http://127.0.0.1:{served.server.port}/v1/chat/completions",

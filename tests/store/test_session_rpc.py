@@ -71,10 +71,10 @@ async def test_fork_over_rpc_and_its_lineage_in_the_list(
     await _turn(client, "q1")
     await _turn(client, "q2")
     row = await client.call("sessions.fork", sessionKey=MAIN, at=2, newKey="branch")
-    assert row["sessionKey"] == "agent:main:branch" and row["messages"] == 2 and row["forkedAt"] == 2
+    assert row["key"] == "agent:main:branch" and row["messages"] == 2 and row["forkedAt"] == 2
     await _turn(client, "q2 differently", "agent:main:branch")
     assert _said(claw_env.server.chat_requests[-1].body["messages"]) == ["q1", "a1", "q2 differently"]
-    rows = {r["sessionKey"]: r for r in await client.call("sessions.list")}
+    rows = {r["key"]: r for r in (await client.call("sessions.list"))["sessions"]}
     assert rows["agent:main:branch"]["forkedFrom"] == MAIN and rows[MAIN]["messages"] == 4
 
 

@@ -65,7 +65,7 @@ async def test_a_subagent_cannot_spawn_by_default(claw_env: ClawEnv, client: Loc
     [refused] = tool_results(roles.seen["child"][1])
     assert refused.startswith("sessions_spawn is not available here: a subagent cannot spawn subagents")
     assert "depth 1" in refused and "maxDepth is 1" in refused
-    keys = [r["sessionKey"] for r in await client.call("sessions.list")]
+    keys = [r["key"] for r in (await client.call("sessions.list"))["sessions"]]
     assert len([k for k in keys if ":subagent:" in k]) == 1
 
 
@@ -144,4 +144,4 @@ async def test_another_agent_once_allowed(claw_env: ClawEnv, make_client) -> Non
     assert key.startswith("agent:ops:subagent:")
     state = await settle(client, handle.run_id)
     assert state["children"][0]["status"] == "ok" and state["children"][0]["agentId"] == "ops"
-    assert [r["sessionKey"] for r in await client.call("sessions.list", agentId="ops")] == [key]
+    assert [r["key"] for r in (await client.call("sessions.list", agentId="ops"))["sessions"]] == [key]

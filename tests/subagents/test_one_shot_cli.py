@@ -66,14 +66,14 @@ def test_one_shot_waits_for_its_subagents_in_process(claw_env: ClawEnv) -> None:
     tree = claw(claw_env.env, "sessions", "ls", "--tree", "--json")
     assert tree.returncode == 0, tree.stderr
     [root] = json.loads(tree.stdout)
-    assert root["sessionKey"] == "agent:main:main"
+    assert root["key"] == "agent:main:main"
     assert [c["subagentStatus"] for c in root["children"]] == ["ok", "ok"]
     assert all(c["spawnedBy"] == "agent:main:main" for c in root["children"])
     table = claw({**claw_env.env, "COLUMNS": "160"}, "sessions", "ls", "--tree")
     lines = [line.strip() for line in table.stdout.splitlines()]
     assert lines[1].startswith("agent:main:main")
     for line, child in zip(lines[2:], root["children"], strict=True):
-        assert line.startswith("└─ " + child["sessionKey"].removeprefix("agent:main:") + " ")
+        assert line.startswith("└─ " + child["key"].removeprefix("agent:main:") + " ")
         assert " ok " in line
 
 

@@ -92,8 +92,10 @@ async def say(pilot: Pilot[Any], app: ClawApp, server: Any, message: str) -> Non
 
 
 async def session_rows(app: ClawApp) -> dict[str, dict[str, Any]]:
-    """`sessions.list` through the console's client, by session key."""
-    return {row["sessionKey"]: row for row in await app.client.call("sessions.list")}
+    """`sessions.list` through the console's client, by session key (without `snapshotAt`, the time the
+    row was read: two reads of an untouched session compare equal)."""
+    rows = (await app.client.call("sessions.list"))["sessions"]
+    return {row["key"]: {k: v for k, v in row.items() if k != "snapshotAt"} for row in rows}
 
 
 def first(node: Any, kind: Any) -> Any:

@@ -40,7 +40,7 @@ async def test_model_switches_the_sessions_model(claw_env, console) -> None:
         await wait_for(pilot, lambda: claw_env.server.chat_requests, what="a request")
         assert claw_env.server.chat_requests[0].model == "other-model"
     row = await built.client.call("sessions.get", sessionKey="agent:main:main")
-    assert row["model"] == "other-model"  # persisted in the session entry
+    assert row["modelOverride"] == "other-model"  # persisted in the session entry
 
 
 async def test_gateway_commands_reply_in_the_conversation(claw_env, console) -> None:

@@ -59,7 +59,7 @@ async def test_no_model_panel_and_everything_else_works(claw_env, console, monke
         sidebar = app.chat.query_one(SessionsSidebar)
         await pilot.press("ctrl+b")
         def notes_listed() -> bool:
-            return bool(sidebar.display) and any(row["sessionKey"] == "agent:main:notes" for row in sidebar.rows)
+            return bool(sidebar.display) and any(row["key"] == "agent:main:notes" for row in sidebar.rows)
 
         await wait_for(pilot, notes_listed, what="the older session in the sidebar")
         options = sidebar.query_one(OptionList)

@@ -53,7 +53,7 @@ async def test_console_over_websocket(claw_env, remote_console, workspace) -> No
         await wait_for(pilot, lambda: "saved" in editor.status.plain, what="saved")
     assert (workspace / "SOUL.md").read_text() == "Edited remotely.\n"
     row = await built.client.call("sessions.get", sessionKey="agent:main:main")
-    assert row["model"] == "other-model"
+    assert row["modelOverride"] == "other-model"
 
 
 def test_url_with_nothing_listening_is_one_line_error(claw_env) -> None:

@@ -43,14 +43,14 @@ async def test_fork_picks_a_message_newest_first_and_opens_the_fork_there(claw_e
         await wait_for(pilot, lambda: isinstance(app.screen, MessagePickerScreen), what="the picker again")
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen), what="the picker closed")
-        assert app.chat.session_key == fork["sessionKey"]
+        assert app.chat.session_key == fork["key"]
         assert set(await session_rows(app)) == set(sessions)  # Escape forked nothing
 
         await type_and_send(pilot, "/fork all")
         await wait_for(pilot, lambda: app.chat.session_key not in sessions, what="the whole fork opened")
         assert not isinstance(app.screen, MessagePickerScreen)
         copied = (await session_rows(app))[app.chat.session_key]
-        assert copied["forkedFrom"] == fork["sessionKey"] and copied["messages"] == 4
+        assert copied["forkedFrom"] == fork["key"] and copied["messages"] == 4
         await wait_for(pilot, lambda: user_texts(app) == ["first", "second"], what="the whole copy shown")
 
 

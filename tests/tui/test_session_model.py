@@ -102,7 +102,7 @@ async def test_model_without_arguments_shows_and_default_clears(claw_env, consol
         await type_and_send(pilot, "/model default")
         await wait_for(pilot, lambda: status.model == "test-model", what="back to the agent's model")
         row = await built.client.call("sessions.get", sessionKey="agent:main:main")
-        assert row["model"] is None
+        assert row["modelOverride"] is None
         assert "Model: test-model" in await _status_reply(pilot, app)
         await type_and_send(pilot, "hello")
         await wait_for(pilot, lambda: claw_env.server.chat_requests and not app.chat.runs, what="a turn")
@@ -128,4 +128,4 @@ async def test_chat_model_option_sets_the_opened_sessions_model(claw_env, consol
         await wait_for(pilot, lambda: len(claw_env.server.chat_requests) == 2 and not app.chat.runs, what="a turn")
         assert claw_env.server.chat_requests[-1].model == "test-model"
     row = await built.client.call("sessions.get", sessionKey=TOUR)
-    assert row["model"] == "other-model"
+    assert row["modelOverride"] == "other-model"

@@ -87,7 +87,7 @@ async def test_undo_fork_and_export_in_the_console(claw_env, console, tmp_path, 
         await type_and_send(pilot, "/fork 2")
         await wait_for(pilot, lambda: app.chat.session_key.startswith("agent:main:fork:"), what="the fork opened")
         await wait_for(pilot, lambda: user_texts(app) == ["first"], what="the fork's history")
-        rows = {r["sessionKey"]: r for r in await app.client.call("sessions.list")}
+        rows = {r["key"]: r for r in (await app.client.call("sessions.list"))["sessions"]}
         assert rows[app.chat.session_key]["forkedFrom"] == "agent:main:main"
         assert rows["agent:main:main"]["messages"] == 6
 

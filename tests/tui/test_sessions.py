@@ -36,7 +36,8 @@ async def test_switching_sessions_shows_the_right_history(claw_env, console) -> 
         options = sidebar.query_one(OptionList)
         listed = [options.get_option_at_index(i).id for i in range(options.option_count)]
         assert listed == ["agent:main:main", "agent:main:beta", "agent:main:alpha"]  # current first, then newest
-        assert "beta question" in str(sidebar.rows[0]["preview"]) or sidebar.rows[0]["preview"] == "Beta answer."
+        preview = sidebar.rows[0]["lastMessagePreview"]
+        assert "beta question" in str(preview) or preview == "Beta answer."
 
         options.focus()
         options.highlighted = listed.index("agent:main:alpha")

@@ -22,7 +22,7 @@ def test_sessions_ls_has_a_cost_column_priced_now(claw_env: ClawEnv) -> None:
 
     listed = run_claw(claw_env.env, "sessions", "ls", "--json")
     assert listed.returncode == 0, listed.stderr
-    costs = {row["sessionKey"]: row["cost"] for row in json.loads(listed.stdout)}
+    costs = {row["key"]: row["cost"] for row in json.loads(listed.stdout)}
     assert costs == {"agent:main:main": 0.0028, "agent:main:zoo": 0.0, "agent:main:copy": None}
 
     table = run_claw({**claw_env.env, "COLUMNS": "80"}, "sessions", "ls")
@@ -36,4 +36,4 @@ def test_sessions_ls_has_a_cost_column_priced_now(claw_env: ClawEnv) -> None:
 
     write_config(claw_env, '[models.prices."openai/test-model"]\ninput = 4.0\noutput = 8.0\n')  # re-priced
     again = json.loads(run_claw(claw_env.env, "sessions", "ls", "--json").stdout)
-    assert {row["sessionKey"]: row["cost"] for row in again}["agent:main:main"] == 0.0048
+    assert {row["key"]: row["cost"] for row in again}["agent:main:main"] == 0.0048

@@ -45,22 +45,22 @@ class SessionsSidebar(Vertical):
         self.rows, self.current = rows, current
         options = self.query_one(OptionList)
         options.clear_options()
-        keys = [row["sessionKey"] for row in rows]
+        keys = [row["key"] for row in rows]
         if current not in keys:
             keys.insert(0, current)
-            rows = [{"sessionKey": current, "preview": "(new)", "updatedAt": None}, *rows]
-        options.add_options(Option(self._prompt(row), id=row["sessionKey"]) for row in rows)
+            rows = [{"key": current, "lastMessagePreview": "(new)", "updatedAt": None}, *rows]
+        options.add_options(Option(self._prompt(row), id=row["key"]) for row in rows)
         options.highlighted = keys.index(current)
 
     def _prompt(self, row: dict[str, Any]) -> Text:
-        key = row["sessionKey"]
+        key = row["key"]
         mark = "● " if key == self.current else "  "
         prompt = Text(no_wrap=True, overflow="ellipsis")
         prompt.append(mark + short_key(key), style="bold" if key == self.current else "")
         when = ago(row.get("updatedAt"))
         if when:
             prompt.append(f"  {when}", style="dim")
-        preview = row.get("preview") or ""
+        preview = row.get("lastMessagePreview") or ""
         prompt.append("\n  " + (preview[:60] if preview else "(empty)"), style="dim")
         return prompt
 
