@@ -44,11 +44,9 @@ class RemoteCallError(ClawError):
 
 
 def code_for(exc: ClawError) -> str:
-    if isinstance(exc, NotFoundError):
-        return NOT_FOUND
-    if isinstance(exc, ConfigError):
-        return CONFIG
-    if isinstance(exc, UsageError):
+    """OpenClaw's code for `exc`: an unknown session or run, a config that does not allow the call and a bad
+    request are all `INVALID_REQUEST` there; `details_for` says which (claw's clients read it back)."""
+    if isinstance(exc, NotFoundError | ConfigError | UsageError):
         return INVALID_REQUEST
     if isinstance(exc, GatewayUnavailable):
         return UNAVAILABLE

@@ -29,6 +29,7 @@ from claw.errors import ClawError
 from claw.gateway.event_bus import SubscriberOverflow
 from claw.gateway.run_event import CumulativeText, RunEvent
 from claw.gateway.runs import RunOutcome
+from claw.gateway.session_watch import SessionWatch
 from claw.server import wire_errors
 from claw.server.method_scopes import READ, missing_scope, satisfied
 from claw.server.ws_handshake import ConnectInfo
@@ -76,6 +77,8 @@ class WsConnection:
         self._text = CumulativeText()
         """The cumulative `text` beside each `delta` of the runs this connection is sent."""
         self.sessions = SessionFeed(gateway, self.send_agent, self._too_slow)
+        self.watch = SessionWatch(gateway, self.post_event)
+        """OpenClaw's `sessions.subscribe`: the session-list events (`sessions.changed`, `session.message`)."""
 
     async def serve(self) -> None:
         ticker = asyncio.ensure_future(self._tick())
@@ -96,6 +99,7 @@ class WsConnection:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
             await self.sessions.stop()
+            self.watch.close()
 
     async def _tick(self) -> None:
         """`tick {ts}` every `tick_interval_s`: OpenClaw's clients take 2× silence for a dead gateway."""
@@ -201,7 +205,7 @@ class WsConnection:
             try:
                 await self._send(ok(frame.id, await self.sessions.call(name, frame.params)))
             except ClawError as exc:
-                await self._send(error(frame.id, wire_errors.code_for(exc), exc.message))
+                await self._send(error(frame.id, wire_errors.code_for(exc), exc.message, wire_errors.details_for(exc)))
             return
         if name not in self._gw.methods:
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, f"unknown method: {name}"))
@@ -215,9 +219,14 @@ class WsConnection:
             await self._send(error(frame.id, wire_errors.UNAVAILABLE, "the gateway is shutting down"))
             return
         try:
-            payload = await self._gw.call_method(name, frame.params, channel=self.info.channel)
+            if name == "sessions.subscribe":  # the gateway method answers for a caller without a connection
+                payload = await self.watch.subscribe(frame.params, channel=self.info.channel)
+            elif name == "sessions.unsubscribe":
+                payload = self.watch.unsubscribe()
+            else:
+                payload = await self._gw.call_method(name, frame.params, channel=self.info.channel)
         except ClawError as exc:
-            await self._send(error(frame.id, wire_errors.code_for(exc), exc.message))
+            await self._send(error(frame.id, wire_errors.code_for(exc), exc.message, wire_errors.details_for(exc)))
             return
         except (TypeError, ValueError) as exc:
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, f"invalid parameters for {name}: {exc}"))

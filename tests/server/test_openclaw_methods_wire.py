@@ -73,5 +73,25 @@ def test_error_details_keep_the_exception_a_claw_client_raises() -> None:
         sent = {"code": INVALID_REQUEST, "message": exc.message, "details": details_for(exc)}
         again = error_from(sent)
         assert type(again) is type(exc) and again.message == exc.message
-        today = error_from({"code": code_for(exc), "message": exc.message})  # what code_for sends now
-        assert type(today) is type(exc)
+        assert code_for(exc) == INVALID_REQUEST  # OpenClaw's code for all three; the details tell them apart
+
+
+async def test_sessions_subscribe_on_a_connection_gets_the_session_events(claw_env: ClawEnv, served: Served) -> None:
+    claw_env.server.script(text("noted"))
+    wire, bystander = await open_wire(served.url), await open_wire(served.url)
+    assert await wire.call("sessions.subscribe") == {"subscribed": True}
+    listed = await wire.call("sessions.subscribe", limit=5)  # again, with the list
+    assert listed["subscribed"] is True and "sessions" in listed["list"]
+    await bystander.call("chat.send", sessionKey="agent:main:main", message="remember this", idempotencyKey="s-1")
+    seen: set[str] = set()
+    while not {"sessions.changed", "session.message"} <= seen:
+        frame = await wire.recv(timeout=20)
+        if frame["type"] == "event":
+            seen.add(frame["event"])
+    changed = [f["payload"] for f in wire.events if f["event"] == "sessions.changed"]
+    assert any(p.get("sessionKey", p.get("key")) == "agent:main:main" for p in changed), changed
+    assert await wire.call("sessions.unsubscribe") == {"subscribed": False}
+    await bystander.call("health")  # reads whatever the bystander was sent before its answer
+    assert not [f for f in bystander.events if f["event"] in ("sessions.changed", "session.message")]
+    await wire.close()
+    await bystander.close()

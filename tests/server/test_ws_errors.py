@@ -170,8 +170,10 @@ BAD_REQUESTS: list[tuple[str, dict[str, object], str, str]] = [
     ("missing params", {"method": "agent"}, "INVALID_REQUEST", "'message'"),
     ("wrong param type", {"method": "agent", "params": {"message": 5}}, "INVALID_REQUEST", "'message'"),
     ("bad value", {"method": "chat.history", "params": {"limit": "many"}}, "INVALID_REQUEST", "'limit'"),
-    ("unknown run", {"method": "agent.wait", "params": {"runId": "nope"}}, "NOT_FOUND", "unknown run nope"),
-    ("unknown agent", {"method": "agent", "params": {"message": "x", "agentId": "ghost"}}, "CONFIG_ERROR", "ghost"),
+    # OpenClaw answers an unknown run or agent with INVALID_REQUEST too; `details.code` says which (checked below).
+    ("unknown run", {"method": "agent.wait", "params": {"runId": "nope"}}, "INVALID_REQUEST", "unknown run nope"),
+    ("unknown agent", {"method": "agent", "params": {"message": "x", "agentId": "ghost"}}, "INVALID_REQUEST",
+     "ghost"),
     ("bad session key", {"method": "chat.history", "params": {"sessionKey": "agent::"}}, "INVALID_REQUEST", "key"),
     ("bad decision", {"method": "exec.approval.resolve", "params": {"id": "a", "decision": "maybe"}},
      "INVALID_REQUEST", "invalid decision 'maybe'"),
@@ -193,6 +195,8 @@ async def test_malformed_frames_get_clear_errors_and_the_gateway_keeps_serving(s
         reply = await wire.res(f"q{n}")
         assert reply["ok"] is False and reply["error"]["code"] == code, (what, reply)
         assert fragment in reply["error"]["message"], (what, reply["error"]["message"])
+        reason = {"unknown run": "NOT_FOUND", "unknown agent": "CONFIG_ERROR"}.get(what)
+        assert reply["error"].get("details", {}).get("code") == reason or reason is None, (what, reply)
     assert (await bystander.call("health"))["ok"] is True
     assert await wire.call("status")  # the same socket after all of that
     await wire.close()

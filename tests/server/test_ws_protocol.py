@@ -173,7 +173,8 @@ async def test_sessions_workspace_status_methods(claw_env: ClawEnv, served: Serv
     assert deleted["ok"] is True and deleted["deleted"] is True and deleted["key"] == "agent:main:side"
     assert [r["key"] for r in (await wire.call("sessions.list"))["sessions"]] == ["agent:main:main"]
     missing = await wire.request("sessions.delete", {"key": "agent:main:side"})
-    assert missing["ok"] is False and missing["error"]["code"] == "NOT_FOUND"
+    assert missing["ok"] is False and missing["error"]["code"] == "INVALID_REQUEST"
+    assert missing["error"]["details"] == {"code": "NOT_FOUND"}  # claw's clients raise NotFoundError from it
 
     written = await wire.call("workspace.write", name="user", content="Name: Ada\n")
     assert written["name"] == "USER.md"
