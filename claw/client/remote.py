@@ -350,14 +350,16 @@ class RemoteClient:
         approver = self._approver
         if approver is None:
             return
+        asked = payload.get("request")  # OpenClaw's shape: the question's fields under `request`
+        asked = asked if isinstance(asked, dict) else {}
         request = ApprovalRequest(
             request_id,
-            str(payload.get("agentId", "")),
-            str(payload.get("sessionKey", "")),
-            str(payload.get("command", "")),
-            str(payload.get("cwd", "")),
-            str(payload.get("reason", "")),
-            str(payload.get("tool", "exec")),
+            str(asked.get("agentId", "")),
+            str(asked.get("sessionKey", "")),
+            str(asked.get("command", "")),
+            str(asked.get("cwd", "")),
+            str(asked.get("reason", "")),
+            str(asked.get("tool", "exec")),
         )
         try:
             decision = await approver(request)

@@ -14,23 +14,17 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
+from claw.gateway.approval_rows import approval_row
 from claw.tools.base import ApprovalRequest, Decision
 
 if TYPE_CHECKING:
     from claw.server.ws_connection import WsConnection
 
 
-def request_payload(request: ApprovalRequest, expires_at: float) -> dict[str, Any]:
-    return {
-        "id": request.id,
-        "agentId": request.agent_id,
-        "sessionKey": request.session_key,
-        "command": request.command,
-        "cwd": request.cwd,
-        "reason": request.reason,
-        "tool": request.tool,
-        "expiresAtMs": int(expires_at * 1000),
-    }
+def request_payload(request: ApprovalRequest, asked_at: float, expires_at: float) -> dict[str, Any]:
+    """The `exec.approval.requested` payload in OpenClaw's shape: `{approvalKind, id, request: {command, cwd,
+    agentId, sessionKey, reason, tool}, createdAtMs, expiresAtMs}`, the same row `exec.approval.list` answers."""
+    return {**approval_row(request, expires_at_ms=int(expires_at * 1000)), "createdAtMs": int(asked_at * 1000)}
 
 
 class ApprovalRelay:
@@ -54,7 +48,8 @@ class ApprovalRelay:
     async def __call__(self, request: ApprovalRequest) -> Decision | None:
         if not self._approvers:
             return None
-        payload = request_payload(request, time.time() + self.timeout_s)
+        now = time.time()
+        payload = request_payload(request, now, now + self.timeout_s)
         for conn in list(self._approvers):
             conn.post_event("exec.approval.requested", payload)
         outcome = "fallback"

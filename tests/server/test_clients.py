@@ -135,7 +135,7 @@ async def test_approval_over_the_raw_protocol_and_a_leaving_approver(claw_env: C
     claw_env.server.script(tool_call("exec", {"command": "touch left.txt"}), text("ok"))
     handle = await runner.run("touch it")
     asked = await approver.recv()
-    assert asked["event"] == "exec.approval.requested" and asked["payload"]["command"] == "touch left.txt"
+    assert asked["event"] == "exec.approval.requested" and asked["payload"]["request"]["command"] == "touch left.txt"
     pending = await runner.call("exec.approval.list")
     assert [p["id"] for p in pending] == [asked["payload"]["id"]]
     await approver.close()  # the only approver leaves without answering

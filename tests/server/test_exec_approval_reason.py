@@ -29,11 +29,13 @@ async def test_the_requested_event_and_the_list_carry_the_reason(claw_env: ClawE
     handle = await runner.run("run my alias")
     asked = await approver.recv(timeout=20)
     assert asked["event"] == "exec.approval.requested"
-    payload = asked["payload"]
-    assert payload["command"] == ATTACK
-    assert "git -c sets configuration" in payload["reason"] and "exact command" in payload["reason"]
+    payload = asked["payload"]  # OpenClaw's shape, as exec.approval.list's rows
+    assert payload["approvalKind"] == "exec" and payload["request"]["command"] == ATTACK
+    assert payload["expiresAtMs"] > payload["createdAtMs"] > 0
+    reason = payload["request"]["reason"]
+    assert "git -c sets configuration" in reason and "exact command" in reason
     [pending] = await runner.call("exec.approval.list")
-    assert pending["id"] == payload["id"] and pending["request"]["reason"] == payload["reason"]
+    assert pending["id"] == payload["id"] and pending["request"] == payload["request"]
     assert pending["approvalKind"] == "exec" and pending["request"]["command"] == ATTACK  # OpenClaw's shape
     assert await approver.call("exec.approval.resolve", id=payload["id"], decision="deny")
     assert handle.run_id is not None
