@@ -1,0 +1,165 @@
+"""OpenClaw's own CLI and TUI against a real claw gateway: the checks issue 16 asks for, run by hand.
+
+Run from the repo root:  python -m bench.openclaw_clients  [--clients-script PATH]
+
+Installs OpenClaw's clients with the workplace's script (default ../shared/tools/openclaw-clients.sh; a user's
+clone has no such folder, which is why this is a bench and not a test) unless they are already in the cache,
+then starts `claw gateway run --port 0` on a temporary CLAW_HOME with the scripted model server, and checks:
+
+- `openclaw gateway call health` and `openclaw gateway call status` answer;
+- `openclaw agent -m …` prints the reply;
+- `openclaw tui` in tmux: a message sent shows the streamed reply, a turn in which the model calls claw's
+  `read` tool shows the answer the model gave after the tool's result, and `/sessions` lists the session.
+
+Each check prints one PASS or FAIL line, and the command ends with SUMMARY lines (exit 1 on a failure).
+Not covered (left open in issue 16): `claw chat --url` against a real `openclaw gateway run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.report import Target, finish, machine_line
+from tests.support.model_server import RecordedRequest, Reply, ScriptedModelServer, text, tool_call
+
+REPO = Path(__file__).resolve().parents[1]
+TOKEN = "bench-openclaw-clients-token-7f3a"
+REPLY = "Hello from claw, to OpenClaw's client."
+TOOL_REPLY = "The notes file says: remember the milk."
+
+
+def _answer(request: RecordedRequest) -> Reply:
+    last = request.messages[-1]
+    if last.get("role") == "tool":
+        return text(TOOL_REPLY)
+    if "use the read tool" in str(last.get("content", "")):
+        return tool_call("read", {"path": "notes.md"})
+    return text(REPLY)
+
+
+def install(script: Path) -> dict[str, str]:
+    """The environment OpenClaw's clients run with (PATH with Node 24 and the openclaw bin)."""
+    done = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        raise SystemExit(f"installing OpenClaw's clients failed:\n{done.stderr[-2000:]}")
+    exports = dict(line.removeprefix("export ").split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    path = exports["PATH"].replace("$PATH", os.environ.get("PATH", ""))
+    interop = exports["CLAW_INTEROP"]
+    home = Path(interop) / "client-home"
+    return {**os.environ, "PATH": path, "HOME": str(home), "OPENCLAW_STATE_DIR": str(home / ".openclaw")}
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.25)
+    return False
+
+
+class Tui:
+    """`openclaw tui` in a detached tmux session; `screen()` is what it shows now."""
+
+    def __init__(self, env: dict[str, str], url: str) -> None:
+        self.name = f"claw-bench-{os.getpid()}"
+        command = f"openclaw tui --url {url} --token {TOKEN}"
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "160", "-y", "48", command],
+                       env=env, check=True)  # fmt: skip
+
+    def screen(self) -> str:
+        found = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name, "-S", "-200"], capture_output=True,
+                               text=True)  # fmt: skip
+        return found.stdout
+
+    def type(self, line: str) -> None:
+        """Type `line` and Enter once the TUI is idle (it keeps a line typed during a run in its editor)."""
+        wait_for(lambda: "| idle" in self.screen(), 60)
+        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", line], check=True)
+        time.sleep(0.5)  # typed this fast, the text and its Enter would read as one paste (a newline, not a send)
+        subprocess.run(["tmux", "send-keys", "-t", self.name, "Enter"], check=True)
+
+    def tail(self, lines: int = 12) -> str:
+        """The screen's last non-blank lines, for a failed check."""
+        return "\n    ".join([line for line in self.screen().splitlines() if line.strip()][-lines:])
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients-script", type=Path, default=REPO.parent / "shared" / "tools" / "openclaw-clients.sh")
+    args = parser.parse_args()
+    print(machine_line())
+    if shutil.which("tmux") is None:
+        raise SystemExit("tmux is needed for the TUI checks (apt-get install -y tmux)")
+    client_env = install(args.clients_script)
+    results: list[tuple[str, bool, str]] = []
+
+    def check(name: str, ok: bool, detail: str) -> None:
+        results.append((name, ok, detail))
+        print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}")
+
+    with tempfile.TemporaryDirectory() as tmp, ScriptedModelServer(instant=True, default=_answer) as model:
+        home = Path(tmp) / "home"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAW_", "OPENAI_"))}
+        env.update(CLAW_HOME=str(home), OPENAI_BASE_URL=model.base_url, OPENAI_API_KEY="bench", CLAW_MODEL="m",
+                   CLAW_GATEWAY_TOKEN=TOKEN, PYTHONPATH=str(REPO))  # fmt: skip
+        subprocess.run([sys.executable, "-m", "claw", "init"], env=env, cwd=REPO, check=True, capture_output=True)
+        (home / "workspace").mkdir(exist_ok=True)
+        (home / "workspace" / "notes.md").write_text("remember the milk\n", encoding="utf-8")
+        log = (home / "gateway.err").open("w")
+        gateway = subprocess.Popen([sys.executable, "-m", "claw", "gateway", "run", "--port", "0"], env=env,
+                                   cwd=REPO, stdout=subprocess.DEVNULL, stderr=log)  # fmt: skip
+        tui: Tui | None = None
+        try:
+            if not wait_for(lambda: (home / "gateway.json").exists(), 60):
+                raise SystemExit(f"the gateway did not start:\n{(home / 'gateway.err').read_text()}")
+            url = json.loads((home / "gateway.json").read_text())["url"]
+            oc = {**client_env, "OPENCLAW_GATEWAY_URL": url, "OPENCLAW_GATEWAY_TOKEN": TOKEN}
+
+            def openclaw(*argv: str) -> subprocess.CompletedProcess[str]:
+                return subprocess.run(["openclaw", *argv], env=oc, capture_output=True, text=True, timeout=120)
+
+            for method in ("health", "status"):
+                done = openclaw("gateway", "call", method)
+                shown = (done.stdout or done.stderr)[:120].strip()
+                check(f"openclaw gateway call {method}", done.returncode == 0, shown)
+            done = openclaw("agent", "-m", "hello")
+            check("openclaw agent -m", done.returncode == 0 and REPLY in done.stdout,
+                  (done.stdout or done.stderr).strip()[-160:])  # fmt: skip
+
+            tui = Tui(oc, url)
+            ready = wait_for(lambda: "connected" in tui.screen().lower() or "agent:main" in tui.screen(), 60)
+            check("openclaw tui connects", ready, "connected" if ready else tui.tail())
+            tui.type("say hello")
+            check("tui: a message shows the streamed reply", wait_for(lambda: REPLY in tui.screen(), 60),
+                  "reply shown" if REPLY in tui.screen() else tui.tail())  # fmt: skip
+            tui.type("please use the read tool on notes.md")
+            shown = wait_for(lambda: TOOL_REPLY in tui.screen(), 60)
+            check("tui: a turn with a tool call gives the answer after the call",
+                  shown, "answer shown" if shown else tui.tail())  # fmt: skip
+            tui.type("/sessions")
+            listed = wait_for(lambda: "just now" in tui.screen() or "agent:main:main" in tui.screen(), 30)
+            check("tui: /sessions lists the session", listed, "listed" if listed else tui.tail())
+        finally:
+            if tui is not None:
+                tui.close()
+            gateway.terminate()
+            gateway.wait(60)
+    failed = sum(1 for _name, ok, _detail in results if not ok)
+    return finish([Target("openclaw_clients_failed_checks", float(failed), 1, "count")])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
