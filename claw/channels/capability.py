@@ -43,18 +43,17 @@ class ChannelsCapability(BaseCapability):
         return (ChannelService(self.manager),)
 
     def routes(self) -> Sequence[HttpRoute]:
-        from claw.channels.dingtalk_http import DingTalkIngress
-        from claw.channels.feishu_http import FeishuIngress
+        from claw.channels import dingtalk_http, feishu_http, slack_http
         from claw.channels.ingress import Ingress
-        from claw.channels.slack_http import SlackIngress
+        from claw.channels.platform_ingress import route
 
         ingress = Ingress(self.manager)
         return (
             HttpRoute("POST", "/hooks/{name}", ingress.webhook),
             HttpRoute("POST", "/telegram/{account}", ingress.telegram),
-            HttpRoute("POST", "/feishu/{account}", FeishuIngress(self.manager).receive),
-            HttpRoute("POST", "/dingtalk/{account}", DingTalkIngress(self.manager).receive),
-            HttpRoute("POST", "/slack/{account}", SlackIngress(self.manager).receive),
+            HttpRoute("POST", "/feishu/{account}", route(self.manager, "feishu", feishu_http.receive)),
+            HttpRoute("POST", "/dingtalk/{account}", route(self.manager, "dingtalk", dingtalk_http.receive)),
+            HttpRoute("POST", "/slack/{account}", route(self.manager, "slack", slack_http.receive)),
         )
 
     async def announce(self, channel: str, target: str, text: str, run_id: str) -> int | None:

@@ -17,10 +17,10 @@ from aiohttp import web
 
 from claw.channels.adapter import VerifyError
 from claw.channels.faults import fault
-from claw.channels.ingress import _answer, _read_capped
+from claw.channels.ingress import _answer
+from claw.channels.platform_ingress import read_request, refuse, unavailable
 from claw.channels.slack import RETRY_NUM
 from claw.errors import ClawError
-from claw.server.credential_report import report_bad_credential
 from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:
@@ -29,36 +29,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_BODY = 1024 * 1024
-
-
-class SlackIngress:
-    def __init__(self, manager: ChannelManager) -> None:
-        self.m = manager
-
-    async def receive(self, request: web.Request) -> web.Response:
-        adapter = self.m.adapter("slack", request.match_info["account"])
-        return await receive(self.m, request, adapter)  # type: ignore[arg-type]
-
 
 async def receive(manager: ChannelManager, request: web.Request, adapter: SlackAdapter | None) -> web.Response:
-    if adapter is None:
-        return _answer(404, "no such account")
-    if request.query_string:
-        return _answer(400, "query strings are not accepted")
-    if request.content_length is not None and request.content_length > MAX_BODY:
-        return _answer(413, f"payload too large (limit {MAX_BODY} bytes)")
-    body = await _read_capped(request, MAX_BODY)
-    if body is None:
-        return _answer(413, f"payload too large (limit {MAX_BODY} bytes)")
+    body = await read_request(request, adapter)
+    if isinstance(body, web.Response):
+        return body
+    assert adapter is not None
     where = f"slack/{adapter.account_id}"
     try:
         adapter.verify(request.headers, body)
     except VerifyError as exc:
-        log.warning("%s: refused a request from %s: %s", where, request.remote, exc.reason)
-        if exc.presented is not None:
-            report_bad_credential(request, exc.presented)
-        return _answer(exc.status, exc.reason)
+        return refuse(request, where, exc)
     try:
         callback = adapter.parse(loads_strict(body.decode("utf-8")))
     except (UnicodeDecodeError, JsonError, ValueError) as exc:
@@ -66,10 +47,10 @@ async def receive(manager: ChannelManager, request: web.Request, adapter: SlackA
     if callback.type == "url_verification":
         return web.json_response({"challenge": callback.challenge or ""})
     try:
-        outcome = await adapter.take(manager, callback)
+        outcome = await adapter.take(manager, callback)  # Slack's own dedupe by event id, then the inbox's
     except ClawError as exc:  # not stored, so not acknowledged: Slack retries
         log.error("%s: could not store a message: %s", where, exc)
-        return _answer(503, "temporarily unavailable; retry later")
+        return unavailable()
     fault("inbox.after_commit_before_ack")
     if request.headers.get(RETRY_NUM):
         log.info("%s: Slack's retry %s of event %s: %s", where, request.headers[RETRY_NUM], callback.event_id, outcome)
