@@ -107,27 +107,18 @@ class HttpApi:
         try:
             chat = parse_chat_request(await self._read_json(request))
             agent_id = agent_for_model(chat.model, self._gw.config.agent_ids)
-            params: dict[str, Any] = {
-                "message": last_user_text(chat),
-                "agentId": agent_id,
-                "sessionKey": self._session_key(request, chat.user, agent_id),
-            }
-            if key := request.headers.get("Idempotency-Key"):
-                params["idempotencyKey"] = f"http:{key}"
-            result = await self._gw.call_method("agent", params, channel="http")
+            session_key = self._session_key(request, chat.user, agent_id)
+            result = await self._start(request, last_user_text(chat), agent_id, session_key)
         except WireError as exc:
             return error_response(exc)
         except ClawError as exc:
             return error_response(WireError(400, exc.message))
         run_id = result.get("runId")
-        headers = {SESSION_HEADER: result["sessionKey"], **({"X-Claw-Run-Id": run_id} if run_id else {})}
+        headers = _headers(result)
         ident, created = f"chatcmpl-{run_id or uuid.uuid4().hex}", int(time.time())
         if run_id is None:
             if result["status"] == "dropped":
-                return error_response(
-                    WireError(429, result.get("reply") or "queue full", type="rate_limit_error"),
-                    {**headers, **_NO_RETRY},
-                )
+                return _dropped(result, headers)
             reply = result.get("reply") or ""  # a slash command's answer
             if chat.stream:
                 return await self._stream_text(request, headers, ident, created, chat, reply)
@@ -140,6 +131,14 @@ class HttpApi:
             return error_response(failure, {**headers, **_NO_RETRY})
         body = completion(ident, created, chat.model, outcome.text, outcome.usage)
         return web.json_response(body, headers=headers)
+
+    async def _start(self, request: web.Request, message: str, agent_id: str, session_key: str) -> dict[str, Any]:
+        """The `agent` call both APIs make: one turn of `agent_id` in `session_key` (an `Idempotency-Key`
+        header makes a retried request the same run)."""
+        params: dict[str, Any] = {"message": message, "agentId": agent_id, "sessionKey": session_key}
+        if key := request.headers.get("Idempotency-Key"):
+            params["idempotencyKey"] = f"http:{key}"
+        return await self._gw.call_method("agent", params, channel="http")
 
     async def _read_json(self, request: web.Request) -> Any:
         too_big = WireError(413, f"request body too large (limit {self._max_body} bytes)")
@@ -158,28 +157,19 @@ class HttpApi:
         try:
             asked = parse_responses_request(await self._read_json(request))
             agent_id = agent_for_model(asked.model, self._gw.config.agent_ids)
-            params: dict[str, Any] = {
-                "message": input_text(asked),
-                "agentId": agent_id,
-                "sessionKey": self._responses_session(request, asked, agent_id),
-            }
-            if key := request.headers.get("Idempotency-Key"):
-                params["idempotencyKey"] = f"http:{key}"
-            result = await self._gw.call_method("agent", params, channel="http")
+            session_key = self._responses_session(request, asked, agent_id)
+            result = await self._start(request, input_text(asked), agent_id, session_key)
         except WireError as exc:
             return error_response(exc)
         except ClawError as exc:
             return error_response(WireError(400, exc.message))
         run_id = result.get("runId")
-        headers = {SESSION_HEADER: result["sessionKey"], **({"X-Claw-Run-Id": run_id} if run_id else {})}
+        headers = _headers(result)
         ident, created = f"resp_{run_id or uuid.uuid4().hex}", int(time.time())
         self._remember(ident, result["sessionKey"])
         if run_id is None:
             if result["status"] == "dropped":
-                return error_response(
-                    WireError(429, result.get("reply") or "queue full", type="rate_limit_error"),
-                    {**headers, **_NO_RETRY},
-                )
+                return _dropped(result, headers)
             text = result.get("reply") or ""  # a slash command's answer
             body = response_object(ident, created, asked.model, status="completed", usage={},
                                    output=[message_item(f"msg_{ident[5:]}", text)],
@@ -363,3 +353,15 @@ class HttpApi:
         if chat.stream_options is not None and chat.stream_options.include_usage:
             await response.write(usage_chunk(ident, created, chat.model, usage))
         await response.write(DONE)
+
+
+def _headers(result: dict[str, Any]) -> dict[str, str]:
+    """The session the turn ran in, and its run, for a caller that continues it."""
+    run_id = result.get("runId")
+    return {SESSION_HEADER: result["sessionKey"], **({"X-Claw-Run-Id": run_id} if run_id else {})}
+
+
+def _dropped(result: dict[str, Any], headers: dict[str, str]) -> web.Response:
+    """The session's queue was full and its policy dropped the message: a 429 the openai client does not retry."""
+    failure = WireError(429, result.get("reply") or "queue full", type="rate_limit_error")
+    return error_response(failure, {**headers, **_NO_RETRY})
