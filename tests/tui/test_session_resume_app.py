@@ -35,11 +35,11 @@ async def test_the_resume_app_returns_the_session_picked(claw_env, local_clients
 
 
 def test_continue_passes_over_subagent_and_automation_sessions() -> None:
-    rows = [
-        {"sessionKey": "agent:main:subagent:1", "updatedAt": "2026-01-03", "spawnedBy": "agent:main:main"},
-        {"sessionKey": "agent:main:cron:ab12", "updatedAt": "2026-01-04"},
-        {"sessionKey": "agent:main:work", "updatedAt": "2026-01-02"},
-        {"sessionKey": "agent:main:main", "updatedAt": "2026-01-01"},
+    rows = [  # sessions.list rows as OpenClaw shapes them: `key`, `updatedAt` in ms
+        {"key": "agent:main:subagent:1", "updatedAt": 1_767_398_400_000, "spawnedBy": "agent:main:main"},
+        {"key": "agent:main:cron:ab12", "updatedAt": 1_767_484_800_000},
+        {"key": "agent:main:work", "updatedAt": 1_767_312_000_000},
+        {"key": "agent:main:main", "updatedAt": 1_767_225_600_000},
     ]
     assert pick_latest(rows) == "agent:main:work"
     assert pick_latest([]) is None
