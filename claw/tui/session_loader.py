@@ -82,8 +82,8 @@ class SessionLoader:
     async def connect(self) -> None:
         """Learn about the agent and the commands, store the opening model, then load the session."""
         host = self.host
-        info = await self.optional("agents.get", {}, agentId=host.agent_id)
-        host.agent_models = list(info.get("models") or [])
+        info = await self.optional("agents.get", None, agentId=host.agent_id)
+        host.agent_models = list(info.get("models") or []) if info else await self._listed_models()
         commands = await self.optional("commands.list", {})
         host.prompt.catalog = slash.SlashCatalog(commands.get("commands") or [])
         notice = await self._store_opening_model()
@@ -102,6 +102,17 @@ class SessionLoader:
         except ClawError as exc:
             return f"✗ could not use the model {ref} here: {exc.message}"
         return None
+
+    async def _listed_models(self) -> list[str]:
+        """The agent's model chain from `agents.list` (`model.primary`, then `model.fallbacks`), for a gateway
+        without claw's `agents.get`: OpenClaw's own, which `claw chat --url` may attach to."""
+        listed = await self.optional("agents.list", {})
+        for agent in listed.get("agents") or []:
+            model = agent.get("model") if isinstance(agent, dict) else None
+            if agent.get("id") == self.host.agent_id and isinstance(model, dict):
+                fallbacks = model.get("fallbacks") if isinstance(model.get("fallbacks"), list) else []
+                return [str(m) for m in [model.get("primary"), *fallbacks] if m]
+        return []
 
     async def optional(self, method: str, default: Any, **params: Any) -> Any:
         """A method an older gateway may lack: its default then."""
