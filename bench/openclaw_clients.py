@@ -11,8 +11,11 @@ then starts `claw gateway run --port 0` on a temporary CLAW_HOME with the script
 - `openclaw tui` in tmux: a message sent shows the streamed reply, a turn in which the model calls claw's
   `read` tool shows the answer the model gave after the tool's result, and `/sessions` lists the session.
 
+And the reverse: a real `openclaw gateway run` (its config pointing its model at the same scripted server)
+with claw's clients attached: `claw agent -m … --url` prints the reply, and `claw chat --url` in tmux sends a
+message and shows the reply.
+
 Each check prints one PASS or FAIL line, and the command ends with SUMMARY lines (exit 1 on a failure).
-Not covered (left open in issue 16): `claw chat --url` against a real `openclaw gateway run`.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -58,6 +62,17 @@ def install(script: Path) -> dict[str, str]:
     return {**os.environ, "PATH": path, "HOME": str(home), "OPENCLAW_STATE_DIR": str(home / ".openclaw")}
 
 
+OPENCLAW_PORT = 18999
+OPENCLAW_CONFIG = """{
+  gateway: { mode: "local", port: %(port)d, bind: "loopback", auth: { mode: "token", token: "%(token)s" } },
+  agents: { defaults: { model: { primary: "scripted/test-model" } } },
+  models: { mode: "merge", providers: { scripted: { baseUrl: "%(base)s", apiKey: "bench", api: "openai-completions",
+    models: [{ id: "test-model", name: "Scripted", reasoning: false, input: ["text"], contextWindow: 32000,
+               maxTokens: 4096 }] } } },
+}
+"""
+
+
 def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -68,11 +83,10 @@ def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
 
 
 class Tui:
-    """`openclaw tui` in a detached tmux session; `screen()` is what it shows now."""
+    """A terminal app (`openclaw tui`, `claw chat`) in a detached tmux session; `screen()` is what it shows now."""
 
-    def __init__(self, env: dict[str, str], url: str) -> None:
-        self.name = f"claw-bench-{os.getpid()}"
-        command = f"openclaw tui --url {url} --token {TOKEN}"
+    def __init__(self, env: dict[str, str], command: str, name: str = "tui") -> None:
+        self.name = f"claw-bench-{name}-{os.getpid()}"
         subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "160", "-y", "48", command],
                        env=env, check=True)  # fmt: skip
 
@@ -94,6 +108,59 @@ class Tui:
 
     def close(self) -> None:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def reverse(client_env: dict[str, str], claw_env: dict[str, str], base_url: str, tmp: Path,
+            check: Callable[[str, bool, str], None]) -> None:  # fmt: skip
+    """claw's clients against a real `openclaw gateway run` on the same scripted model."""
+    if _listening(OPENCLAW_PORT):
+        check("openclaw gateway run starts", False, f"port {OPENCLAW_PORT} is taken (another gateway?)")
+        return
+    state = tmp / "openclaw-home" / ".openclaw"
+    state.mkdir(parents=True)
+    (state / "openclaw.json").write_text(OPENCLAW_CONFIG % {"port": OPENCLAW_PORT, "token": TOKEN, "base": base_url})
+    oc = {**client_env, "HOME": str(state.parent), "OPENCLAW_STATE_DIR": str(state)}
+    log = (tmp / "openclaw-gateway.log").open("w")
+    gateway = subprocess.Popen(["openclaw", "gateway", "run", "--port", str(OPENCLAW_PORT)], env=oc,
+                               stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"ws://127.0.0.1:{OPENCLAW_PORT}"
+    chat: Tui | None = None
+    try:
+        ready = wait_for(lambda: _listening(OPENCLAW_PORT), 120)
+        started = "listening" if ready else (tmp / "openclaw-gateway.log").read_text()[-300:]
+        check("openclaw gateway run starts", ready, started)
+        # No model of its own: attached, the console must take the agent's model from OpenClaw's agents.list.
+        claw = {k: v for k, v in claw_env.items() if k not in ("CLAW_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY")}
+        claw["CLAW_HOME"] = str(tmp / "claw-client-home")
+        subprocess.run([sys.executable, "-m", "claw", "init"], env=claw, cwd=REPO, check=True, capture_output=True)
+        deadline = time.monotonic() + 90
+        while True:  # OpenClaw's gateway listens before it is ready, and says "gateway starting; retry shortly"
+            done = subprocess.run([sys.executable, "-m", "claw", "agent", "-m", "hello", "--url", url], env=claw,
+                                  cwd=REPO, capture_output=True, text=True, timeout=120)  # fmt: skip
+            if "retry shortly" not in done.stderr or time.monotonic() > deadline:
+                break
+            time.sleep(2)
+        check("claw agent --url on openclaw's gateway", done.returncode == 0 and REPLY in done.stdout,
+              (done.stdout or done.stderr).strip()[-160:])  # fmt: skip
+        exports = " ".join(f"{k}={v}" for k, v in claw.items() if k.startswith(("CLAW_", "PYTHONPATH")))
+        chat = Tui(claw, f"cd {REPO} && env {exports} {sys.executable} -m claw chat --url {url}; sleep 60", name="chat")
+        wait_for(lambda: "attached to" in chat.screen(), 60)
+        before = chat.screen().count(REPLY)
+        subprocess.run(["tmux", "send-keys", "-t", chat.name, "-l", "say hello"], check=True)
+        time.sleep(0.5)
+        subprocess.run(["tmux", "send-keys", "-t", chat.name, "Enter"], check=True)
+        shown = wait_for(lambda: chat.screen().count(REPLY) > before, 60)
+        check("claw chat --url on openclaw's gateway: the reply shows", shown, "reply shown" if shown else chat.tail())
+    finally:
+        if chat is not None:
+            chat.close()
+        gateway.terminate()
+        gateway.wait(60)
 
 
 def main() -> int:
@@ -139,7 +206,7 @@ def main() -> int:
             check("openclaw agent -m", done.returncode == 0 and REPLY in done.stdout,
                   (done.stdout or done.stderr).strip()[-160:])  # fmt: skip
 
-            tui = Tui(oc, url)
+            tui = Tui(oc, f"openclaw tui --url {url} --token {TOKEN}")
             ready = wait_for(lambda: "connected" in tui.screen().lower() or "agent:main" in tui.screen(), 60)
             check("openclaw tui connects", ready, "connected" if ready else tui.tail())
             tui.type("say hello")
@@ -157,6 +224,7 @@ def main() -> int:
                 tui.close()
             gateway.terminate()
             gateway.wait(60)
+        reverse(client_env, env, model.base_url, Path(tmp), check)
     failed = sum(1 for _name, ok, _detail in results if not ok)
     return finish([Target("openclaw_clients_failed_checks", float(failed), 1, "count")])
 
