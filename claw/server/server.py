@@ -78,6 +78,9 @@ class GatewayServer:
         self._runner: web.AppRunner | None = None
         self._relay = ApprovalRelay(settings.approval_timeout_s)
         self._pending_handshakes = 0
+        self._versions = {"presence": 0, "health": 0}
+        """`stateVersion`: bumped with each `presence` (a client came or went) and `health` event."""
+        self._health_task: asyncio.Task[None] | None = None
         self._devices: DeviceRegistry | None = None
 
     @property
@@ -113,10 +116,14 @@ class GatewayServer:
         self.port = _bound_port(runner, self.settings.port)
         gateway.approvals.set_approver(self._relay, name="remote-clients")
         self._unlisten = gateway.broadcasts.listen(self._broadcast, active=lambda: bool(self.connections))
+        self._health_task = asyncio.create_task(self._health_events(), name="gateway-health-events")
         log.info("listening on %s (WebSocket at /, HTTP /health and /v1)", self.url)
 
     async def stop(self) -> None:
         self.draining = True
+        if self._health_task is not None:
+            self._health_task.cancel()
+            self._health_task = None
         if self._gateway is not None:
             self._gateway.approvals.set_approver(None, name="remote-clients")
         if self._unlisten is not None:
@@ -130,6 +137,28 @@ class GatewayServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    def _presence_changed(self) -> None:
+        """A client came or went: every connection gets OpenClaw's `presence` snapshot, versioned."""
+        self._versions["presence"] += 1
+        payload = {"presence": [c.info.presence() for c in self.connections]}
+        for conn in list(self.connections):
+            conn.post_event("presence", payload, dict(self._versions))
+
+    async def _health_events(self) -> None:
+        """`health` (the `health` method's answer) to every connection each `health_interval_s`."""
+        while True:
+            await asyncio.sleep(self.settings.health_interval_s)
+            if not self.connections or self._gateway is None:
+                continue
+            try:
+                snapshot = await self._gateway.call_method("health", {}, channel="ws")
+            except ClawError as exc:
+                log.info("health snapshot for the clients failed: %s", exc)
+                continue
+            self._versions["health"] += 1
+            for conn in list(self.connections):
+                conn.post_event("health", snapshot, dict(self._versions))
 
     def _broadcast(self, name: str, payload: dict[str, Any]) -> None:
         """A gateway-wide `chat` event (`Gateway.broadcasts`) to every connection, as OpenClaw's gateway
@@ -220,6 +249,7 @@ class GatewayServer:
             return ws
         conn = WsConnection(ws, gateway, info, self.settings, lambda: self.draining, request.transport)
         self.connections.add(conn)
+        self._presence_changed()
         if "approvals" in info.caps:
             self._relay.add(conn)
         started = time.monotonic()
@@ -230,6 +260,7 @@ class GatewayServer:
         finally:
             self._relay.discard(conn)
             self.connections.discard(conn)
+            self._presence_changed()
             log.info(
                 "connection %s closed after %.1f s (code %s)", peer.conn_id, time.monotonic() - started, ws.close_code
             )
@@ -243,7 +274,7 @@ class GatewayServer:
         return {
             "presence": [c.info.presence() for c in self.connections] + [joining.presence()],
             "health": {"ok": True, "ts": now_ms},
-            "stateVersion": {"presence": len(self.connections) + 1, "health": 1},
+            "stateVersion": {"presence": self._versions["presence"] + 1, "health": self._versions["health"]},
             "uptimeMs": max(0, int(now_ms - self._gateway.started_at * 1000)),
             "sessionDefaults": {
                 "defaultAgentId": agent_id,

@@ -33,6 +33,8 @@ class ServerSettings:
     """Announced in the hello as `policy.maxBufferedBytes` (OpenClaw's 50 MiB): what a client may queue."""
     tick_interval_s: float = 30.0
     """A `tick` event goes to every connection this often; OpenClaw's clients close after 2× silence."""
+    health_interval_s: float = 60.0
+    """How often connected clients get a `health` event (OpenClaw refreshes its health snapshot about as often)."""
     max_body_bytes: int = 20 * 1024 * 1024
     handshake_timeout_s: float = 10.0
     """A client that has not sent `connect` by then is closed."""

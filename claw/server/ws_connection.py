@@ -128,14 +128,14 @@ class WsConnection:
         if isinstance(self._transport, asyncio.WriteTransport):
             self._transport.abort()
 
-    def post_event(self, name: str, payload: Any) -> None:
+    def post_event(self, name: str, payload: Any, state_version: dict[str, int] | None = None) -> None:
         """Queue an event frame without waiting (broadcasts); the connection owns the task."""
-        self._spawn(self.send_event(name, payload))
+        self._spawn(self.send_event(name, payload, state_version))
 
-    async def send_event(self, name: str, payload: Any) -> bool:
+    async def send_event(self, name: str, payload: Any, state_version: dict[str, int] | None = None) -> bool:
         async with self._send_lock:
             self._seq += 1
-            return await self._write(event(name, payload, self._seq))
+            return await self._write(event(name, payload, self._seq, state_version))
 
     async def send_agent(self, item: RunEvent) -> bool:
         """Send a run event as an `agent` frame unless this connection already had it; False once closed."""

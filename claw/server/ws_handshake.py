@@ -52,7 +52,8 @@ from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE
 
 log = logging.getLogger(__name__)
 
-EVENTS = ("agent", "exec.approval.requested", "exec.approval.resolved", "shutdown", "tick")
+EVENTS = ("agent", "chat", "exec.approval.requested", "exec.approval.resolved", "health", "presence",
+          "session.message", "sessions.changed", "shutdown", "tick")
 CONNECTION_METHODS = (SUBSCRIBE, UNSUBSCRIBE)
 """Served by the connection itself, not the gateway (claw/server/ws_sessions.py); listed in the hello."""
 PROTOCOL_CLOSE = 1002

@@ -164,11 +164,14 @@ def error(
     return _dump({"type": "res", "id": frame_id, "ok": False, "error": body})
 
 
-def event(name: str, payload: Any, seq: int | None = None) -> str:
-    """An event frame; `seq` counts per connection (the pre-connect challenge has none)."""
+def event(name: str, payload: Any, seq: int | None = None, state_version: dict[str, int] | None = None) -> str:
+    """An event frame; `seq` counts per connection (the pre-connect challenge has none); `state_version`, on
+    `presence` and `health`, the versions of both snapshots (OpenClaw's `stateVersion`)."""
     frame: dict[str, Any] = {"type": "event", "event": name, "payload": payload}
     if seq is not None:
         frame["seq"] = seq
+    if state_version is not None:
+        frame["stateVersion"] = state_version
     return _dump(frame)
 
 

@@ -97,6 +97,8 @@ class Wire:
     events: list[dict[str, Any]] = field(default_factory=list)
     responses: list[dict[str, Any]] = field(default_factory=list)
     challenge: dict[str, Any] = field(default_factory=dict)
+    quiet: tuple[str, ...] = ("presence", "health")
+    """Status events kept in `events` but not returned by `recv`: they come whenever a client comes or goes."""
     _ids: int = 0
 
     async def send(self, frame: dict[str, Any] | str | bytes) -> None:
@@ -104,9 +106,11 @@ class Wire:
 
     async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
         async with asyncio.timeout(timeout):
-            frame = json.loads(await self.ws.recv())
-        (self.events if frame["type"] == "event" else self.responses).append(frame)
-        return frame
+            while True:
+                frame = json.loads(await self.ws.recv())
+                (self.events if frame["type"] == "event" else self.responses).append(frame)
+                if frame["type"] != "event" or frame["event"] not in self.quiet:
+                    return frame
 
     async def res(self, frame_id: str | None, timeout: float = 10.0) -> dict[str, Any]:
         """The next `res` with `frame_id` (events and other responses arriving first are kept)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect
@@ -210,7 +211,7 @@ async def test_slash_command_gets_one_reply_and_no_run(served: Served) -> None:
     assert reply["payload"]["status"] == "command" and "/new" in reply["payload"]["reply"]
     assert "runId" not in reply["payload"]
     assert (await wire.call("health"))["ok"] is True  # nothing else was pending on that id
-    assert not wire.events
+    assert [e["event"] for e in wire.events if e["event"] not in wire.quiet] == []  # no run, so no agent events
     await wire.close()
 
 
@@ -299,3 +300,36 @@ async def test_a_session_subscription_takes_openclaws_short_key(claw_env: ClawEn
     bad = await watcher.request("sessions.messages.subscribe", {"key": 7})
     assert bad["error"]["code"] == "INVALID_REQUEST" and "key: a session key" in bad["error"]["message"]
     await asyncio.gather(watcher.close(), sender.close())
+
+
+
+async def test_presence_events_tell_every_client_who_came_and_went(served: Served) -> None:
+    first = await open_wire(served.url)
+    first.quiet = ()  # this test reads them
+
+    async def next_presence() -> dict[str, Any]:
+        while (frame := await first.recv())["event"] != "presence":
+            pass
+        return frame
+
+    mine = await next_presence()  # its own arrival
+    second = await open_wire(served.url)
+    joined = await next_presence()
+    assert [len(f["payload"]["presence"]) for f in (mine, joined)] == [1, 2]
+    assert joined["stateVersion"]["presence"] == mine["stateVersion"]["presence"] + 1
+    await second.close()
+    left = await next_presence()
+    assert len(left["payload"]["presence"]) == 1
+    assert left["stateVersion"]["presence"] == joined["stateVersion"]["presence"] + 1
+    await first.close()
+
+
+async def test_health_events_carry_the_health_snapshot(make_served: MakeServed) -> None:
+    served = await make_served(health_interval_s=0.05)
+    wire = await open_wire(served.url)
+    wire.quiet = ()
+    while (frame := await wire.recv())["event"] != "health":
+        pass
+    assert frame["payload"]["ok"] is True and frame["payload"]["defaultAgentId"] == "main"
+    assert frame["stateVersion"]["health"] >= 1
+    await wire.close()
