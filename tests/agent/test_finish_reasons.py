@@ -4,13 +4,13 @@ and never looped on; an empty reply after tool results is an error, not a blank 
 from __future__ import annotations
 
 import json
-import subprocess
 
 from claw.agent.runner import CUT_BEFORE_REPLY, EMPTY_AFTER_TOOLS
 from claw.gateway.run_event import TRUNCATED_NOTE
 from tests.agent.conftest import run, said, terminal, tool_results, transcript
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text, tool_call
+from tests.support.processes import run_claw
 from tests.support.stream_shapes import call_fragments, shaped, split_text
 
 
@@ -67,14 +67,12 @@ async def test_a_reply_of_only_thinking_after_tools_is_empty_too(claw_env: ClawE
 
 def test_the_cli_says_the_reply_was_cut_and_how_to_go_on(claw_env: ClawEnv) -> None:
     claw_env.server.script(text("Half a reply", finish_reason="length"), text("Half a reply", finish_reason="length"))
-    done = subprocess.run(["claw", "agent", "-m", "hi"], env=claw_env.env, capture_output=True, text=True, timeout=60)
+    done = run_claw(claw_env.env, "agent", "-m", "hi")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Half a reply"
     assert TRUNCATED_NOTE in done.stderr and '"continue"' in TRUNCATED_NOTE
 
-    done = subprocess.run(
-        ["claw", "agent", "-m", "hi", "--json"], env=claw_env.env, capture_output=True, text=True, timeout=60
-    )
+    done = run_claw(claw_env.env, "agent", "-m", "hi", "--json")
     end = [json.loads(line) for line in done.stdout.splitlines()][-1]
     assert end["data"]["phase"] == "end" and end["data"]["truncated"] == "length"
 
@@ -84,9 +82,7 @@ def test_cli_json_deltas_never_carry_tool_markup(claw_env: ClawEnv) -> None:
     (claw_env.home / "workspace" / "note.md").write_text("SECRET-42\n", encoding="utf-8")
     markup = 'Looking. <tool_call>{"name": "read", "arguments": {"path": "note.md"}}</tool_call>'
     claw_env.server.script(shaped(*split_text(markup, 2)), text("It says SECRET-42."))
-    done = subprocess.run(
-        ["claw", "agent", "-m", "hi", "--json"], env=claw_env.env, capture_output=True, text=True, timeout=60
-    )
+    done = run_claw(claw_env.env, "agent", "-m", "hi", "--json")
     events = [json.loads(line) for line in done.stdout.splitlines()]
     deltas = "".join(e["data"].get("delta", "") for e in events if e["stream"] == "assistant")
     assert deltas == "Looking. It says SECRET-42."

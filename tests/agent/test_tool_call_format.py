@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-
 from claw.agent.text_calls import tool_call_format
 from claw.config import ModelSettings
 from claw.providers.text_tools.calls import FORMATS
 from tests.support.fixtures import ClawEnv
+from tests.support.processes import run_claw
 
 
 def test_the_format_is_looked_up_by_ref_then_bare_model_name() -> None:
@@ -30,7 +29,7 @@ def test_config_accepts_exactly_the_formats_the_parsers_know() -> None:
 
 def test_a_bad_format_is_one_line_naming_the_key_and_exit_2(claw_env: ClawEnv) -> None:
     (claw_env.home / "config.toml").write_text('[models."test-model"]\ntoolCallFormat = "hermess"\n')
-    done = subprocess.run(["claw", "agent", "-m", "hi"], env=claw_env.env, capture_output=True, text=True, timeout=60)
+    done = run_claw(claw_env.env, "agent", "-m", "hi")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "toolCallFormat" in lines[0] and "'hermes'" in lines[0] and "hermess" in lines[0]

@@ -5,7 +5,7 @@
 
     def test_agent_replies(claw_env):
         claw_env.server.script(text("Hi!"))
-        done = subprocess.run(["claw", "agent", "-m", "hello"], env=claw_env.env, capture_output=True)
+        done = run_claw(claw_env.env, "agent", "-m", "hello")  # tests/support/processes.py
         assert claw_env.server.last_request().messages[-1]["content"] == "hello"
 """
 
