@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from claw.channels.access_terms import WILDCARD
 from claw.gateway.command_syntax import parse_command
@@ -57,6 +57,21 @@ class AccessPolicy:
     group_allow_from: tuple[str, ...] = ()
     groups: dict[str, GroupRule] = field(default_factory=dict)
     require_mention: bool = True
+
+    @classmethod
+    def of(cls, account: Any, groups: Mapping[str, Any], **extra: Any) -> Self:
+        """The policy an account's settings spell the same on every platform (`dmPolicy`, `allowFrom`,
+        `groupPolicy`, `groupAllowFrom`, `requireMention`), with its group rules read from `groups` (the
+        account's `groups` or `channels` table); `extra`: a platform's own fields (Discord's `guilds`)."""
+        return cls(
+            dm_policy=account.dm_policy,
+            allow_from=account.allow_from,
+            group_policy=account.group_policy,
+            group_allow_from=account.group_allow_from,
+            groups=GroupRule.table(groups),
+            require_mention=account.require_mention,
+            **extra,
+        )
 
     def decide(self, ctx: MsgContext, *, mentioned: bool, approved: bool) -> Decision:
         listed = ctx.sender_id in self.allow_from or approved

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from claw.channels.access import AccessPolicy, GroupRule
+from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.dingtalk_api import DingTalkApi, DingTalkError
 from claw.channels.dingtalk_cards import DingTalkCards
@@ -69,14 +69,7 @@ class DingTalkAdapter:
             text_format="dingtalk-markdown",
             rate_per_second=settings.rate_per_second,
         )
-        self.access: AccessPolicy | None = AccessPolicy(
-            dm_policy=settings.dm_policy,
-            allow_from=settings.allow_from,
-            group_policy=settings.group_policy,
-            group_allow_from=settings.group_allow_from,
-            groups=GroupRule.table(settings.groups),
-            require_mention=settings.require_mention,
-        )
+        self.access: AccessPolicy | None = AccessPolicy.of(settings, settings.groups)
         self.api = DingTalkApi(settings.api_base_url, settings.client_id or "", settings.secret() or "")
         self.cards = (
             None

@@ -80,15 +80,8 @@ class DiscordAdapter:
             rate_per_second=settings.rate_per_second,
         )
         self.streams = settings.streaming
-        self.access: AccessPolicy | None = DiscordAccess(
-            dm_policy=settings.dm_policy,
-            allow_from=settings.allow_from,
-            group_policy=settings.group_policy,
-            group_allow_from=settings.group_allow_from,
-            groups=GroupRule.table(settings.channels),
-            require_mention=settings.require_mention,
-            guilds=GroupRule.table(settings.guilds),
-        )
+        guilds = GroupRule.table(settings.guilds)
+        self.access: AccessPolicy | None = DiscordAccess.of(settings, settings.channels, guilds=guilds)
         self.bot: BotIdentity | None = None
         self.rest = DiscordRest(settings.api_base_url, self.token or "")
         self.gateway: DiscordGateway | None = None

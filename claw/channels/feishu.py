@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from claw.channels.access import AccessPolicy, GroupRule
+from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.faults import fault
 from claw.channels.feishu_api import FeishuApi, FeishuError
@@ -64,14 +64,7 @@ class FeishuAdapter:
             rate_per_second=settings.rate_per_second,
         )
         self.streams = settings.streaming
-        self.access: AccessPolicy | None = AccessPolicy(
-            dm_policy=settings.dm_policy,
-            allow_from=settings.allow_from,
-            group_policy=settings.group_policy,
-            group_allow_from=settings.group_allow_from,
-            groups=GroupRule.table(settings.groups),
-            require_mention=settings.require_mention,
-        )
+        self.access: AccessPolicy | None = AccessPolicy.of(settings, settings.groups)
         self.bot_open_id: str | None = None
         self.api = FeishuApi(settings.base_url(), settings.app_id or "", settings.secret() or "",
                              refresh_margin=settings.token_refresh_margin_seconds)  # fmt: skip

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from slack_sdk.signature import SignatureVerifier
 
-from claw.channels.access import AccessPolicy, GroupRule
+from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
@@ -71,14 +71,7 @@ class SlackAdapter:
             rate_per_second=settings.rate_per_second,
         )
         self.streams = settings.streaming
-        self.access: AccessPolicy | None = AccessPolicy(
-            dm_policy=settings.dm_policy,
-            allow_from=settings.allow_from,
-            group_policy=settings.group_policy,
-            group_allow_from=settings.group_allow_from,
-            groups=GroupRule.table(settings.channels),
-            require_mention=settings.require_mention,
-        )
+        self.access: AccessPolicy | None = AccessPolicy.of(settings, settings.channels)
         self.api = SlackApi(settings.base_url(), self.token or "")
         self.bot: BotIdentity | None = None
         self.socket: SocketMode | None = None

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from claw.channels.access import AccessPolicy, GroupRule
+from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.inbound import Inbound
 from claw.channels.settings import TelegramAccount
@@ -52,14 +52,7 @@ class TelegramAdapter:
             rate_per_second=settings.rate_per_second,
         )
         self.streams = settings.streaming
-        self.access: AccessPolicy | None = AccessPolicy(
-            dm_policy=settings.dm_policy,
-            allow_from=settings.allow_from,
-            group_policy=settings.group_policy,
-            group_allow_from=settings.group_allow_from,
-            groups=GroupRule.table(settings.groups),
-            require_mention=settings.require_mention,
-        )
+        self.access: AccessPolicy | None = AccessPolicy.of(settings, settings.groups)
         self.bot: BotIdentity | None = None
         self._api = TelegramApi(settings.api_base_url, self.token or "")
         self._task: asyncio.Task[None] | None = None
