@@ -17,6 +17,8 @@ from typing import Any
 
 import aiohttp
 
+from claw.channels.platform_error import PlatformError
+
 DEFAULT_TIMEOUT = 30.0
 RATE_LIMIT_CODES = ("Throttling", "QpsLimit", "FlowControl")
 """Substrings of the OpenAPI's error codes for its frequency limits (`Forbidden.AccessDenied.QpsLimitForApi` …)."""
@@ -25,18 +27,8 @@ WEBHOOK_RATE_LIMIT = frozenset({130101, 90018, 90006, 90005, 88})
 ROBOT_TOPIC = "/v1.0/im/bot/messages/get"
 
 
-class DingTalkError(Exception):
-    """A failed call. `code` is DingTalk's error code (a string for the OpenAPI, an int for webhooks; None:
-    no answer), `status` the HTTP status; `sent` is False only when the request certainly never left."""
-
-    def __init__(self, what: str, description: str, *, code: str | int | None = None, status: int | None = None,
-                 sent: bool = True, retry_after: float | None = None) -> None:  # fmt: skip
-        super().__init__(f"{what}: {description}")
-        self.description = description
-        self.code = code
-        self.status = status
-        self.sent = sent
-        self.retry_after = retry_after
+class DingTalkError(PlatformError):
+    """A failed DingTalk call; `code` is a string for the OpenAPI, an int for session webhooks."""
 
     @property
     def rate_limited(self) -> bool:

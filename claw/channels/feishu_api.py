@@ -15,6 +15,8 @@ from typing import Any
 
 import aiohttp
 
+from claw.channels.platform_error import PlatformError
+
 DEFAULT_TIMEOUT = 30.0
 TOKEN_CODES = frozenset({99991661, 99991663, 99991668})
 """Missing, invalid and expired tenant_access_token."""
@@ -22,18 +24,8 @@ RATE_LIMIT_CODES = frozenset({99991400, 230020})
 """The platform's frequency limit, and the per-chat message-rate limit."""
 
 
-class FeishuError(Exception):
-    """A failed call. `code` is the platform's error code (None: no answer), `status` the HTTP status;
-    `sent` is False only when the request certainly never reached the platform."""
-
-    def __init__(self, what: str, description: str, *, code: int | None = None, status: int | None = None,
-                 sent: bool = True, retry_after: float | None = None) -> None:  # fmt: skip
-        super().__init__(f"{what}: {description}")
-        self.description = description
-        self.code = code
-        self.status = status
-        self.sent = sent
-        self.retry_after = retry_after
+class FeishuError(PlatformError):
+    """A failed Feishu call; `code` is the platform's integer error code."""
 
     @property
     def rate_limited(self) -> bool:
