@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+TURN_SCAN = 400
+"""How far back from a transcript's end a finished turn's own entries are looked for."""
 SESSION_EVENTS = frozenset({"sessions.changed", "session.message"})
 """The events a `sessions.subscribe` subscription receives (OpenClaw sends them to subscribers only)."""
 Listener = Callable[[str, dict[str, Any]], None]
@@ -109,16 +111,38 @@ class Broadcasts:
         row = self._row(event.session_key, event.run_id)
         now = now_ms()
         text = event.data.get("text")
+        stored = self._stored(event)
         messages = []
         if asked is not None:
-            messages.append({"role": "user", "content": [{"type": "text", "text": asked}], "timestamp": now})
+            user = {"role": "user", "content": [{"type": "text", "text": asked}], "timestamp": now}
+            messages.append(_identified(user, event.run_id, stored.get("user")))
         if isinstance(text, str):
-            messages.append(assistant_message(text, now))
+            messages.append(_identified(assistant_message(text, now), event.run_id, stored.get("assistant")))
         for message in messages:
             payload: dict[str, Any] = {"sessionKey": event.session_key, "runId": event.run_id, "message": message}
             if row is not None:
                 payload["session"] = row
             self.publish("session.message", payload)
+
+    def _stored(self, event: RunEvent) -> dict[str, tuple[str, int]]:
+        """The transcript ids and places (1-based) of the turn's user message and final reply, by role, as
+        the transcript's read cache has them (a stat, no parsing; nothing when it must be read anew)."""
+        try:
+            store = self._gw.sessions(agent_of(event.session_key))
+            entry = store.get(event.session_key)
+            entries = (store.transcript(entry).read_cached() if entry is not None else None) or []
+        except Exception:  # an agent no longer configured, a transcript gone: the messages go without ids
+            return {}
+        found: dict[str, tuple[str, int]] = {}
+        first = max(0, len(entries) - TURN_SCAN)
+        for seq in range(len(entries), first, -1):  # newest first: the reply, then its tool steps, then the ask
+            stored = entries[seq - 1]
+            role, entry_id = stored.get("role"), stored.get("id")
+            if stored.get("runId") != event.run_id or role not in ("user", "assistant") or role in found:
+                continue
+            if isinstance(entry_id, str) and (role == "user" or stored.get("content")):  # not a tool-call step
+                found[role] = (entry_id, seq)
+        return found
 
     def _row(self, session_key: str, ended: str | None = None) -> dict[str, Any] | None:
         try:
@@ -126,3 +150,12 @@ class Broadcasts:
         except Exception:  # an agent no longer configured: no row to show
             return None
         return session_row(self._gw, entry, ended=ended) if entry is not None else None
+
+
+def _identified(message: dict[str, Any], run_id: str, stored: tuple[str, int] | None) -> dict[str, Any]:
+    """`message` with its identity where OpenClaw's clients read it (`__openclaw {id, seq, runId}`, as
+    `chat.history` gives each stored message): without it OpenClaw's TUI shows the turn twice."""
+    identity: dict[str, Any] = {"runId": run_id}
+    if stored is not None:
+        identity["id"], identity["seq"] = stored
+    return {**message, "__openclaw": identity}

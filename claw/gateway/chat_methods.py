@@ -97,8 +97,10 @@ async def chat_history(gw: Gateway, params: HistoryParams) -> dict[str, Any]:
     if entry is None:
         return {"sessionKey": key, "sessionId": None, "messages": []}
     entries = await asyncio.to_thread(store.transcript(entry).read)
-    shown = entries[-limit:] if limit > 0 else entries
-    return {"sessionKey": key, "sessionId": entry.session_id, "messages": [history_message(e) for e in shown]}
+    first = max(0, len(entries) - limit) if limit > 0 else 0
+    messages = [history_message(e, seq) for seq, e in enumerate(entries[first:], start=first + 1)]
+    levels = {"thinkingLevel": entry.extra.get("think"), "verboseLevel": entry.extra.get("verboseLevel")}
+    return {"sessionKey": key, "sessionId": entry.session_id, "messages": messages, **levels}
 
 
 CHAT_METHODS: Mapping[str, Method] = {

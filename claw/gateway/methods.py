@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator
+from pydantic.alias_generators import to_camel
 
 from claw.errors import NotFoundError, UsageError
 from claw.gateway.approval_rows import approval_row
@@ -34,6 +35,7 @@ from claw.gateway.session_lifecycle_methods import SESSION_LIFECYCLE_METHODS
 from claw.gateway.session_methods import SESSION_METHODS
 from claw.gateway.session_rows import now_ms, session_row, split_model_ref
 from claw.gateway.system_methods import SYSTEM_METHODS
+from claw.gateway.think_commands import set_think
 from claw.store.sessions import SessionEntry
 from claw.tools.exec_approvals import DECISIONS
 from claw.workspace import resolve_name
@@ -74,10 +76,26 @@ class WorkspaceWriteParams(WorkspaceFileParams):
     content: str = Field(description="a string")
 
 
+UNSUPPORTED_SESSION_SETTINGS = ("elevated_level", "fast_mode", "group_activation", "reasoning_level",
+                                "response_usage", "trace_level")  # fmt: skip
+"""OpenClaw's per-session settings (its TUI's /elevated, /fast, /activation, /reasoning, /usage, /trace) that
+claw has no such thing for: refused by name, not silently dropped."""
+
+
 class SessionPatchParams(SessionParams):
     """`sessions.patch`: only the fields given change; `model: null` goes back to the agent's own."""
 
     model: str | None = Field(None, description="a model ref such as openai/gpt-4o-mini, or null")
+    thinking_level: str | None = Field(None, description="off, low, high, or null for the model's default")
+    verbose_level: Literal["on", "off", "full"] | None = Field(
+        None, description="on, off, full, or null: how much of a run's tool calls OpenClaw's clients show"
+    )
+    elevated_level: Any = None
+    fast_mode: Any = None
+    group_activation: Any = None
+    reasoning_level: Any = None
+    response_usage: Any = None
+    trace_level: Any = None
 
     @field_validator("model")
     @classmethod
@@ -257,14 +275,25 @@ async def sessions_patch(gw: Gateway, params: SessionPatchParams) -> dict[str, A
     """Change a session's settings (now: `model`, a model ref, or null for the agent's own); creates the
     session if it has no turns yet."""
     key = params.session_key
+    given = params.model_fields_set
+    for name in UNSUPPORTED_SESSION_SETTINGS:
+        if name in given:
+            raise UsageError(f"claw has no per-session {to_camel(name)} setting; sessions.patch takes model, "
+                             "thinkingLevel and verboseLevel")  # fmt: skip
     store = gw.sessions(params.session_agent)
     changes: dict[str, Any] = {}
-    if "model" in params.model_fields_set:  # absent: unchanged; null: back to the agent's own
+    if "model" in given:  # absent: unchanged; null: back to the agent's own
         changes["model_override"] = params.model
 
     def patch() -> SessionEntry:
         store.get_or_create(key, channel=params.caller_channel)
-        return store.update(key, **changes)
+        entry = store.update(key, **changes)
+        if "verbose_level" in given:
+            entry = store.merge_extra(key, {"verboseLevel": params.verbose_level})
+        if "thinking_level" in given:  # as `/think`: a level the model's server has a switch for, or default
+            set_think(gw, params.session_agent, key, params.thinking_level or "default")
+            entry = store.get(key) or entry
+        return entry
 
     entry = await asyncio.to_thread(patch)
     gw.broadcasts.session_changed(key, "patch")

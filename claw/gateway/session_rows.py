@@ -82,6 +82,8 @@ def session_row(gw: Gateway, entry: SessionEntry, *, ended: str | None = None) -
         "hasActiveRun": bool(active),
         "activeRunIds": [run.id for run in active],
         "status": "running" if running else ("queued" if active else "idle"),
+        "thinkingLevel": entry.extra.get("think"),  # `/think`'s level (sessions.patch thinkingLevel), or null
+        "verboseLevel": entry.extra.get("verboseLevel"),  # what OpenClaw's clients show of tool calls
         "spawnedBy": entry.extra.get("spawnedBy"),  # subagent sessions: the parent session's key
         "parentSessionKey": entry.extra.get("parentSessionKey")
         or entry.extra.get("spawnedBy")
@@ -95,11 +97,18 @@ def session_row(gw: Gateway, entry: SessionEntry, *, ended: str | None = None) -
     }
 
 
-def history_message(entry: dict[str, Any]) -> dict[str, Any]:
-    """A transcript entry for `chat.history` and `session.message`: as stored, plus OpenClaw's
-    `timestamp` (ms) beside the stored `createdAt`."""
+def history_message(entry: dict[str, Any], seq: int | None = None) -> dict[str, Any]:
+    """A transcript entry for `chat.history`: as stored, plus OpenClaw's `timestamp` (ms) beside the stored
+    `createdAt`, and its identity where OpenClaw's clients read it (`__openclaw {id, seq, runId}`: the
+    entry's id, its 1-based place in the transcript, the run that wrote it). OpenClaw's TUI matches the
+    messages it showed live to these by run id; without them it shows a finished turn twice."""
+    message = dict(entry)
     stamp = epoch_ms(entry.get("createdAt"))
-    return {**entry, "timestamp": stamp} if stamp is not None else dict(entry)
+    if stamp is not None:
+        message["timestamp"] = stamp
+    identity = {"id": entry.get("id"), "seq": seq, "runId": entry.get("runId")}
+    message["__openclaw"] = {name: value for name, value in identity.items() if value is not None}
+    return message
 
 
 def assistant_message(text: str, timestamp: int | None = None) -> dict[str, Any]:

@@ -1,10 +1,11 @@
 """The gateway-wide RPC methods OpenClaw's clients ask first, in OpenClaw's protocol-4 shapes: `health`,
 `status`, `agents.list`, `models.list`, `config.get`, `system-presence`, `last-heartbeat`, and the lists of
-features claw does not have (`question.list`, `plugin.approval.list`, `taskSuggestions.list`), part of
-the core's methods (`CORE_METHODS`).
+features claw does not have (`question.list`, `taskSuggestions.list`), part of the core's methods
+(`CORE_METHODS`). (`plugin.approval.list` is the network connection's own: it lists claw's exec questions
+to the clients that answer only plugin approvals; claw/server/ws_approvals.py.)
 
 Every answer is built from what this gateway really has. Where OpenClaw has a feature claw lacks
-(heartbeats, agent questions, plugin approvals, task suggestions, presence beacons) the answer says so in
+(heartbeats, agent questions, task suggestions, presence beacons) the answer says so in
 OpenClaw's own terms (an empty list, a heartbeat that is off, `null` for the last heartbeat), never a
 made-up entry, so a client shows "none" rather than failing on a missing method.
 """
@@ -196,12 +197,6 @@ async def question_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
     return {"questions": []}
 
 
-@takes(NoParams)
-async def plugin_approval_list(gw: Gateway, params: NoParams) -> list[dict[str, Any]]:
-    """claw has no plugin approvals (only exec approvals, `exec.approval.list`)."""
-    return []
-
-
 @takes(AgentFilterParams)
 async def task_suggestions_list(gw: Gateway, params: AgentFilterParams) -> dict[str, Any]:
     """claw does not suggest tasks."""
@@ -217,6 +212,5 @@ SYSTEM_METHODS: Mapping[str, Method] = {
     "system-presence": system_presence,
     "last-heartbeat": last_heartbeat,
     "question.list": question_list,
-    "plugin.approval.list": plugin_approval_list,
     "taskSuggestions.list": task_suggestions_list,
 }

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 USAGE = "/think takes off, low, high or default (or nothing, to show the current level)"
 
 
-def _switch(gw: Gateway, call: CommandCall, override: str | None) -> tuple[str, Switch]:
+def _switch(gw: Gateway, agent_id: str, override: str | None) -> tuple[str, Switch]:
     """The session's model's provider and that provider's reasoning switch."""
-    chain = gw.runner.model_chain(gw.agent_env(call.agent_id), override)
+    chain = gw.runner.model_chain(gw.agent_env(agent_id), override)
     if not chain:
         raise ClawError("no model configured: /think has nothing to set the reasoning of")
     provider = gw.router.resolve(chain[0]).provider
@@ -48,26 +48,34 @@ def _no_switch(provider: str) -> str:
 
 
 async def _think(gw: Gateway, call: CommandCall) -> str:
-    store = gw.sessions(call.agent_id)
-    entry = store.get(call.session_key) or store.get_or_create(call.session_key)
-    provider, switch = _switch(gw, call, entry.model_override)
-    current = think_level(entry.extra.get("think"))
-    wanted = call.args.strip().lower()
-    if not wanted:
-        if switch == "none":
-            return f"Thinking: the model's default; {_no_switch(provider)}."
-        if current is None:
-            return f"Thinking: the model's default (not set for this session; {provider} takes /think off|low|high)."
-        return f"Thinking: {current} [this session] · {provider} {_sends(switch, current)}."
-    if wanted in ("default", "reset"):
-        store.merge_extra(call.session_key, {"think": None})
+    wanted = call.args.strip()
+    if wanted:
+        return set_think(gw, call.agent_id, call.session_key, wanted)
+    entry = gw.sessions(call.agent_id).get(call.session_key)
+    provider, switch = _switch(gw, call.agent_id, entry.model_override if entry else None)
+    current = think_level(entry.extra.get("think")) if entry else None
+    if switch == "none":
+        return f"Thinking: the model's default; {_no_switch(provider)}."
+    if current is None:
+        return f"Thinking: the model's default (not set for this session; {provider} takes /think off|low|high)."
+    return f"Thinking: {current} [this session] · {provider} {_sends(switch, current)}."
+
+
+def set_think(gw: Gateway, agent_id: str, session_key: str, wanted: str) -> str:
+    """Set the session's level to `wanted` (a level, or `default`), as `/think <wanted>` and OpenClaw's
+    `sessions.patch {thinkingLevel}` do; the line that says what it sends now."""
+    store = gw.sessions(agent_id)
+    entry = store.get(session_key) or store.get_or_create(session_key)
+    if wanted.strip().lower() in ("default", "reset"):
+        store.merge_extra(session_key, {"think": None})
         return "Thinking back to the model's default: no reasoning switch is sent."
-    level = think_level(wanted)
+    level = think_level(wanted.strip().lower())
     if level is None:
-        raise UsageError(f"{USAGE}, not {call.args.strip()!r}")
+        raise UsageError(f"{USAGE}, not {wanted.strip()!r}")
+    provider, switch = _switch(gw, agent_id, entry.model_override)
     if switch == "none":
         raise ClawError(f"thinking not set: {_no_switch(provider)}")
-    store.merge_extra(call.session_key, {"think": level})
+    store.merge_extra(session_key, {"think": level})
     return f"Thinking for this session: {level} · {provider} {_sends(switch, level)}."
 
 

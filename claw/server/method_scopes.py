@@ -50,6 +50,7 @@ METHOD_SCOPES: dict[str, str] = {
     "exec.approval.get": APPROVALS,
     "exec.approval.resolve": APPROVALS,
     "plugin.approval.list": APPROVALS,
+    "plugin.approval.resolve": APPROVALS,
     "question.list": "operator.questions",
 }
 """Methods whose scope the name alone would not give (OpenClaw's assignments where it has the method)."""

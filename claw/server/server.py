@@ -247,11 +247,10 @@ class GatewayServer:
             self._pending_handshakes -= anonymous
         if info is None:
             return ws
-        conn = WsConnection(ws, gateway, info, self.settings, lambda: self.draining, request.transport)
+        conn = WsConnection(ws, gateway, info, self.settings, lambda: self.draining, self._relay, request.transport)
         self.connections.add(conn)
         self._presence_changed()
-        if "approvals" in info.caps:
-            self._relay.add(conn)
+        self._relay.add(conn)  # if it answers exec questions (claw/server/ws_approvals.py)
         started = time.monotonic()
         log.info("connection %s from %s: %s %s (%s)", peer.conn_id, source, info.client_id, info.client_version,
                  info.client_mode)  # fmt: skip

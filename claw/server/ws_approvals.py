@@ -1,10 +1,19 @@
 """Exec approvals over the wire: the broker's approver while the network server runs.
 
-A question goes to every connected client that opted in (`caps: ["approvals"]` in
-`connect`) as an `exec.approval.requested` event; any of them answers with the
-`exec.approval.resolve` method (which resolves the broker's pending question by id).
-With no such client connected, or when the last one leaves, or after
-`timeout_s`, the relay answers None and the broker's fallback applies.
+A question goes to every connected client that answers questions and was granted `operator.approvals`,
+in the shape that client reads:
+
+- claw's own clients (`caps: ["approvals"]` in `connect`) get `exec.approval.requested` and answer with
+  the `exec.approval.resolve` method (which resolves the broker's pending question by id);
+- OpenClaw's TUI, which declares `plugin-approvals` and prompts only for plugin approvals, gets the same
+  question as `plugin.approval.requested` (claw/gateway/approval_rows.py: `plugin_approval_row`) and
+  answers with `plugin.approval.resolve`; `plugin.approval.list` gives it the questions open now, as it
+  asks when it (re)connects. These two methods are the connection's own (`PLUGIN_APPROVAL_METHODS`),
+  served here, because the questions' deadlines are this relay's.
+
+With no such client connected, or when the last one leaves, or after `timeout_s`, the relay answers None
+and the broker's fallback applies. Either way every such client is told the question closed
+(`exec.approval.resolved` / `plugin.approval.resolved`).
 """
 
 from __future__ import annotations
@@ -12,13 +21,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from claw.gateway.approval_rows import approval_row
+from claw.errors import NotFoundError, UsageError
+from claw.gateway.approval_rows import approval_row, plugin_approval_row
+from claw.server.method_scopes import APPROVALS, satisfied
 from claw.tools.base import ApprovalRequest, Decision
+from claw.tools.exec_approvals import DECISIONS
 
 if TYPE_CHECKING:
     from claw.server.ws_connection import WsConnection
+    from claw.tools.exec_approvals import ApprovalBroker
+
+EXEC_CAP = "approvals"
+PLUGIN_CAP = "plugin-approvals"
+PLUGIN_LIST, PLUGIN_RESOLVE = "plugin.approval.list", "plugin.approval.resolve"
+PLUGIN_APPROVAL_METHODS = (PLUGIN_LIST, PLUGIN_RESOLVE)
+STALE_REASON = "APPROVAL_NOT_FOUND"
+"""`details.reason` of a resolve for a question no longer open: OpenClaw's TUI then drops its prompt."""
 
 
 def request_payload(request: ApprovalRequest, asked_at: float, expires_at: float) -> dict[str, Any]:
@@ -27,31 +48,60 @@ def request_payload(request: ApprovalRequest, asked_at: float, expires_at: float
     return {**approval_row(request, expires_at_ms=int(expires_at * 1000)), "createdAtMs": int(asked_at * 1000)}
 
 
+@dataclass(frozen=True, slots=True)
+class _Open:
+    request: ApprovalRequest
+    asked_at: float
+    expires_at: float
+
+    def plugin_row(self) -> dict[str, Any]:
+        return plugin_approval_row(
+            self.request, created_at_ms=int(self.asked_at * 1000), expires_at_ms=int(self.expires_at * 1000)
+        )
+
+
 class ApprovalRelay:
-    """Callable as an `Approver`; knows which connections can approve."""
+    """Callable as an `Approver`; knows which connections can approve, and in which shape."""
 
     def __init__(self, timeout_s: float) -> None:
         self.timeout_s = timeout_s
-        self._approvers: set[WsConnection] = set()
+        self._exec: set[WsConnection] = set()
+        self._plugin: set[WsConnection] = set()
+        self._open: dict[str, _Open] = {}
         self._none_left = asyncio.Event()
         self._none_left.set()
 
     def add(self, conn: WsConnection) -> None:
-        self._approvers.add(conn)
+        """Count `conn` as an approver if it asked to answer questions and may."""
+        caps = conn.info.caps
+        if not satisfied(APPROVALS, conn.info.scopes):
+            return
+        if EXEC_CAP in caps:
+            self._exec.add(conn)
+        elif PLUGIN_CAP in caps:
+            self._plugin.add(conn)
+        else:
+            return
         self._none_left.clear()
 
     def discard(self, conn: WsConnection) -> None:
-        self._approvers.discard(conn)
-        if not self._approvers:
+        self._exec.discard(conn)
+        self._plugin.discard(conn)
+        if not self._exec and not self._plugin:
             self._none_left.set()
 
     async def __call__(self, request: ApprovalRequest) -> Decision | None:
-        if not self._approvers:
+        if not self._exec and not self._plugin:
             return None
         now = time.time()
-        payload = request_payload(request, now, now + self.timeout_s)
-        for conn in list(self._approvers):
-            conn.post_event("exec.approval.requested", payload)
+        question = _Open(request, now, now + self.timeout_s)
+        self._open[request.id] = question
+        exec_payload = request_payload(request, question.asked_at, question.expires_at)
+        for conn in list(self._exec):
+            conn.post_event("exec.approval.requested", exec_payload)
+        plugin_payload = question.plugin_row()
+        for conn in list(self._plugin):
+            conn.post_event("plugin.approval.requested", plugin_payload)
         outcome = "fallback"
         try:
             with contextlib.suppress(TimeoutError):
@@ -62,5 +112,23 @@ class ApprovalRelay:
             outcome = "answered"
             raise
         finally:
-            for conn in list(self._approvers):
-                conn.post_event("exec.approval.resolved", {"id": request.id, "outcome": outcome})
+            self._open.pop(request.id, None)
+            closed = {"id": request.id, "outcome": outcome, "ts": int(time.time() * 1000)}
+            for conn in list(self._exec):
+                conn.post_event("exec.approval.resolved", closed)
+            for conn in list(self._plugin):
+                conn.post_event("plugin.approval.resolved", closed)
+
+    def call(self, name: str, params: Any, broker: ApprovalBroker) -> Any:
+        """Serve `plugin.approval.list` (the open questions) or `plugin.approval.resolve {id, decision}`."""
+        if name == PLUGIN_LIST:
+            return [question.plugin_row() for question in self._open.values()]
+        body = params if isinstance(params, dict) else {}
+        request_id, decision = body.get("id"), body.get("decision")
+        if not isinstance(request_id, str) or not request_id.strip():
+            raise UsageError("plugin.approval.resolve needs `id`, a pending approval's id (see plugin.approval.list)")
+        if decision not in DECISIONS:
+            raise UsageError(f"invalid decision {decision!r}; expected one of {', '.join(sorted(DECISIONS))}")
+        if request_id not in self._open or not broker.resolve(request_id, decision):
+            raise NotFoundError(f"approval expired or not found: {request_id}")
+        return {"ok": True, "id": request_id, "decision": decision}

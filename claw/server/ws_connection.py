@@ -31,7 +31,8 @@ from claw.gateway.run_event import CumulativeText, RunEvent
 from claw.gateway.runs import RunOutcome
 from claw.gateway.session_watch import SessionWatch
 from claw.server import wire_errors
-from claw.server.method_scopes import READ, missing_scope, satisfied
+from claw.server.method_scopes import APPROVALS, READ, missing_scope, satisfied
+from claw.server.ws_approvals import PLUGIN_APPROVAL_METHODS, ApprovalRelay
 from claw.server.ws_handshake import ConnectInfo
 from claw.server.ws_protocol import FrameError, RequestFrame, error, event, ok, parse_request
 from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE, SessionFeed
@@ -44,9 +45,14 @@ log = logging.getLogger(__name__)
 
 STREAMED_METHODS = frozenset({"agent", "agent.follow"})
 """Methods whose result may name a run; its events and a final `res` follow."""
+TOOL_EVENTS_CAP = "tool-events"
+"""A client that declares it (OpenClaw's TUI) is sent the `agent` events — tool calls among them — of the
+turns it starts with `chat.send`; every client gets their `chat` events anyway."""
 RUN_STARTING_METHODS = frozenset({"agent"})
 """Refused while the gateway drains for shutdown."""
 CLOSE_TIMEOUT_S = 5.0
+_OWN_METHOD_SCOPES = {SUBSCRIBE: READ, UNSUBSCRIBE: READ, **dict.fromkeys(PLUGIN_APPROVAL_METHODS, APPROVALS)}
+"""The methods a connection serves itself, not the gateway, and the scope each needs."""
 
 
 class WsConnection:
@@ -59,9 +65,11 @@ class WsConnection:
         info: ConnectInfo,
         settings: ServerSettings,
         draining: Callable[[], bool],
+        relay: ApprovalRelay,
         transport: asyncio.BaseTransport | None = None,
     ) -> None:
         self.info = info
+        self._relay = relay
         self._ws = ws
         self._transport = transport
         self._gw = gateway
@@ -197,13 +205,14 @@ class WsConnection:
         if name == "connect":
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, "already connected"))
             return
-        if name in (SUBSCRIBE, UNSUBSCRIBE):  # the connection's own methods (claw/server/ws_sessions.py)
-            if not satisfied(READ, self.info.scopes):
-                details = {"code": wire_errors.MISSING_SCOPE, "missingScope": READ, "requiredScopes": [READ]}
-                await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {READ}", details))
+        if name in _OWN_METHOD_SCOPES:  # the connection's own methods (ws_sessions.py, ws_approvals.py)
+            needed = _OWN_METHOD_SCOPES[name]
+            if not satisfied(needed, self.info.scopes):
+                details = {"code": wire_errors.MISSING_SCOPE, "missingScope": needed, "requiredScopes": [needed]}
+                await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {needed}", details))
                 return
             try:
-                await self._send(ok(frame.id, await self.sessions.call(name, frame.params)))
+                await self._send(ok(frame.id, await self._own_method(name, frame.params)))
             except ClawError as exc:
                 await self._send(error(frame.id, wire_errors.code_for(exc), exc.message, wire_errors.details_for(exc)))
             return
@@ -236,20 +245,34 @@ class WsConnection:
             await self._send(error(frame.id, wire_errors.INTERNAL, "internal error; see the gateway log"))
             return
         await self._send(ok(frame.id, payload))
-        if name in STREAMED_METHODS and isinstance(payload, dict) and isinstance(payload.get("runId"), str):
-            await self._follow(frame.id, payload["runId"])
+        run_id = payload.get("runId") if isinstance(payload, dict) else None
+        if not isinstance(run_id, str):
+            return
+        if name in STREAMED_METHODS:
+            await self._follow(frame.id, run_id)
+        elif name == "chat.send" and TOOL_EVENTS_CAP in self.info.caps and payload.get("status") == "started":
+            self._forwarding(run_id)  # as OpenClaw: the sender of a turn that asked for tool events gets them
+
+    async def _own_method(self, name: str, params: Any) -> Any:
+        if name in PLUGIN_APPROVAL_METHODS:
+            return self._relay.call(name, params, self._gw.approvals)
+        return await self.sessions.call(name, params)
 
     async def _follow(self, frame_id: str, run_id: str) -> None:
         """Forward the run's events (once per connection, however many requests name it), then the outcome."""
+        outcome = await asyncio.shield(self._forwarding(run_id))
+        if outcome is not None:
+            run = self._gw.runs.get(run_id)
+            await self._send(ok(frame_id, outcome.to_wire(run_id, run.session_id if run is not None else None)))
+
+    def _forwarding(self, run_id: str) -> asyncio.Task[RunOutcome | None]:
+        """The task sending this connection the run's `agent` events, started if none runs."""
         task = self._forwards.get(run_id)
         if task is None or task.done():
             task = asyncio.ensure_future(self._forward(run_id))
             self._forwards[run_id] = task
             task.add_done_callback(lambda t: self._forwards.pop(run_id) if self._forwards.get(run_id) is t else None)
-        outcome = await asyncio.shield(task)
-        if outcome is not None:
-            run = self._gw.runs.get(run_id)
-            await self._send(ok(frame_id, outcome.to_wire(run_id, run.session_id if run is not None else None)))
+        return task
 
     async def _forward(self, run_id: str) -> RunOutcome | None:
         events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))

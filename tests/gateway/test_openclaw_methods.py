@@ -156,8 +156,30 @@ async def test_health_status_presence_and_the_features_claw_has_none_of(claw_env
     assert me["mode"] == "gateway" and me["reason"] == "self" and isinstance(me["ts"], int)
     assert await client.call("last-heartbeat") is None
     assert await client.call("question.list") == {"questions": []}
-    assert await client.call("plugin.approval.list") == []
     assert await client.call("taskSuggestions.list", sessionKey="agent:main:main") == {"suggestions": []}
+
+
+async def test_sessions_patch_sets_the_thinking_and_verbose_levels_and_refuses_what_claw_lacks(
+    client: LocalClient,
+) -> None:
+    """OpenClaw's TUI sends `/verbose on` and `/think high` as `sessions.patch`; the row carries them back
+    (the TUI shows tool calls only when the row's verboseLevel is on or full). A setting claw has no such
+    thing for is refused by name, so the TUI says it failed instead of "set"."""
+    patched = await client.call("sessions.patch", key="main", verboseLevel="on", thinkingLevel="high")
+    assert patched["entry"]["verboseLevel"] == "on" and patched["entry"]["thinkingLevel"] == "high"
+    [row] = (await client.call("sessions.list"))["sessions"]
+    assert row["verboseLevel"] == "on" and row["thinkingLevel"] == "high"
+    said = await client.call("agent", sessionKey="agent:main:main", message="/think")
+    assert "Thinking: high [this session]" in str(said)  # /think reads the level sessions.patch set
+    cleared = await client.call("sessions.patch", key="main", verboseLevel=None, thinkingLevel=None)
+    assert cleared["entry"]["verboseLevel"] is None and cleared["entry"]["thinkingLevel"] is None
+    with pytest.raises(UsageError, match="verbose_level|verboseLevel"):
+        await client.call("sessions.patch", key="main", verboseLevel="loud")
+    with pytest.raises(UsageError, match="/think takes off, low, high or default"):
+        await client.call("sessions.patch", key="main", thinkingLevel="xhigh")
+    with pytest.raises(UsageError, match="claw has no per-session fastMode setting"):
+        await client.call("sessions.patch", key="main", fastMode=True)
+    assert (await client.call("sessions.describe", key="main"))["session"]["verboseLevel"] is None
 
 
 async def test_chat_history_messages_carry_openclaws_timestamp(claw_env: ClawEnv, client: LocalClient) -> None:
@@ -188,6 +210,10 @@ async def test_chat_send_streams_chat_events_and_session_messages(claw_env: Claw
     messages = named(events, "session.message")
     assert [m["message"]["role"] for m in messages] == ["user", "assistant"]
     assert messages[0]["message"]["content"][0]["text"] == "hi" and messages[1]["session"]["messages"] == 2
+    history = (await client.call("chat.history", sessionKey="agent:main:main"))["messages"]
+    identities = [h["__openclaw"] for h in history]  # OpenClaw's TUI matches what it showed live to these
+    assert [m["message"]["__openclaw"] for m in messages] == identities
+    assert [i["seq"] for i in identities] == [1, 2] and {i["runId"] for i in identities} == {"tui-run-1"}
     changes = named(events, "sessions.changed")
     assert changes[0]["reason"] == "agent.run.started" and changes[-1]["reason"] == "agent.run.ended"
     assert changes[0]["session"]["status"] == "running" and changes[0]["session"]["activeRunIds"] == ["tui-run-1"]

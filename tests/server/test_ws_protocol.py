@@ -30,7 +30,8 @@ async def test_challenge_then_hello_with_snapshot_auth_policy_and_every_method(s
     assert payload["type"] == "hello-ok" and payload["protocol"] == 4
     assert set(payload["server"]) == {"version", "connId"}
     assert payload["server"]["version"] == __version__ and payload["server"]["connId"]
-    connection_methods = {"sessions.messages.subscribe", "sessions.messages.unsubscribe"}  # the connection's own
+    connection_methods = {"sessions.messages.subscribe", "sessions.messages.unsubscribe",  # the connection's own
+                          "plugin.approval.list", "plugin.approval.resolve"}  # fmt: skip
     assert payload["features"]["methods"] == sorted({*served.gateway.methods, *connection_methods})
     assert {"agent", "agent.wait", "agent.abort", "chat.history", "sessions.list", "workspace.write"} <= set(
         payload["features"]["methods"]
