@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from claw.client.protocol import GatewayClient
-from tests.server.conftest import Served, Wire, open_wire
+from tests.server.conftest import Served, Wire, connect_frame, open_wire
 from tests.support.fixtures import ClawEnv
 from tests.support.model_replies import text
+from tests.support.model_server import tool_call
 
 
 async def chat_until_final(wire: Wire, run_id: str) -> list[dict[str, Any]]:
@@ -20,6 +21,26 @@ async def chat_until_final(wire: Wire, run_id: str) -> list[dict[str, Any]]:
         is_chat = frame["type"] == "event" and frame["event"] == "chat"
         if is_chat and payload.get("state") == "final" and payload["runId"] == run_id:
             return [f["payload"] for f in wire.events if f["event"] == "chat" and f["payload"]["runId"] == run_id]
+
+
+async def test_a_chat_send_with_tool_events_gets_the_runs_tool_calls(claw_env: ClawEnv, served: Served) -> None:
+    """OpenClaw's TUI declares `tool-events` and draws tool cards from the `agent` events of the turns it
+    sends; a connection that did not ask gets the `chat` events only."""
+    (claw_env.home / "workspace" / "notes.md").write_text("milk\n", encoding="utf-8")
+    claw_env.server.script(tool_call("read", {"path": "notes.md"}), text("It says milk."))
+    tui = await open_wire(served.url, handshake=False)
+    await tui.send(connect_frame(caps=["tool-events"]))
+    assert (await tui.res("c1"))["ok"]
+    bystander = await open_wire(served.url)
+    await tui.call("chat.send", sessionKey="agent:main:main", message="read it", idempotencyKey="tools-run-1")
+    for connection in (tui, bystander):
+        await chat_until_final(connection, "tools-run-1")
+    while not any(f["event"] == "agent" and f["payload"]["data"].get("phase") == "end" for f in tui.events):
+        await tui.recv(timeout=20)
+    tools = [f["payload"]["data"] for f in tui.events if f["event"] == "agent" and f["payload"]["stream"] == "tool"]
+    assert [t["phase"] for t in tools if t["phase"] != "update"] == ["start", "result"]
+    assert tools[0]["name"] == "read" and tools[0]["toolCallId"] and tools[-1]["isError"] is False
+    assert not [f for f in bystander.events if f["event"] == "agent"]
 
 
 async def test_chat_send_streams_chat_events_to_every_connection(claw_env: ClawEnv, served: Served) -> None:
