@@ -7,9 +7,12 @@ clone has no such folder, which is why this is a bench and not a test) unless th
 then starts `claw gateway run --port 0` on a temporary CLAW_HOME with the scripted model server, and checks:
 
 - `openclaw gateway call health` and `openclaw gateway call status` answer;
+- `openclaw status` (with a client config in remote mode naming the gateway) reports it reachable;
 - `openclaw agent -m …` prints the reply;
-- `openclaw tui` in tmux: a message sent shows the streamed reply, a turn in which the model calls claw's
-  `read` tool shows the answer the model gave after the tool's result, and `/sessions` lists the session.
+- `openclaw tui` in tmux: a message sent shows the streamed reply, once; after `/verbose on`, a turn in which
+  the model calls claw's `read` tool shows the tool's card and the answer after it; a turn in which the model
+  calls `exec` raises the TUI's approval prompt, "Allow once" runs the command (its file appears in the
+  workspace); and `/sessions` lists the session.
 
 And the reverse: a real `openclaw gateway run` (its config pointing its model at the same scripted server)
 with claw's clients attached: `claw agent -m … --url` prints the reply, and `claw chat --url` in tmux sends a
@@ -38,15 +41,23 @@ from tests.support.model_server import RecordedRequest, Reply, ScriptedModelServ
 REPO = Path(__file__).resolve().parents[1]
 TOKEN = "bench-openclaw-clients-token-7f3a"
 REPLY = "Hello from claw, to OpenClaw's client."
+TUI_REPLY = "Hello from claw, to OpenClaw's TUI."
 TOOL_REPLY = "The notes file says: remember the milk."
+EXEC_REPLY = "The approved command ran."
+EXEC_FILE = "approved-by-tui.txt"
 
 
 def _answer(request: RecordedRequest) -> Reply:
     last = request.messages[-1]
     if last.get("role") == "tool":
-        return text(TOOL_REPLY)
+        calls = request.messages[-2].get("tool_calls") or [{}]
+        return text(EXEC_REPLY if calls[0].get("function", {}).get("name") == "exec" else TOOL_REPLY)
     if "use the read tool" in str(last.get("content", "")):
         return tool_call("read", {"path": "notes.md"})
+    if "use the exec tool" in str(last.get("content", "")):
+        return tool_call("exec", {"command": f"touch {EXEC_FILE}"})
+    if "in the tui" in str(last.get("content", "")):
+        return text(TUI_REPLY)
     return text(REPLY)
 
 
@@ -71,6 +82,11 @@ OPENCLAW_CONFIG = """{
                maxTokens: 4096 }] } } },
 }
 """
+
+
+STATUS_CONFIG = """{ gateway: { mode: "remote", remote: { url: "%(url)s", token: "%(token)s" } } }
+"""
+"""The client config `openclaw status` needs before it probes a gateway (see README)."""
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
@@ -101,6 +117,12 @@ class Tui:
         subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", line], check=True)
         time.sleep(0.5)  # typed this fast, the text and its Enter would read as one paste (a newline, not a send)
         subprocess.run(["tmux", "send-keys", "-t", self.name, "Enter"], check=True)
+
+    def keys(self, *names: str) -> None:
+        """Press keys (tmux names: Up, Enter …) one after another."""
+        for name in names:
+            subprocess.run(["tmux", "send-keys", "-t", self.name, name], check=True)
+            time.sleep(0.3)
 
     def tail(self, lines: int = 12) -> str:
         """The screen's last non-blank lines, for a failed check."""
@@ -202,6 +224,16 @@ def main() -> int:
                 done = openclaw("gateway", "call", method)
                 shown = (done.stdout or done.stderr)[:120].strip()
                 check(f"openclaw gateway call {method}", done.returncode == 0, shown)
+            # Without a config file `openclaw status` takes itself for a fresh install and probes nothing.
+            state = Path(tmp) / "status-client" / ".openclaw"
+            state.mkdir(parents=True)
+            (state / "openclaw.json").write_text(STATUS_CONFIG % {"url": url, "token": TOKEN})
+            status_env = {k: v for k, v in client_env.items() if not k.startswith("OPENCLAW_GATEWAY_")}
+            status_env.update(HOME=str(state.parent), OPENCLAW_STATE_DIR=str(state))
+            done = subprocess.run(["openclaw", "status"], env=status_env, capture_output=True, text=True, timeout=120)
+            line = next((row for row in done.stdout.splitlines() if "Gateway " in row and "ws://" in row), done.stderr)
+            check("openclaw status", done.returncode == 0 and "reachable" in line and "unreachable" not in line,
+                  " ".join(line.replace("│", " ").split())[:140])  # fmt: skip
             done = openclaw("agent", "-m", "hello")
             check("openclaw agent -m", done.returncode == 0 and REPLY in done.stdout,
                   (done.stdout or done.stderr).strip()[-160:])  # fmt: skip
@@ -209,13 +241,31 @@ def main() -> int:
             tui = Tui(oc, f"openclaw tui --url {url} --token {TOKEN}")
             ready = wait_for(lambda: "connected" in tui.screen().lower() or "agent:main" in tui.screen(), 60)
             check("openclaw tui connects", ready, "connected" if ready else tui.tail())
-            tui.type("say hello")
-            check("tui: a message shows the streamed reply", wait_for(lambda: REPLY in tui.screen(), 60),
-                  "reply shown" if REPLY in tui.screen() else tui.tail())  # fmt: skip
+            tui.type("say hello in the tui")
+            check("tui: a message shows the streamed reply", wait_for(lambda: TUI_REPLY in tui.screen(), 60),
+                  "reply shown" if TUI_REPLY in tui.screen() else tui.tail())  # fmt: skip
+            wait_for(lambda: "| idle" in tui.screen(), 30)
+            time.sleep(1)  # the turn's history reload, where a turn it cannot match to its live copy doubles
+            turns = [line.strip() for line in tui.screen().splitlines()].count("say hello in the tui")
+            check("tui: the turn shows once", turns == 1 and tui.screen().count(TUI_REPLY) == 1,
+                  f"the message {turns}×, the reply {tui.screen().count(TUI_REPLY)}×")  # fmt: skip
+            tui.type("/verbose on")
+            wait_for(lambda: "verbose on" in tui.screen(), 20)
             tui.type("please use the read tool on notes.md")
             shown = wait_for(lambda: TOOL_REPLY in tui.screen(), 60)
-            check("tui: a turn with a tool call gives the answer after the call",
-                  shown, "answer shown" if shown else tui.tail())  # fmt: skip
+            card = "Read" in tui.screen() and "notes.md" in tui.screen()
+            check("tui: a tool call shows its card, then the answer after it", shown and card,
+                  "card and answer shown" if shown and card else tui.tail())  # fmt: skip
+            tui.type("please use the exec tool")
+            asked = wait_for(lambda: "Allow once" in tui.screen(), 60)
+            if asked:
+                tui.keys("Up", "Up", "Enter")  # the prompt starts on Deny; a move to Allow once arms it
+            ran = wait_for(lambda: (home / "workspace" / EXEC_FILE).exists() and EXEC_REPLY in tui.screen(), 60)
+            check(
+                "tui: an exec approval answered in the TUI's prompt runs the command",
+                asked and ran,
+                "asked, allowed once, ran" if ran else ("asked, not run: " if asked else "no prompt: ") + tui.tail(),
+            )
             tui.type("/sessions")
             listed = wait_for(lambda: "just now" in tui.screen() or "agent:main:main" in tui.screen(), 30)
             check("tui: /sessions lists the session", listed, "listed" if listed else tui.tail())
