@@ -3,8 +3,12 @@
 One JSON file, `<data dir>/devices/devices.json` (0600, in a 0700 directory), one record per device id:
 `paired` (may connect), `pending` (asked, waiting for `claw devices approve ID`) or `revoked` (refused
 until approved again). The gateway and the `claw devices` command are separate processes, so every
-change is a read-modify-write under an exclusive lock on a sibling lock file, and the gateway reads the
-file at each device's connect: an approval or a revocation counts from that device's next connect.
+change is a read-modify-write under an exclusive lock on a sibling lock file. The gateway reads the file
+at each device's connect (an approval lets a waiting device in at its next attempt) and watches it
+while it runs (claw/server/device_watch.py): a device no longer paired loses its open connections at
+once, whichever process changed the file. `remove` and `reject` forget a record (OpenClaw's
+`device.pair.remove` / `device.pair.reject`): the device asks again at its next connect, and is paired
+again at once over loopback; `revoke` is what keeps a device out.
 
 The policy (claw/server/ws_handshake.py): the gateway token is always required; a device on a
 loopback connection is paired on first sight (`autoApproved`); a new device from anywhere else is
@@ -107,6 +111,54 @@ class DeviceRegistry:
             self._write(records)
             return record
 
+    def approve_request(self, request_id: str) -> dict[str, Any] | None:
+        """Pair the pending device whose request is exactly `request_id` (OpenClaw's `device.pair.approve`:
+        a request id only, never a device id); None when no pending request has it."""
+        with self._locked():
+            records = self._read()
+            record = _pending(records, request_id)
+            if record is None:
+                return None
+            record.update(status=PAIRED, approvedAtMs=_now_ms(), autoApproved=False)
+            record.pop("requestId", None)
+            self._write(records)
+            return record
+
+    def reject(self, request_id: str) -> dict[str, Any] | None:
+        """Forget the pending request `request_id`; the record it was, or None when there is none."""
+        with self._locked():
+            records = self._read()
+            record = _pending(records, request_id)
+            if record is not None:
+                del records[record["deviceId"]]
+                self._write(records)
+            return record
+
+    def remove(self, device_id: str) -> dict[str, Any] | None:
+        """Forget the paired device `device_id` (its full id); the record it was, or None when no paired
+        device has that id. A revoked device stays revoked: `approve` is what lets it in again."""
+        with self._locked():
+            records = self._read()
+            record = records.get(device_id.strip().lower())
+            if record is None or record.get("status") != PAIRED:
+                return None
+            del records[record["deviceId"]]
+            self._write(records)
+            return record
+
+    def statuses(self) -> dict[str, str]:
+        """Each device id's status, read without the lock: the file is replaced atomically, so a reader
+        sees the previous version or the next, never half of one (the watch reads it this way)."""
+        return {key: str(record.get("status")) for key, record in self._read().items()}
+
+    def signature(self) -> tuple[int, ...] | None:
+        """What changes whenever the file is replaced (inode, size, times), or None while there is none."""
+        try:
+            st = os.stat(self.file)
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
     # --- the file -----------------------------------------------------------------------------------
 
     @contextlib.contextmanager
@@ -147,6 +199,11 @@ def _forget_oldest_pending(records: dict[str, dict[str, Any]]) -> None:
     pending = sorted((r.get("createdAtMs", 0), k) for k, r in records.items() if r.get("status") == PENDING)
     for _, key in pending[: max(0, len(pending) - MAX_PENDING)]:
         del records[key]
+
+
+def _pending(records: dict[str, dict[str, Any]], request_id: str) -> dict[str, Any] | None:
+    wanted = request_id.strip()
+    return next((r for r in records.values() if r.get("status") == PENDING and r.get("requestId") == wanted), None)
 
 
 def _find(records: dict[str, dict[str, Any]], ref: str) -> dict[str, Any]:

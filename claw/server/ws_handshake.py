@@ -13,9 +13,11 @@ for a frame over 64 KiB before `connect` (the reader enforces it, see `server._W
 Only a wrong token counts toward a lockout, and a lockout refuses only wrong tokens: the right one is
 checked first and always passes. Devices (claw/server/devices.py): a device's proof must sign this
 connection's nonce (so a recorded proof cannot be replayed); a new device gets in at once over loopback
-and after `claw devices approve ID` from anywhere else; a connection without a device is served only
-over loopback. Scopes are those asked for (all operator scopes when none are named), within
-`OPERATOR_SCOPES`; `hello-ok.auth.scopes` reports them and every request is checked against them.
+and after `claw devices approve ID` (or OpenClaw's `device.pair.approve`) from anywhere else; a device
+revoked or removed later loses its open connections too (claw/server/device_watch.py); a connection
+without a device is served only over loopback. Scopes are those asked for (all operator scopes when
+none are named), within `OPERATOR_SCOPES`; `hello-ok.auth.scopes` reports them and every request is
+checked against them.
 """
 
 from __future__ import annotations
@@ -164,7 +166,6 @@ async def handshake(
         code, close_code, reason, message, details, extra = refusal
         await _refuse(ws, close_code, reason, error(frame.id, code, message, details, **extra))
         return None
-    requested = params.scopes if params.scopes is not None else list(OPERATOR_SCOPES)
     info = ConnectInfo(
         conn_id=peer.conn_id,
         remote=peer.remote,
@@ -174,7 +175,7 @@ async def handshake(
         platform=params.client.platform,
         channel=params.client.channel,
         role=params.role,
-        scopes=frozenset(s for s in requested if s in OPERATOR_SCOPES),
+        scopes=frozenset(_granted(params.scopes)),
         caps=frozenset(params.caps),
         device_id=params.device.id.lower() if params.device else None,
         instance_id=params.client.instanceId,
@@ -250,7 +251,8 @@ async def _check_device(
         return None
     device_id = proof.id.lower()
     client = {"clientId": params.client.id, "clientMode": params.client.mode, "platform": params.client.platform,
-              "displayName": params.client.displayName, "remote": peer.remote}  # fmt: skip
+              "deviceFamily": params.client.deviceFamily, "displayName": params.client.displayName,
+              "remote": peer.remote, "role": params.role, "scopes": _granted(params.scopes)}  # fmt: skip
     try:  # a file under a lock, which `claw devices` may hold for a moment: off the event loop
         admission = await asyncio.to_thread(devices.admit, device_id, proof.publicKey, local=peer.local, client=client)
     except (ClawError, OSError) as exc:
@@ -270,6 +272,11 @@ async def _check_device(
         message = reason = "pairing required: device revoked; `claw devices approve ID` lets it in again"
         log.warning("refused connection %s from %s: device %s is revoked", peer.conn_id, peer.remote, device_id[:12])
     return wire_errors.NOT_PAIRED, policy, reason, message, details, {}
+
+
+def _granted(requested: list[str] | None) -> list[str]:
+    """The scopes a connection gets: those asked for that exist, or all operator scopes when none are named."""
+    return list(OPERATOR_SCOPES) if requested is None else sorted({s for s in requested if s in OPERATOR_SCOPES})
 
 
 def hello(
