@@ -1,8 +1,9 @@
 """`claw devices ls|approve|revoke`: the devices (OpenClaw apps, claw on other machines) that may use the gateway.
 
 The records live in the gateway's data dir (claw/server/devices.py), so these work whether or not the
-gateway runs, and the gateway reads them at each device's connect: an approval lets a waiting device in
-at its next attempt, a revocation refuses it from its next connect on.
+gateway runs. The gateway reads them at each device's connect (an approval lets a waiting device in at
+its next attempt) and watches them while it runs: a revocation closes the device's open connections
+within a moment (claw/server/device_watch.py) and refuses it from then on, loopback included.
 """
 
 from __future__ import annotations
@@ -56,10 +57,11 @@ def approve(device: str = DeviceArgument) -> None:
 
 @app.command("revoke")
 def revoke(device: str = DeviceArgument) -> None:
-    """Refuse a device from its next connect on (loopback included) until it is approved again."""
+    """Refuse a device (loopback included) until it is approved again; a running gateway closes its open
+    connections at once."""
     record = _registry().revoke(device)
     who = f"{record['deviceId'][:12]} ({record.get('clientId', '?')})"
-    print(f"Revoked device {who}; it is refused from its next connect.")
+    print(f"Revoked device {who}; a running gateway closes its open connections, and it is refused from now on.")
 
 
 def _registry() -> DeviceRegistry:

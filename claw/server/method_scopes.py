@@ -1,7 +1,8 @@
 """Which operator scope each method needs, as OpenClaw assigns them, and the check a connection makes.
 
 OpenClaw's operator scopes: `operator.read` (look), `operator.write` (run turns, change sessions; it
-implies read), `operator.approvals` (answer exec questions), `operator.admin` (everything). A method
+implies read), `operator.approvals` (answer exec questions), `operator.pairing` (list, approve and remove
+devices), `operator.admin` (everything). A method
 not in `METHOD_SCOPES` needs read when its name says it only looks (`….list`, `….get` …) and admin
 otherwise: a capability's new mutating method is closed to a read/write client until it is listed.
 """
@@ -52,6 +53,10 @@ METHOD_SCOPES: dict[str, str] = {
     "plugin.approval.list": APPROVALS,
     "plugin.approval.resolve": APPROVALS,
     "question.list": "operator.questions",
+    "device.pair.list": PAIRING,
+    "device.pair.approve": PAIRING,
+    "device.pair.reject": PAIRING,
+    "device.pair.remove": PAIRING,
 }
 """Methods whose scope the name alone would not give (OpenClaw's assignments where it has the method)."""
 

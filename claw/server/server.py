@@ -34,6 +34,8 @@ from claw.errors import ClawError
 from claw.gateway.session_keys import main_session_key
 from claw.server.auth import bearer_credential, browser_refusal, is_loopback, tokens_match
 from claw.server.credential_report import reported_bad_credential
+from claw.server.device_pairing import DevicePairing
+from claw.server.device_watch import DeviceWatch
 from claw.server.devices import DeviceRegistry
 from claw.server.http_api import HttpApi, error_response
 from claw.server.openai_wire import WireError
@@ -82,6 +84,10 @@ class GatewayServer:
         """`stateVersion`: bumped with each `presence` (a client came or went) and `health` event."""
         self._health_task: asyncio.Task[None] | None = None
         self._devices: DeviceRegistry | None = None
+        self._device_watch: DeviceWatch | None = None
+        self._watch_task: asyncio.Task[None] | None = None
+        self._server_methods: dict[str, Any] = {}
+        """OpenClaw's `device.pair.*`: served by the server, which holds the sockets a removal closes."""
 
     @property
     def url(self) -> str:
@@ -92,6 +98,10 @@ class GatewayServer:
     async def start(self, gateway: Gateway) -> None:
         self._gateway = gateway
         self._devices = DeviceRegistry.for_data_dir(gateway.paths.data_dir)
+        watch = DeviceWatch(self._devices, lambda: list(self.connections), self.settings.devices_check_s)
+        self._device_watch = watch
+        pairing = DevicePairing(self._devices, watch.cut_soon, self._device_connected)
+        self._server_methods = pairing.methods()
         app = web.Application(client_max_size=self.settings.max_body_bytes, middlewares=[self._guard])
         app.router.add_get("/", self._websocket)
         HttpApi(gateway, self.settings.max_body_bytes).add_routes(app.router)
@@ -117,13 +127,16 @@ class GatewayServer:
         gateway.approvals.set_approver(self._relay, name="remote-clients")
         self._unlisten = gateway.broadcasts.listen(self._broadcast, active=lambda: bool(self.connections))
         self._health_task = asyncio.create_task(self._health_events(), name="gateway-health-events")
+        self._watch_task = asyncio.create_task(watch.run(), name="gateway-device-watch")
         log.info("listening on %s (WebSocket at /, HTTP /health and /v1)", self.url)
 
     async def stop(self) -> None:
         self.draining = True
-        if self._health_task is not None:
-            self._health_task.cancel()
-            self._health_task = None
+        for task in (self._health_task, self._watch_task):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        self._health_task = self._watch_task = None
         if self._gateway is not None:
             self._gateway.approvals.set_approver(None, name="remote-clients")
         if self._unlisten is not None:
@@ -137,6 +150,9 @@ class GatewayServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    def _device_connected(self, device_id: str) -> bool:
+        return any(c.info.device_id == device_id for c in self.connections)
 
     def _presence_changed(self) -> None:
         """A client came or went: every connection gets OpenClaw's `presence` snapshot, versioned."""
@@ -235,7 +251,7 @@ class GatewayServer:
         await ws.prepare(request)
         local = is_loopback(source) and not any(h in request.headers for h in _PROXY_HEADERS)
         peer = Peer(source, uuid.uuid4().hex[:12], local, limit)
-        methods = sorted(gateway.methods)
+        methods = sorted({*gateway.methods, *self._server_methods})
 
         def hello_for(info: ConnectInfo) -> dict[str, Any]:
             return hello(info, self.settings, methods, limit, self._snapshot(info))
@@ -247,8 +263,11 @@ class GatewayServer:
             self._pending_handshakes -= anonymous
         if info is None:
             return ws
-        conn = WsConnection(ws, gateway, info, self.settings, lambda: self.draining, self._relay, request.transport)
+        conn = WsConnection(ws, gateway, info, self.settings, lambda: self.draining, self._relay, request.transport,
+                            self._server_methods)  # fmt: skip
         self.connections.add(conn)
+        if info.device_id and self._device_watch is not None:
+            self._device_watch.recheck()  # a revocation between its admission and now is not missed
         self._presence_changed()
         self._relay.add(conn)  # if it answers exec questions (claw/server/ws_approvals.py)
         started = time.monotonic()

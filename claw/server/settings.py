@@ -46,6 +46,9 @@ class ServerSettings:
     """A client that does not take a frame within this time is closed as too slow."""
     heartbeat_s: float = 30.0
     approval_timeout_s: float = 300.0
+    devices_check_s: float = 0.5
+    """How often the devices file is checked for a change (a stat); a device revoked or removed by
+    `claw devices` loses its open connections within this time (claw/server/device_watch.py)."""
     """How long an exec approval question waits for a connected client before the fallback applies."""
     limiter: AuthLimiter = field(default_factory=AuthLimiter)
     """Counts wrong credentials (never missing or right ones) per address and credential; its knobs

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -54,6 +54,8 @@ CLOSE_TIMEOUT_S = 5.0
 _OWN_METHOD_SCOPES = {SUBSCRIBE: READ, UNSUBSCRIBE: READ, **dict.fromkeys(PLUGIN_APPROVAL_METHODS, APPROVALS)}
 """The methods a connection serves itself, not the gateway, and the scope each needs."""
 
+ServerMethod = Callable[[dict[str, Any]], Awaitable[Any]]
+
 
 class WsConnection:
     """Serves one connection after its handshake; `serve()` returns when the socket closes."""
@@ -67,9 +69,12 @@ class WsConnection:
         draining: Callable[[], bool],
         relay: ApprovalRelay,
         transport: asyncio.BaseTransport | None = None,
+        server_methods: Mapping[str, ServerMethod] | None = None,
     ) -> None:
         self.info = info
         self._relay = relay
+        self._server_methods = server_methods or {}
+        """Methods the server serves itself, beside the gateway's (OpenClaw's `device.pair.*`)."""
         self._ws = ws
         self._transport = transport
         self._gw = gateway
@@ -125,7 +130,8 @@ class WsConnection:
         """Close politely; a peer that does not complete the close handshake in time is cut off."""
         try:
             async with asyncio.timeout(CLOSE_TIMEOUT_S):
-                await self._ws.close(code=code, message=reason.encode()[:120])
+                async with self._send_lock:  # a frame under way (the answer to the request that closes) goes first
+                    await self._ws.close(code=code, message=reason.encode()[:120])
         except TimeoutError:
             self._abort()
         except (ConnectionError, RuntimeError):
@@ -216,7 +222,8 @@ class WsConnection:
             except ClawError as exc:
                 await self._send(error(frame.id, wire_errors.code_for(exc), exc.message, wire_errors.details_for(exc)))
             return
-        if name not in self._gw.methods:
+        served = self._server_methods.get(name)
+        if served is None and name not in self._gw.methods:
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, f"unknown method: {name}"))
             return
         missing = missing_scope(name, self.info.scopes)
@@ -228,7 +235,9 @@ class WsConnection:
             await self._send(error(frame.id, wire_errors.UNAVAILABLE, "the gateway is shutting down"))
             return
         try:
-            if name == "sessions.subscribe":  # the gateway method answers for a caller without a connection
+            if served is not None:
+                payload = await served(frame.params)
+            elif name == "sessions.subscribe":  # the gateway method answers for a caller without a connection
                 payload = await self.watch.subscribe(frame.params, channel=self.info.channel)
             elif name == "sessions.unsubscribe":
                 payload = self.watch.unsubscribe()

@@ -32,7 +32,8 @@ async def test_challenge_then_hello_with_snapshot_auth_policy_and_every_method(s
     assert payload["server"]["version"] == __version__ and payload["server"]["connId"]
     connection_methods = {"sessions.messages.subscribe", "sessions.messages.unsubscribe",  # the connection's own
                           "plugin.approval.list", "plugin.approval.resolve"}  # fmt: skip
-    assert payload["features"]["methods"] == sorted({*served.gateway.methods, *connection_methods})
+    server_methods = {"device.pair.list", "device.pair.approve", "device.pair.reject", "device.pair.remove"}
+    assert payload["features"]["methods"] == sorted({*served.gateway.methods, *connection_methods, *server_methods})
     assert {"agent", "agent.wait", "agent.abort", "chat.history", "sessions.list", "workspace.write"} <= set(
         payload["features"]["methods"]
     )
