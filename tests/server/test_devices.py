@@ -1,70 +1,23 @@
 """Device identity and pairing over a real socket: OpenClaw's signed `device` in `connect`, checked and
 remembered; `claw devices ls|approve|revoke` (the real CLI) decides who gets in.
-
-The proofs here are signed the way openclaw-node signs them (v2 over the challenge nonce, with the
-`cryptography` package directly), not with claw's own client code, so the test checks the format."""
+Devices are signed as openclaw-node signs them (tests/server/device_keys.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
 import json
 import os
 import stat
 import time
-from typing import Any
-
-import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from websockets.exceptions import ConnectionClosed
 
 from claw.client.device_identity import DeviceIdentity
 from claw.client.remote import RemoteClient
-from tests.server.conftest import TOKEN, Served, Wire, connect_frame, open_wire
+from tests.server.conftest import TOKEN, Served, connect_frame, open_wire
+from tests.server.device_keys import PROXIED, Device
+from tests.server.device_keys import closed as _closed
+from tests.server.device_keys import connect_device as _connect
 from tests.support.fixtures import ClawEnv
 from tests.support.processes import run_claw
-
-PROXIED = {"X-Forwarded-For": "203.0.113.7"}
-"""A loopback peer that says it forwards someone else: not local, so a new device must be approved."""
-
-
-def _b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class Device:
-    """An Ed25519 device as openclaw-node keeps one."""
-
-    def __init__(self) -> None:
-        self.key = Ed25519PrivateKey.generate()
-        raw = self.key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-        self.public_key = _b64url(raw)
-        self.id = hashlib.sha256(raw).hexdigest()
-
-    def proof(self, nonce: str, *, signed_at: int | None = None, key: Ed25519PrivateKey | None = None,
-              scopes: tuple[str, ...] = ("operator.admin",), token: str = TOKEN) -> dict[str, Any]:  # fmt: skip
-        signed_at = int(time.time() * 1000) if signed_at is None else signed_at
-        payload = "|".join(["v2", self.id, "test", "test", "operator", ",".join(scopes), str(signed_at), token, nonce])
-        signature = (key or self.key).sign(payload.encode())
-        return {"id": self.id, "publicKey": self.public_key, "signature": _b64url(signature),
-                "signedAt": signed_at, "nonce": nonce}  # fmt: skip
-
-
-async def _connect(served: Served, device: Device | None, *, headers: dict[str, str] | None = None,
-                   **proof: Any) -> tuple[Wire, dict[str, Any]]:  # fmt: skip
-    wire = await open_wire(served.url, handshake=False, additional_headers=headers or {})
-    extra = {"device": device.proof(wire.challenge["nonce"], **proof)} if device is not None else {}
-    await wire.send(connect_frame(**extra))
-    return wire, await wire.res("c1")
-
-
-async def _closed(wire: Wire) -> tuple[int | None, str]:
-    with pytest.raises(ConnectionClosed):
-        while True:
-            await wire.recv()
-    return wire.ws.close_code, wire.ws.close_reason or ""
 
 
 def _devices(claw_env: ClawEnv, *args: str) -> str:
