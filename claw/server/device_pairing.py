@@ -7,7 +7,7 @@
 
 The shapes are OpenClaw's (`openclaw devices list|approve|reject|remove` call exactly these): a pending
 request is `{requestId, deviceId, publicKey, displayName?, platform?, clientId?, clientMode?, role?,
-scopes?, remoteIp?, ts}`, a paired device `{deviceId, publicKey, displayName?, …, approvedVia,
+roles?, scopes?, remoteIp?, ts}`, a paired device `{deviceId, publicKey, displayName?, …, approvedVia,
 createdAtMs, approvedAtMs, lastSeenAtMs?, connected, tokens}`; `tokens` is always empty, since claw
 issues no device tokens (everyone connects with the gateway token and signs with its key). A revoked
 device is in neither list (OpenClaw has no such state): `claw devices ls` shows it. An unknown request
@@ -99,6 +99,7 @@ class DevicePairing:
         """A paired record as OpenClaw's `device.pair.list` shows one (no key material beyond the public key)."""
         device = _pick(record, _PAIRED_FIELDS)
         device["approvedVia"] = "silent" if record.get("autoApproved") else "owner"
+        _roles(device)
         if record.get("remote"):
             device["remoteIp"] = record["remote"]
         device["connected"] = self._connected(record["deviceId"])
@@ -112,7 +113,14 @@ def pending_request(record: dict[str, Any]) -> dict[str, Any]:
     if record.get("remote"):
         request["remoteIp"] = record["remote"]
     request["ts"] = int(record.get("createdAtMs", 0))
+    _roles(request)
     return request
+
+
+def _roles(entry: dict[str, Any]) -> None:
+    """OpenClaw keeps `roles` beside the legacy `role`, and its CLI shows the former."""
+    if entry.get("role"):
+        entry["roles"] = [entry["role"]]
 
 
 def _pick(record: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
