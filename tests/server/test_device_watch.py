@@ -91,3 +91,13 @@ async def test_a_revocation_made_while_the_gateway_is_down_holds_when_it_starts(
     wire, refused = await connect_device(second, device)
     assert refused["error"]["code"] == "NOT_PAIRED" and "revoked" in refused["error"]["message"]
     assert (await closed(wire))[0] == 1008
+
+
+async def test_an_unreadable_devices_file_closes_nothing(claw_env: ClawEnv, served: Served) -> None:
+    device = Device()
+    wire, hello = await connect_device(served, device)
+    assert hello["ok"], hello
+    (claw_env.home / "devices" / "devices.json").write_text("{not json", encoding="utf-8")
+    await asyncio.sleep(served.server.settings.devices_check_s * 3)  # several looks at the broken file
+    assert (await wire.call("health"))["ok"] is True
+    await wire.close()
