@@ -24,16 +24,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from claw.errors import NotFoundError, UsageError
 from claw.server.device_watch import REMOVED_REASON
 from claw.server.devices import PAIRED, PENDING, DeviceRegistry
+from claw.server.ws_protocol import ServerMethod
 
 log = logging.getLogger(__name__)
-
-Method = Callable[[dict[str, Any]], Awaitable[Any]]
 
 _PENDING_FIELDS = ("requestId", "deviceId", "publicKey", "displayName", "platform", "deviceFamily", "clientId",
                    "clientMode", "role", "scopes")  # fmt: skip
@@ -52,7 +51,7 @@ class DevicePairing:
         self._cut = cut
         self._connected = connected
 
-    def methods(self) -> dict[str, Method]:
+    def methods(self) -> dict[str, ServerMethod]:
         return {
             "device.pair.list": self.list,
             "device.pair.approve": self.approve,

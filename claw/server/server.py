@@ -87,7 +87,8 @@ class GatewayServer:
         self._device_watch: DeviceWatch | None = None
         self._watch_task: asyncio.Task[None] | None = None
         self._server_methods: dict[str, Any] = {}
-        """OpenClaw's `device.pair.*`: served by the server, which holds the sockets a removal closes."""
+        """Served by the server itself, beside the gateway's: OpenClaw's `device.pair.*` (it holds the sockets a
+        removal closes) and `plugin.approval.*` (its relay holds the open questions)."""
 
     @property
     def url(self) -> str:
@@ -101,7 +102,7 @@ class GatewayServer:
         watch = DeviceWatch(self._devices, lambda: list(self.connections), self.settings.devices_check_s)
         self._device_watch = watch
         pairing = DevicePairing(self._devices, watch.cut_soon, self._device_connected)
-        self._server_methods = pairing.methods()
+        self._server_methods = {**pairing.methods(), **self._relay.methods(gateway.approvals)}
         app = web.Application(client_max_size=self.settings.max_body_bytes, middlewares=[self._guard])
         app.router.add_get("/", self._websocket)
         HttpApi(gateway, self.settings.max_body_bytes).add_routes(app.router)
@@ -263,7 +264,7 @@ class GatewayServer:
             self._pending_handshakes -= anonymous
         if info is None:
             return ws
-        conn = WsConnection(ws, gateway, info, self.settings, lambda: self.draining, self._relay, request.transport,
+        conn = WsConnection(ws, gateway, info, self.settings, lambda: self.draining, request.transport,
                             self._server_methods)  # fmt: skip
         self.connections.add(conn)
         if info.device_id and self._device_watch is not None:

@@ -8,8 +8,8 @@ in the shape that client reads:
 - OpenClaw's TUI, which declares `plugin-approvals` and prompts only for plugin approvals, gets the same
   question as `plugin.approval.requested` (claw/gateway/approval_rows.py: `plugin_approval_row`) and
   answers with `plugin.approval.resolve`; `plugin.approval.list` gives it the questions open now, as it
-  asks when it (re)connects. These two methods are the connection's own (`PLUGIN_APPROVAL_METHODS`),
-  served here, because the questions' deadlines are this relay's.
+  asks when it (re)connects. The network server serves these two (`methods`) beside the gateway's,
+  because the questions' deadlines are this relay's.
 
 With no such client connected, or when the last one leaves, or after `timeout_s`, the relay answers None
 and the broker's fallback applies. Either way every such client is told the question closed
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from claw.errors import NotFoundError, UsageError
 from claw.gateway.approval_rows import approval_row, plugin_approval_row
 from claw.server.method_scopes import APPROVALS, satisfied
+from claw.server.ws_protocol import ServerMethod
 from claw.tools.base import ApprovalRequest, Decision
 from claw.tools.exec_approvals import DECISIONS
 
@@ -37,9 +38,6 @@ if TYPE_CHECKING:
 EXEC_CAP = "approvals"
 PLUGIN_CAP = "plugin-approvals"
 PLUGIN_LIST, PLUGIN_RESOLVE = "plugin.approval.list", "plugin.approval.resolve"
-PLUGIN_APPROVAL_METHODS = (PLUGIN_LIST, PLUGIN_RESOLVE)
-STALE_REASON = "APPROVAL_NOT_FOUND"
-"""`details.reason` of a resolve for a question no longer open: OpenClaw's TUI then drops its prompt."""
 
 
 def request_payload(request: ApprovalRequest, asked_at: float, expires_at: float) -> dict[str, Any]:
@@ -119,16 +117,21 @@ class ApprovalRelay:
             for conn in list(self._plugin):
                 conn.post_event("plugin.approval.resolved", closed)
 
-    def call(self, name: str, params: Any, broker: ApprovalBroker) -> Any:
-        """Serve `plugin.approval.list` (the open questions) or `plugin.approval.resolve {id, decision}`."""
-        if name == PLUGIN_LIST:
+    def methods(self, broker: ApprovalBroker) -> dict[str, ServerMethod]:
+        """`plugin.approval.list` (the questions open now) and `plugin.approval.resolve {id, decision}`,
+        served by the network server beside the gateway's methods."""
+
+        async def listed(params: dict[str, Any]) -> list[dict[str, Any]]:
             return [question.plugin_row() for question in self._open.values()]
-        body = params if isinstance(params, dict) else {}
-        request_id, decision = body.get("id"), body.get("decision")
-        if not isinstance(request_id, str) or not request_id.strip():
-            raise UsageError("plugin.approval.resolve needs `id`, a pending approval's id (see plugin.approval.list)")
-        if decision not in DECISIONS:
-            raise UsageError(f"invalid decision {decision!r}; expected one of {', '.join(sorted(DECISIONS))}")
-        if request_id not in self._open or not broker.resolve(request_id, decision):
-            raise NotFoundError(f"approval expired or not found: {request_id}")
-        return {"ok": True, "id": request_id, "decision": decision}
+
+        async def resolve(params: dict[str, Any]) -> dict[str, Any]:
+            request_id, decision = params.get("id"), params.get("decision")
+            if not isinstance(request_id, str) or not request_id.strip():
+                raise UsageError(f"{PLUGIN_RESOLVE} needs `id`, a pending approval's id (see {PLUGIN_LIST})")
+            if decision not in DECISIONS:
+                raise UsageError(f"invalid decision {decision!r}; expected one of {', '.join(sorted(DECISIONS))}")
+            if request_id not in self._open or not broker.resolve(request_id, decision):
+                raise NotFoundError(f"approval expired or not found: {request_id}")
+            return {"ok": True, "id": request_id, "decision": decision}
+
+        return {PLUGIN_LIST: listed, PLUGIN_RESOLVE: resolve}

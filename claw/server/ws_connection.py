@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -31,10 +31,9 @@ from claw.gateway.run_event import CumulativeText, RunEvent
 from claw.gateway.runs import RunOutcome
 from claw.gateway.session_watch import SessionWatch
 from claw.server import wire_errors
-from claw.server.method_scopes import APPROVALS, READ, missing_scope, satisfied
-from claw.server.ws_approvals import PLUGIN_APPROVAL_METHODS, ApprovalRelay
+from claw.server.method_scopes import READ, missing_scope, satisfied
 from claw.server.ws_handshake import ConnectInfo
-from claw.server.ws_protocol import FrameError, RequestFrame, error, event, ok, parse_request
+from claw.server.ws_protocol import FrameError, RequestFrame, ServerMethod, error, event, ok, parse_request
 from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE, SessionFeed
 
 if TYPE_CHECKING:
@@ -51,10 +50,6 @@ turns it starts with `chat.send`; every client gets their `chat` events anyway."
 RUN_STARTING_METHODS = frozenset({"agent"})
 """Refused while the gateway drains for shutdown."""
 CLOSE_TIMEOUT_S = 5.0
-_OWN_METHOD_SCOPES = {SUBSCRIBE: READ, UNSUBSCRIBE: READ, **dict.fromkeys(PLUGIN_APPROVAL_METHODS, APPROVALS)}
-"""The methods a connection serves itself, not the gateway, and the scope each needs."""
-
-ServerMethod = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
 class WsConnection:
@@ -67,12 +62,10 @@ class WsConnection:
         info: ConnectInfo,
         settings: ServerSettings,
         draining: Callable[[], bool],
-        relay: ApprovalRelay,
         transport: asyncio.BaseTransport | None = None,
         server_methods: Mapping[str, ServerMethod] | None = None,
     ) -> None:
         self.info = info
-        self._relay = relay
         self._server_methods = server_methods or {}
         """Methods the server serves itself, beside the gateway's (OpenClaw's `device.pair.*`)."""
         self._ws = ws
@@ -211,14 +204,13 @@ class WsConnection:
         if name == "connect":
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, "already connected"))
             return
-        if name in _OWN_METHOD_SCOPES:  # the connection's own methods (ws_sessions.py, ws_approvals.py)
-            needed = _OWN_METHOD_SCOPES[name]
-            if not satisfied(needed, self.info.scopes):
-                details = {"code": wire_errors.MISSING_SCOPE, "missingScope": needed, "requiredScopes": [needed]}
-                await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {needed}", details))
+        if name in (SUBSCRIBE, UNSUBSCRIBE):  # the connection's own methods (claw/server/ws_sessions.py)
+            if not satisfied(READ, self.info.scopes):
+                details = {"code": wire_errors.MISSING_SCOPE, "missingScope": READ, "requiredScopes": [READ]}
+                await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {READ}", details))
                 return
             try:
-                await self._send(ok(frame.id, await self._own_method(name, frame.params)))
+                await self._send(ok(frame.id, await self.sessions.call(name, frame.params)))
             except ClawError as exc:
                 await self._send(error(frame.id, wire_errors.code_for(exc), exc.message, wire_errors.details_for(exc)))
             return
@@ -261,11 +253,6 @@ class WsConnection:
             await self._follow(frame.id, run_id)
         elif name == "chat.send" and TOOL_EVENTS_CAP in self.info.caps and payload.get("status") == "started":
             self._forwarding(run_id)  # as OpenClaw: the sender of a turn that asked for tool events gets them
-
-    async def _own_method(self, name: str, params: Any) -> Any:
-        if name in PLUGIN_APPROVAL_METHODS:
-            return self._relay.call(name, params, self._gw.approvals)
-        return await self.sessions.call(name, params)
 
     async def _follow(self, frame_id: str, run_id: str) -> None:
         """Forward the run's events (once per connection, however many requests name it), then the outcome."""

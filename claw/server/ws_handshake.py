@@ -40,7 +40,6 @@ from claw.server.device_auth import DeviceProofError, SignedFields, verify
 from claw.server.devices import PAIRED, PENDING, DeviceRegistry
 from claw.server.method_scopes import OPERATOR_SCOPES
 from claw.server.settings import ServerSettings
-from claw.server.ws_approvals import PLUGIN_APPROVAL_METHODS
 from claw.server.ws_protocol import (
     PROTOCOL_VERSION,
     ConnectParams,
@@ -58,9 +57,8 @@ log = logging.getLogger(__name__)
 EVENTS = ("agent", "chat", "exec.approval.requested", "exec.approval.resolved", "health",
           "plugin.approval.requested", "plugin.approval.resolved", "presence", "session.message",
           "sessions.changed", "shutdown", "tick")  # fmt: skip
-CONNECTION_METHODS = (SUBSCRIBE, UNSUBSCRIBE, *PLUGIN_APPROVAL_METHODS)
-"""Served by the connection itself, not the gateway (claw/server/ws_sessions.py, ws_approvals.py); listed in
-the hello."""
+CONNECTION_METHODS = (SUBSCRIBE, UNSUBSCRIBE)
+"""Served by the connection itself, not the gateway (claw/server/ws_sessions.py); listed in the hello."""
 PROTOCOL_CLOSE = 1002
 
 
