@@ -25,6 +25,8 @@ from typing import Any
 
 import aiohttp
 
+from claw.channels.platform_error import PlatformError
+
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 30.0
@@ -35,21 +37,9 @@ _MAJOR = re.compile(r"^/(channels|guilds|webhooks)/(\d+)")
 _ID = re.compile(r"/\d+")
 
 
-class DiscordError(Exception):
-    """A failed request. `status` is the HTTP status (None: no answer); `sent` is False only when the request
-    certainly never reached Discord; `retry_after` is set for a 429 longer than the client waits itself."""
-
-    def __init__(
-        self, route: str, description: str, *, status: int | None = None, retry_after: float | None = None,
-        sent: bool = True, code: int | None = None,
-    ) -> None:  # fmt: skip
-        super().__init__(f"{route}: {description}")
-        self.route = route
-        self.description = description
-        self.status = status
-        self.retry_after = retry_after
-        self.sent = sent
-        self.code = code
+class DiscordError(PlatformError):
+    """A failed request, named by its route key; `code` is Discord's JSON error code (`50007`: cannot DM the
+    user, …), and `retry_after` is set for a 429 longer than the client waits itself."""
 
 
 @dataclass

@@ -280,6 +280,6 @@ def _send_error(exc: SlackError) -> SendError:
         return SendError(str(exc), retry_after=exc.retry_after or 1.0)
     if exc.status is None:
         return SendError(str(exc), maybe_sent=exc.sent)
-    if exc.status >= 500 or exc.error in TRANSIENT_ERRORS:
+    if exc.status >= 500 or exc.code in TRANSIENT_ERRORS:
         return SendError(str(exc))
     return SendError(str(exc), permanent=True)  # channel_not_found, not_in_channel, invalid_auth, …

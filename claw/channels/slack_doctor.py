@@ -50,7 +50,7 @@ async def auth_test(account_id: str, account: SlackAccount) -> Finding:
         me = await api.auth_test()
     except SlackError as exc:
         fix = "reinstall the app (OAuth & Permissions) and set the Bot User OAuth Token (xoxb-…) again"
-        return fail(name, f"Slack refused the bot token: {exc.error}", fix)
+        return fail(name, f"Slack refused the bot token: {exc.description}", fix)
     finally:
         await api.close()
     if not me.get("bot_id"):

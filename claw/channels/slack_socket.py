@@ -78,8 +78,8 @@ class SocketMode:
                 except _Drop as drop:
                     stop = drop
                 except SlackError as exc:
-                    fatal = FATAL_ERRORS.get(exc.error)
-                    stop = _Drop(f"apps.connections.open: {fatal or exc.error}", pause=exc.retry_after or 0.0,
+                    fatal = FATAL_ERRORS.get(str(exc.code))
+                    stop = _Drop(f"apps.connections.open: {fatal or exc.description}", pause=exc.retry_after or 0.0,
                                  fatal=fatal is not None)  # fmt: skip
                 except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
                     task = asyncio.current_task()

@@ -12,25 +12,16 @@ from typing import Any
 
 import aiohttp
 
+from claw.channels.platform_error import PlatformError
+
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 30.0
 
 
-class TelegramError(Exception):
-    """A failed call. `status` is the HTTP status (None: no answer); `sent` is False only when the request
-    certainly never reached Telegram (the connection could not be made)."""
-
-    def __init__(
-        self, method: str, description: str, *, status: int | None = None, retry_after: float | None = None,
-        sent: bool = True,
-    ) -> None:  # fmt: skip
-        super().__init__(f"{method}: {description}")
-        self.method = method
-        self.description = description
-        self.status = status
-        self.retry_after = retry_after
-        self.sent = sent
+class TelegramError(PlatformError):
+    """A failed Bot API call, named by its method; `code` is not used (Telegram's `error_code` repeats the
+    HTTP status), and its rate limit is the plain `429` with `parameters.retry_after`."""
 
 
 class TelegramApi:
