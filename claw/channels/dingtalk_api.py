@@ -11,13 +11,11 @@ and answers in the older `errcode` style. The secret and the tokens never appear
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
-import aiohttp
-
 from claw.channels.platform_error import PlatformError
+from claw.channels.platform_http import PlatformHttp
 
 DEFAULT_TIMEOUT = 30.0
 RATE_LIMIT_CODES = ("Throttling", "QpsLimit", "FlowControl")
@@ -45,11 +43,10 @@ class DingTalkApi:
         self.base = base_url.rstrip("/")
         self._app = {"appKey": app_key, "appSecret": app_secret}
         self._margin = refresh_margin
-        self._timeout = timeout
+        self._http = PlatformHttp(DingTalkError, timeout)
         self._token: str | None = None
         self._expires_at = 0.0
         self._lock = asyncio.Lock()
-        self._session: aiohttp.ClientSession | None = None
         self.token_fetches = 0
 
     async def call(self, path: str, body: dict[str, Any], method: str = "POST") -> Any:
@@ -110,27 +107,8 @@ class DingTalkApi:
 
     async def _post(self, url: str, body: dict[str, Any], headers: dict[str, str], what: str,
                     method: str = "POST") -> tuple[int, Any]:  # fmt: skip
-        limit = aiohttp.ClientTimeout(total=self._timeout)
-        try:
-            async with self._client().request(method, url, json=body, headers=headers, timeout=limit) as response:
-                status, text = response.status, await response.text()
-        except aiohttp.ClientConnectorError as exc:
-            raise DingTalkError(what, f"cannot connect: {exc.os_error or type(exc).__name__}", sent=False) from None
-        except TimeoutError:
-            raise DingTalkError(what, "timed out") from None
-        except aiohttp.ClientError as exc:
-            raise DingTalkError(what, f"connection failed: {type(exc).__name__}") from None
-        try:
-            return status, json.loads(text) if text else {}
-        except ValueError:
-            raise DingTalkError(what, f"HTTP {status} with a body that is not JSON", status=status) from None
+        answer = await self._http.request(method, url, what, json=body, headers=headers)
+        return answer.status, answer.json(empty={})
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            self._session = aiohttp.ClientSession()
-        return self._session
+        await self._http.close()

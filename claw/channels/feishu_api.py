@@ -9,13 +9,11 @@ made once more. The app secret and the token never appear in an error message.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
-import aiohttp
-
 from claw.channels.platform_error import PlatformError
+from claw.channels.platform_http import PlatformHttp
 
 DEFAULT_TIMEOUT = 30.0
 TOKEN_CODES = frozenset({99991661, 99991663, 99991668})
@@ -38,11 +36,10 @@ class FeishuApi:
         self._base = f"{base_url.rstrip('/')}/open-apis"
         self._app = {"app_id": app_id, "app_secret": app_secret}
         self._margin = refresh_margin
-        self._timeout = timeout
+        self._http = PlatformHttp(FeishuError, timeout)
         self._token: str | None = None
         self._expires_at = 0.0
         self._lock = asyncio.Lock()
-        self._session: aiohttp.ClientSession | None = None
         self.token_fetches = 0
 
     async def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
@@ -75,37 +72,16 @@ class FeishuApi:
     async def _request(self, method: str, path: str, body: dict[str, Any] | None, token: str | None) -> Any:
         what = path.split("?")[0]
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        limit = aiohttp.ClientTimeout(total=self._timeout)
-        try:
-            async with self._client().request(
-                method, f"{self._base}/{path}", json=body, headers=headers, timeout=limit
-            ) as response:
-                status, text = response.status, await response.text()
-                reset = response.headers.get("x-ogw-ratelimit-reset")
-        except aiohttp.ClientConnectorError as exc:
-            raise FeishuError(what, f"cannot connect: {exc.os_error or type(exc).__name__}", sent=False) from None
-        except TimeoutError:
-            raise FeishuError(what, "timed out") from None
-        except aiohttp.ClientError as exc:
-            raise FeishuError(what, f"connection failed: {type(exc).__name__}") from None
-        try:
-            answer = json.loads(text)
-        except ValueError:
-            raise FeishuError(what, f"HTTP {status} with a body that is not JSON", status=status) from None
-        code = answer.get("code") if isinstance(answer, dict) else None
+        answer = await self._http.request(method, f"{self._base}/{path}", what, json=body, headers=headers)
+        status, found = answer.status, answer.json()
+        code = found.get("code") if isinstance(found, dict) else None
         if status == 200 and code == 0:
-            return answer.get("data", answer)  # the token endpoint answers at the top level
-        msg = str(answer.get("msg") or f"HTTP {status}") if isinstance(answer, dict) else f"HTTP {status}"
+            return found.get("data", found)  # the token endpoint answers at the top level
+        msg = str(found.get("msg") or f"HTTP {status}") if isinstance(found, dict) else f"HTTP {status}"
+        reset = answer.headers.get("x-ogw-ratelimit-reset")
         retry = float(reset) if reset and reset.isdigit() else None
         raise FeishuError(what, f"code {code}: {msg}", code=code if isinstance(code, int) else None, status=status,
                           retry_after=retry)  # fmt: skip
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            self._session = aiohttp.ClientSession()
-        return self._session
+        await self._http.close()

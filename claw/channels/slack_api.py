@@ -17,6 +17,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from claw.channels.platform_error import PlatformError
+from claw.channels.platform_http import transport_error
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -77,12 +78,8 @@ class SlackApi:
             response = await request(self._web())
         except SlackApiError as exc:
             raise _api_error(method, exc) from None
-        except aiohttp.ClientConnectorError as exc:
-            raise SlackError(method, f"cannot connect: {exc.os_error or type(exc).__name__}", sent=False) from None
-        except TimeoutError:
-            raise SlackError(method, "timed out") from None
-        except aiohttp.ClientError as exc:
-            raise SlackError(method, f"connection failed: {type(exc).__name__}") from None
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise transport_error(SlackError, method, exc) from None
         data = response.data
         return data if isinstance(data, dict) else {}
 
