@@ -33,6 +33,7 @@ from claw.channels.discord_settings import DiscordAccount
 from claw.channels.discord_wire import CHANNEL, THREAD_TYPES, BotIdentity, DcMessage, to_inbound
 from claw.channels.inbound import Inbound
 from claw.channels.inbox_batch import InboxBatch
+from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
 from claw.gateway.msg_context import MsgContext
 
@@ -101,8 +102,7 @@ class DiscordAdapter:
         try:
             msg = DcMessage.model_validate(payload)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ValueError(f"{'.'.join(str(p) for p in err['loc']) or 'message'}: {err['msg']}") from None
+            raise ValueError(first_problem(exc, "message")) from None
         found = to_inbound(msg, self.account_id, self.bot, self._parents.get(msg.channel_id))
         return [] if found is None else [found]
 

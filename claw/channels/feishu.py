@@ -38,6 +38,7 @@ from claw.channels.feishu_settings import FeishuAccount
 from claw.channels.feishu_wire import CHANNEL, Envelope, to_inbound
 from claw.channels.feishu_ws import FeishuLongConnection
 from claw.channels.inbound import Inbound
+from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
 from claw.strict_json import JsonError, loads_strict
 
@@ -124,8 +125,7 @@ class FeishuAdapter:
         try:
             found = to_inbound(envelope, self.account_id, self.bot_open_id)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ValueError(f"event.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}") from None
+            raise ValueError(f"event.{first_problem(exc, '')}") from None
         return [] if found is None else [found]
 
     async def with_names(self, inbound: list[Inbound]) -> list[Inbound]:

@@ -37,6 +37,7 @@ from claw.channels.slack_api import SlackApi, SlackError
 from claw.channels.slack_settings import SlackAccount
 from claw.channels.slack_socket import SocketMode
 from claw.channels.slack_wire import CHANNEL, BotIdentity, SlCallback, display_name, is_message_for_agent, to_inbound
+from claw.channels.validation import first_problem
 from claw.errors import UsageError
 
 if TYPE_CHECKING:
@@ -109,8 +110,7 @@ class SlackAdapter:
         try:
             return SlCallback.model_validate(payload)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ValueError(f"{'.'.join(str(p) for p in err['loc']) or 'event'}: {err['msg']}") from None
+            raise ValueError(first_problem(exc, "event")) from None
 
     def normalize(self, payload: Any) -> list[Inbound]:
         """An Events API payload → at most one message (the sender's name only if it is already known)."""

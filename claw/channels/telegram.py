@@ -25,6 +25,7 @@ from claw.channels.inbound import Inbound
 from claw.channels.settings import TelegramAccount
 from claw.channels.telegram_api import TelegramApi, TelegramError
 from claw.channels.telegram_wire import CHANNEL, BotIdentity, TgUpdate, to_inbound
+from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
 
 if TYPE_CHECKING:
@@ -76,8 +77,7 @@ class TelegramAdapter:
         try:
             update = TgUpdate.model_validate(payload)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ValueError(f"{'.'.join(str(p) for p in err['loc']) or 'update'}: {err['msg']}") from None
+            raise ValueError(first_problem(exc, "update")) from None
         found = to_inbound(update, self.account_id, self.bot, self.settings.mention_patterns)
         return [] if found is None else [found]
 
