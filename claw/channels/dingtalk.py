@@ -18,7 +18,6 @@ message per token. With `cardTemplateId`, the streaming preview (`EditStreamer`)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import re
@@ -38,6 +37,7 @@ from claw.channels.dingtalk_stream import DingTalkStream
 from claw.channels.dingtalk_wire import CHANNEL, DtMessage, check_sign, to_inbound
 from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
+from claw.channels.tasks import cancel_and_wait
 from claw.channels.validation import first_problem
 from claw.errors import UsageError
 from claw.strict_json import JsonError, loads_strict
@@ -247,11 +247,8 @@ class DingTalkAdapter:
         self._task = asyncio.create_task(self.stream.run(), name=f"dingtalk:{self.account_id}")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
         await self.api.close()
 
 

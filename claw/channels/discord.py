@@ -15,7 +15,6 @@ streaming; mentions in replies never ping anyone (`allowed_mentions.parse = []`)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 from collections.abc import Mapping
@@ -33,6 +32,7 @@ from claw.channels.discord_settings import DiscordAccount
 from claw.channels.discord_wire import CHANNEL, THREAD_TYPES, BotIdentity, DcMessage, to_inbound
 from claw.channels.inbound import Inbound
 from claw.channels.inbox_batch import InboxBatch
+from claw.channels.tasks import cancel_and_wait
 from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
 from claw.gateway.msg_context import MsgContext
@@ -220,11 +220,8 @@ class DiscordAdapter:
         await self.gateway.run()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
         await self.rest.close()
 
 

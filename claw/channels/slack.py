@@ -17,7 +17,6 @@ streaming; Slack has no idempotency key, so a send that may have arrived is neve
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 import time
@@ -37,6 +36,7 @@ from claw.channels.slack_api import SlackApi, SlackError
 from claw.channels.slack_settings import SlackAccount
 from claw.channels.slack_socket import SocketMode
 from claw.channels.slack_wire import CHANNEL, BotIdentity, SlCallback, display_name, is_message_for_agent, to_inbound
+from claw.channels.tasks import cancel_and_wait
 from claw.channels.validation import first_problem
 from claw.errors import UsageError
 
@@ -267,11 +267,8 @@ class SlackAdapter:
                 wait = min(wait * 2, MAX_BACKOFF)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
         await self.api.close()
 
 
