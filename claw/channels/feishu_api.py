@@ -8,10 +8,9 @@ made once more. The app secret and the token never appear in an error message.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
+from claw.channels.app_token import AppToken
 from claw.channels.platform_error import PlatformError
 from claw.channels.platform_http import PlatformHttp
 
@@ -35,39 +34,28 @@ class FeishuApi:
                  timeout: float = DEFAULT_TIMEOUT) -> None:  # fmt: skip
         self._base = f"{base_url.rstrip('/')}/open-apis"
         self._app = {"app_id": app_id, "app_secret": app_secret}
-        self._margin = refresh_margin
         self._http = PlatformHttp(FeishuError, timeout)
-        self._token: str | None = None
-        self._expires_at = 0.0
-        self._lock = asyncio.Lock()
-        self.token_fetches = 0
+        self._token = AppToken(self._fetch_token, refresh_margin)
 
     async def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        token = await self._tenant_token()
+        token = await self._token.get()
         try:
             return await self._request(method, path, body, token)
         except FeishuError as exc:
             if exc.code not in TOKEN_CODES:
                 raise
-        return await self._request(method, path, body, await self._tenant_token(stale=token))
+        return await self._request(method, path, body, await self._token.get(stale=token))
 
     async def tenant_token(self) -> str:
         """The current tenant_access_token (fetched when there is none or it is about to expire)."""
-        return await self._tenant_token()
+        return await self._token.get()
 
-    async def _tenant_token(self, stale: str | None = None) -> str:
-        async with self._lock:
-            fresh = self._token is not None and self._token != stale
-            if fresh and time.monotonic() < self._expires_at - self._margin:
-                return self._token or ""
-            data = await self._request("POST", "auth/v3/tenant_access_token/internal", self._app, None)
-            token = data.get("tenant_access_token") if isinstance(data, dict) else None
-            if not isinstance(token, str) or not token:
-                raise FeishuError("tenant_access_token", "unexpected answer (no token)")
-            self.token_fetches += 1
-            self._token = token
-            self._expires_at = time.monotonic() + float(data.get("expire") or 7200)
-            return token
+    async def _fetch_token(self) -> tuple[str, float]:
+        data = await self._request("POST", "auth/v3/tenant_access_token/internal", self._app, None)
+        token = data.get("tenant_access_token") if isinstance(data, dict) else None
+        if not isinstance(token, str) or not token:
+            raise FeishuError("tenant_access_token", "unexpected answer (no token)")
+        return token, float(data.get("expire") or 7200)
 
     async def _request(self, method: str, path: str, body: dict[str, Any] | None, token: str | None) -> Any:
         what = path.split("?")[0]
