@@ -18,7 +18,6 @@ message per token. With `cardTemplateId`, the streaming preview (`EditStreamer`)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import re
@@ -38,6 +37,8 @@ from claw.channels.dingtalk_stream import DingTalkStream
 from claw.channels.dingtalk_wire import CHANNEL, DtMessage, check_sign, to_inbound
 from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
+from claw.channels.tasks import cancel_and_wait
+from claw.channels.validation import first_problem
 from claw.errors import UsageError
 from claw.strict_json import JsonError, loads_strict
 
@@ -100,9 +101,7 @@ class DingTalkAdapter:
         try:
             return DtMessage.model_validate(raw)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"]) or "message"
-            raise VerifyError(400, f"not a DingTalk robot message ({where}: {err['msg']})") from None
+            raise VerifyError(400, f"not a DingTalk robot message ({first_problem(exc, 'message')})") from None
 
     def verify(self, headers: Mapping[str, str], body: bytes) -> None:
         self.open(headers, body)
@@ -111,8 +110,7 @@ class DingTalkAdapter:
         try:
             msg = payload if isinstance(payload, DtMessage) else DtMessage.model_validate(payload)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ValueError(f"{'.'.join(str(p) for p in err['loc']) or 'message'}: {err['msg']}") from None
+            raise ValueError(first_problem(exc, "message")) from None
         found = to_inbound(msg, self.account_id)
         return [] if found is None else [found]
 
@@ -249,11 +247,8 @@ class DingTalkAdapter:
         self._task = asyncio.create_task(self.stream.run(), name=f"dingtalk:{self.account_id}")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
         await self.api.close()
 
 

@@ -10,14 +10,11 @@ and answers in the older `errcode` style. The secret and the tokens never appear
 
 from __future__ import annotations
 
-import asyncio
-import json
-import time
 from typing import Any
 
-import aiohttp
-
+from claw.channels.app_token import AppToken
 from claw.channels.platform_error import PlatformError
+from claw.channels.platform_http import PlatformHttp
 
 DEFAULT_TIMEOUT = 30.0
 RATE_LIMIT_CODES = ("Throttling", "QpsLimit", "FlowControl")
@@ -44,37 +41,29 @@ class DingTalkApi:
                  timeout: float = DEFAULT_TIMEOUT) -> None:  # fmt: skip
         self.base = base_url.rstrip("/")
         self._app = {"appKey": app_key, "appSecret": app_secret}
-        self._margin = refresh_margin
-        self._timeout = timeout
-        self._token: str | None = None
-        self._expires_at = 0.0
-        self._lock = asyncio.Lock()
-        self._session: aiohttp.ClientSession | None = None
-        self.token_fetches = 0
+        self._http = PlatformHttp(DingTalkError, timeout)
+        self._token = AppToken(self._fetch_token, refresh_margin)
 
     async def call(self, path: str, body: dict[str, Any], method: str = "POST") -> Any:
         """An OpenAPI call with the access token; its JSON answer."""
-        token = await self.access_token()
+        token = await self._token.get()
         try:
             return await self._openapi(path, body, token, method)
         except DingTalkError as exc:
             if exc.status != 401:
                 raise
-        return await self._openapi(path, body, await self.access_token(stale=token), method)
+        return await self._openapi(path, body, await self._token.get(stale=token), method)
 
-    async def access_token(self, stale: str | None = None) -> str:
-        async with self._lock:
-            fresh = self._token is not None and self._token != stale
-            if fresh and time.monotonic() < self._expires_at - self._margin:
-                return self._token or ""
-            data = await self._openapi("v1.0/oauth2/accessToken", self._app, None)
-            token = data.get("accessToken") if isinstance(data, dict) else None
-            if not isinstance(token, str) or not token:
-                raise DingTalkError("accessToken", "unexpected answer (no accessToken)")
-            self.token_fetches += 1
-            self._token = token
-            self._expires_at = time.monotonic() + float(data.get("expireIn") or 7200)
-            return token
+    async def access_token(self) -> str:
+        """The current access token (fetched when there is none or it is about to expire)."""
+        return await self._token.get()
+
+    async def _fetch_token(self) -> tuple[str, float]:
+        data = await self._openapi("v1.0/oauth2/accessToken", self._app, None)
+        token = data.get("accessToken") if isinstance(data, dict) else None
+        if not isinstance(token, str) or not token:
+            raise DingTalkError("accessToken", "unexpected answer (no accessToken)")
+        return token, float(data.get("expireIn") or 7200)
 
     async def open_connection(self, client_id: str, client_secret: str) -> tuple[str, str]:
         """Stream mode: ask for a WebSocket endpoint and its one-time ticket, subscribed to robot messages."""
@@ -110,27 +99,8 @@ class DingTalkApi:
 
     async def _post(self, url: str, body: dict[str, Any], headers: dict[str, str], what: str,
                     method: str = "POST") -> tuple[int, Any]:  # fmt: skip
-        limit = aiohttp.ClientTimeout(total=self._timeout)
-        try:
-            async with self._client().request(method, url, json=body, headers=headers, timeout=limit) as response:
-                status, text = response.status, await response.text()
-        except aiohttp.ClientConnectorError as exc:
-            raise DingTalkError(what, f"cannot connect: {exc.os_error or type(exc).__name__}", sent=False) from None
-        except TimeoutError:
-            raise DingTalkError(what, "timed out") from None
-        except aiohttp.ClientError as exc:
-            raise DingTalkError(what, f"connection failed: {type(exc).__name__}") from None
-        try:
-            return status, json.loads(text) if text else {}
-        except ValueError:
-            raise DingTalkError(what, f"HTTP {status} with a body that is not JSON", status=status) from None
+        answer = await self._http.request(method, url, what, json=body, headers=headers)
+        return answer.status, answer.json(empty={})
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            self._session = aiohttp.ClientSession()
-        return self._session
+        await self._http.close()

@@ -4,10 +4,9 @@ own check that the key and secret belong together)."""
 
 from __future__ import annotations
 
-import asyncio
-
 from claw.channels.dingtalk_api import DingTalkApi, DingTalkError
 from claw.channels.dingtalk_settings import DingTalkAccount, DingTalkSettings
+from claw.channels.doctor_online import ask_accounts
 from claw.doctor.finding import Finding, fail, ok
 
 NAME = "dingtalk"
@@ -47,13 +46,4 @@ async def token_test(account_id: str, account: DingTalkAccount) -> Finding:
 def check_online(settings: DingTalkSettings) -> list[Finding]:
     """`claw doctor --online`: every account that has its secret asks DingTalk at once (the missing ones
     are already failed by `check_credentials`)."""
-    if not settings.enabled:
-        return []
-    accounts = [(account_id, a) for account_id, a in settings.effective_accounts().items() if a.secret()]
-    if not accounts:
-        return []
-
-    async def ask_all() -> list[Finding]:
-        return list(await asyncio.gather(*(token_test(account_id, a) for account_id, a in accounts)))
-
-    return asyncio.run(ask_all())
+    return ask_accounts(settings, lambda a: a.secret(), token_test)

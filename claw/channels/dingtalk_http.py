@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from claw.channels.adapter import VerifyError
-from claw.channels.platform_ingress import read_request, refuse, store_then_answer
+from claw.channels.platform_ingress import read_opened, store_then_answer
 
 if TYPE_CHECKING:
     from claw.channels.dingtalk import DingTalkAdapter
@@ -21,14 +20,10 @@ if TYPE_CHECKING:
 
 
 async def receive(manager: ChannelManager, request: web.Request, adapter: DingTalkAdapter | None) -> web.Response:
-    body = await read_request(request, adapter)
-    if isinstance(body, web.Response):
-        return body
+    message = await read_opened(request, adapter, "dingtalk")
+    if isinstance(message, web.Response):
+        return message
     assert adapter is not None
     where = f"dingtalk/{adapter.account_id}"
-    try:
-        message = adapter.open(request.headers, body)
-    except VerifyError as exc:
-        return refuse(request, where, exc)
     inbound = adapter.normalize(message)
     return await store_then_answer(manager, adapter.channel, adapter.account_id, inbound, where)

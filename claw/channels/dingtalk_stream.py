@@ -11,8 +11,8 @@ inbox, and only then acknowledged (`{code: 200, headers: {contentType, messageId
 data: "{\\"response\\": null}"}`): DingTalk redelivers what was never acknowledged, and the inbox drops
 the repeat by its `msgId`.
 
-Every reconnect waits a backoff with jitter (doubling up to `max_backoff`, reset once connected), and a
-new ticket is asked for each time (a ticket is good for one connection).
+Every reconnect waits a backoff with jitter (`Reconnector`: doubling up to `max_backoff`, reset once
+connected), and a new ticket is asked for each time (a ticket is good for one connection).
 """
 
 from __future__ import annotations
@@ -20,21 +20,20 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import aiohttp
 
 from claw.channels.dingtalk_api import ROBOT_TOPIC, DingTalkApi, DingTalkError
 from claw.channels.host import Health
-from claw.errors import ClawError
+from claw.channels.reconnect import NETWORK_ERRORS, Drop, Reconnector, doubling
 
 log = logging.getLogger(__name__)
 
-RECONNECT_BASE = 1.0
 CONNECT_TIMEOUT_SECONDS = 30.0
 """How long the WebSocket handshake may take."""
 KEEPALIVE_SECONDS = 30.0
@@ -42,10 +41,6 @@ KEEPALIVE_SECONDS = 30.0
 
 OnMessage = Callable[[dict[str, Any]], Awaitable[None]]
 """A robot message (the callback's data) → None once it is stored; raising leaves it unacknowledged."""
-
-
-class _Drop(Exception):
-    """End this connection (and open another after the backoff)."""
 
 
 class DingTalkStream:
@@ -61,46 +56,23 @@ class DingTalkStream:
 
     async def run(self) -> None:
         """Stay connected until cancelled."""
-        failures, down_since = 0, time.time()
-        async with aiohttp.ClientSession() as http:
-            while True:
-                try:
-                    await self._connection(http)
-                    reason = "connection closed"
-                except _Drop as drop:
-                    reason = str(drop)
-                except DingTalkError as exc:
-                    reason = str(exc)
-                except aiohttp.ClientResponseError as exc:  # its text names the URL, and so the ticket
-                    reason = f"the stream endpoint refused the connection: HTTP {exc.status} {exc.message}"
-                except (aiohttp.ClientError, TimeoutError, OSError, ValueError, KeyError, TypeError) as exc:
-                    task = asyncio.current_task()
-                    if task is not None and task.cancelling():
-                        raise  # being stopped: an error on the way out is no reason to reconnect
-                    reason = f"connection failed: {exc or type(exc).__name__}"
-                except ClawError as exc:  # gateway.db refused a message: it stays unacknowledged, DingTalk resends
-                    reason = f"could not store a message: {exc}"
-                except Exception as exc:  # a bug: keep the account alive, keep the traceback
-                    log.exception("dingtalk: the stream connection failed")
-                    reason = f"internal error: {type(exc).__name__}"
-                if self.health.state == "running":  # it was up: count the outage and the backoff from now
-                    failures, down_since = 0, time.time()
-                else:
-                    failures += 1
-                ceiling = min(self.max_backoff, RECONNECT_BASE * 2 ** min(failures, 16))
-                wait = random.uniform(ceiling / 2, ceiling)
-                self.health.error(reason)
-                self.health.state = "reconnecting"
-                self.health.detail = f"reconnecting since {time.strftime('%H:%M:%S', time.localtime(down_since))}"
-                log.info("dingtalk: %s; reconnecting in %.1f s", reason, wait)
-                await asyncio.sleep(wait)
+        reconnector = Reconnector("dingtalk", self.health, partial(doubling, cap=self.max_backoff),
+                                  link="stream connection", stored="a message",
+                                  failed=(*NETWORK_ERRORS, KeyError, TypeError))  # fmt: skip
+        await reconnector.run(self._connection)
 
     async def _connection(self, http: aiohttp.ClientSession) -> None:
-        endpoint, ticket = await self._api.open_connection(*self._client)
+        try:
+            endpoint, ticket = await self._api.open_connection(*self._client)
+        except DingTalkError as exc:
+            raise Drop(str(exc)) from None
         url = f"{endpoint}{'&' if '?' in endpoint else '?'}ticket={urllib.parse.quote_plus(ticket)}"
         self.connects += 1
-        async with asyncio.timeout(CONNECT_TIMEOUT_SECONDS):
-            ws = await http.ws_connect(url, heartbeat=KEEPALIVE_SECONDS, max_msg_size=0)
+        try:
+            async with asyncio.timeout(CONNECT_TIMEOUT_SECONDS):
+                ws = await http.ws_connect(url, heartbeat=KEEPALIVE_SECONDS, max_msg_size=0)
+        except aiohttp.ClientResponseError as exc:  # its text names the URL, and so the ticket
+            raise Drop(f"the stream endpoint refused the connection: HTTP {exc.status} {exc.message}") from None
         async with ws:
             self.health.ok()
             self.health.detail = "stream connected"
@@ -108,11 +80,11 @@ class DingTalkStream:
                 if message.type == aiohttp.WSMsgType.TEXT:
                     frame = json.loads(message.data)
                     if not isinstance(frame, dict):
-                        raise _Drop("a stream frame that is not a JSON object")
+                        raise Drop("a stream frame that is not a JSON object")
                     await self._handle(ws, frame)
                 elif message.type == aiohttp.WSMsgType.ERROR:
-                    raise _Drop(f"connection error: {ws.exception() or 'unknown'}")
-            raise _Drop(f"connection closed ({ws.close_code})")
+                    raise Drop(f"connection error: {ws.exception() or 'unknown'}")
+            raise Drop(f"connection closed ({ws.close_code})")
 
     async def _handle(self, ws: aiohttp.ClientWebSocketResponse, frame: dict[str, Any]) -> None:
         kind = frame.get("type")
@@ -123,7 +95,7 @@ class DingTalkStream:
                 self.health.last_poll_at = time.time()  # `claw channels status`: "last poll" is the last ping
                 await ws.send_json({"code": 200, "headers": headers, "message": "OK", "data": frame.get("data")})
             elif topic == "disconnect":
-                raise _Drop("DingTalk asked to reconnect (disconnect)")
+                raise Drop("DingTalk asked to reconnect (disconnect)")
             return
         message_id = str(headers.get("messageId") or "")
         if kind == "CALLBACK" and topic == ROBOT_TOPIC:

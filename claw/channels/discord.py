@@ -15,7 +15,6 @@ streaming; mentions in replies never ping anyone (`allowed_mentions.parse = []`)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 from collections.abc import Mapping
@@ -33,6 +32,8 @@ from claw.channels.discord_settings import DiscordAccount
 from claw.channels.discord_wire import CHANNEL, THREAD_TYPES, BotIdentity, DcMessage, to_inbound
 from claw.channels.inbound import Inbound
 from claw.channels.inbox_batch import InboxBatch
+from claw.channels.tasks import cancel_and_wait
+from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
 from claw.gateway.msg_context import MsgContext
 
@@ -101,8 +102,7 @@ class DiscordAdapter:
         try:
             msg = DcMessage.model_validate(payload)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ValueError(f"{'.'.join(str(p) for p in err['loc']) or 'message'}: {err['msg']}") from None
+            raise ValueError(first_problem(exc, "message")) from None
         found = to_inbound(msg, self.account_id, self.bot, self._parents.get(msg.channel_id))
         return [] if found is None else [found]
 
@@ -220,11 +220,8 @@ class DiscordAdapter:
         await self.gateway.run()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
         await self.rest.close()
 
 

@@ -3,10 +3,9 @@ goes online, `GET /users/@me` with it (Discord's own check that the token is a b
 
 from __future__ import annotations
 
-import asyncio
-
 from claw.channels.discord_rest import DiscordError, DiscordRest
 from claw.channels.discord_settings import DiscordAccount, DiscordSettings
+from claw.channels.doctor_online import ask_accounts
 from claw.doctor.finding import Finding, fail, ok
 
 NAME = "discord"
@@ -46,13 +45,4 @@ async def auth_test(account_id: str, account: DiscordAccount) -> Finding:
 def check_online(settings: DiscordSettings) -> list[Finding]:
     """`claw doctor --online`: every account that has a token asks Discord at once (the missing ones are
     already failed by `check_tokens`)."""
-    if not settings.enabled:
-        return []
-    accounts = [(account_id, a) for account_id, a in settings.effective_accounts().items() if a.token()]
-    if not accounts:
-        return []
-
-    async def ask_all() -> list[Finding]:
-        return list(await asyncio.gather(*(auth_test(account_id, a) for account_id, a in accounts)))
-
-    return asyncio.run(ask_all())
+    return ask_accounts(settings, lambda a: a.token(), auth_test)

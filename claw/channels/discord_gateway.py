@@ -10,8 +10,8 @@ A heartbeat sent while the previous one was never acknowledged (op 11) means the
 ("zombied"): it is closed with a non-1000 code and resumed. Reconnect (op 7) resumes; Invalid Session
 (op 9) resumes when `d` is true, else starts a new session, after 1–5 s as documented. Close codes
 4004 and 4010–4014 (bad token, intents not allowed) stop the account: retrying cannot help. Every
-reconnect waits a backoff with jitter (doubling up to `max_backoff`, reset once a session is ready),
-so nothing reconnects in a tight loop.
+reconnect waits a backoff with jitter (`Reconnector`: doubling up to `max_backoff`, reset once a session is
+ready), so nothing reconnects in a tight loop.
 """
 
 from __future__ import annotations
@@ -23,12 +23,13 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import aiohttp
 
 from claw.channels.host import Health
-from claw.errors import ClawError
+from claw.channels.reconnect import NETWORK_ERRORS, Drop, Reconnector, doubling
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,6 @@ FATAL_CLOSE = {4004: "authentication failed", 4010: "invalid shard", 4011: "shar
                "Message Content intent in the Developer Portal)"}  # fmt: skip
 NEW_SESSION_CLOSE = (4007, 4009)  # invalid seq, session timed out: Resume cannot work
 HELLO_TIMEOUT = 30.0
-RECONNECT_BASE = 1.0
 
 Dispatch = Callable[[str, Any, int], Awaitable[None]]
 """(event name, data, sequence number) → None once handled; raising drops the connection unhandled."""
@@ -52,12 +52,12 @@ class GatewaySession:
     seq: int | None = None
 
 
-class _Drop(Exception):
+class _Drop(Drop):
     """End this connection; `resume`: keep the session and Resume, else start a new one."""
 
     def __init__(self, reason: str, *, resume: bool = True, pause: float = 0.0, fatal: bool = False) -> None:
-        super().__init__(reason)
-        self.reason, self.resume, self.pause, self.fatal = reason, resume, pause, fatal
+        super().__init__(reason, pause=pause, fatal=fatal)
+        self.resume = resume
 
 
 class DiscordGateway:
@@ -82,41 +82,20 @@ class DiscordGateway:
 
     async def run(self) -> None:
         """Connect and stay connected until cancelled (or a fatal close code)."""
-        failures, down_since = 0, time.time()
-        async with aiohttp.ClientSession() as http:
-            while True:
-                try:
-                    await self._connection(http)
-                except _Drop as drop:
-                    stop = drop
-                except (aiohttp.ClientError, TimeoutError, OSError, ValueError, KeyError, TypeError) as exc:
-                    task = asyncio.current_task()
-                    if task is not None and task.cancelling():
-                        raise  # being stopped: an error on the way out is not a reason to reconnect
-                    stop = _Drop(f"connection failed: {exc or type(exc).__name__}")
-                except ClawError as exc:  # gateway.db refused a message: resume, so Discord replays it
-                    stop = _Drop(f"could not store an event: {exc}")
-                except Exception as exc:  # a bug: keep the account alive, keep the traceback
-                    log.exception("discord: the gateway connection failed")
-                    stop = _Drop(f"internal error: {type(exc).__name__}")
-                if stop.fatal:
-                    self.health.error(stop.reason)
-                    log.error("discord: %s; the account is stopped", stop.reason)
-                    return
-                if not stop.resume:
-                    self.session = GatewaySession()
-                if self.health.state == "running":  # it was up: count the outage and the backoff from now
-                    failures, down_since = 0, time.time()
-                else:
-                    failures += 1
-                ceiling = min(self.max_backoff, RECONNECT_BASE * 2 ** min(failures, 16))
-                wait = max(stop.pause, random.uniform(ceiling / 2, ceiling))
-                self.health.error(stop.reason)
-                self.health.state = "reconnecting"
-                self.health.detail = f"reconnecting since {time.strftime('%H:%M:%S', time.localtime(down_since))}"
-                log.info("discord: %s; reconnecting in %.1f s (%s)", stop.reason, wait,
-                         "resume" if self.session.session_id else "new session")  # fmt: skip
-                await asyncio.sleep(wait)
+        reconnector = Reconnector(
+            "discord", self.health, partial(doubling, cap=self.max_backoff),
+            link="gateway connection", failed=(*NETWORK_ERRORS, KeyError, TypeError),
+            next_attempt=lambda: "resume" if self.session.session_id else "new session",
+        )  # fmt: skip
+        await reconnector.run(self._connect)
+
+    async def _connect(self, http: aiohttp.ClientSession) -> None:
+        try:
+            await self._connection(http)
+        except _Drop as drop:
+            if not drop.resume:
+                self.session = GatewaySession()
+            raise
 
     async def _connection(self, http: aiohttp.ClientSession) -> None:
         resuming = self.session.session_id is not None and self.session.seq is not None

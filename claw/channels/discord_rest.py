@@ -23,7 +23,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
+from claw.channels.platform_error import PlatformError
+from claw.channels.platform_http import Answer, PlatformHttp
 
 log = logging.getLogger(__name__)
 
@@ -35,21 +36,9 @@ _MAJOR = re.compile(r"^/(channels|guilds|webhooks)/(\d+)")
 _ID = re.compile(r"/\d+")
 
 
-class DiscordError(Exception):
-    """A failed request. `status` is the HTTP status (None: no answer); `sent` is False only when the request
-    certainly never reached Discord; `retry_after` is set for a 429 longer than the client waits itself."""
-
-    def __init__(
-        self, route: str, description: str, *, status: int | None = None, retry_after: float | None = None,
-        sent: bool = True, code: int | None = None,
-    ) -> None:  # fmt: skip
-        super().__init__(f"{route}: {description}")
-        self.route = route
-        self.description = description
-        self.status = status
-        self.retry_after = retry_after
-        self.sent = sent
-        self.code = code
+class DiscordError(PlatformError):
+    """A failed request, named by its route key; `code` is Discord's JSON error code (`50007`: cannot DM the
+    user, …), and `retry_after` is set for a 429 longer than the client waits itself."""
 
 
 @dataclass
@@ -73,9 +62,8 @@ class DiscordRest:
     ) -> None:
         self._base = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bot {token}", "User-Agent": USER_AGENT}
-        self._timeout = timeout
+        self._http = PlatformHttp(DiscordError, timeout)
         self._max_wait = max_wait
-        self._session: aiohttp.ClientSession | None = None
         self._bucket_of: dict[str, str] = {}
         """Route key → Discord's bucket hash (several routes may share one bucket)."""
         self._buckets: dict[str, _Bucket] = {}
@@ -92,11 +80,13 @@ class DiscordRest:
             assert bucket.lock is not None
             async with bucket.lock:  # one request per bucket at a time: `remaining` stays true
                 waited += await self._wait_turn(route, bucket)
-                status, headers, text = await self._send(method, path, route, body)
-                self._learn(route, bucket, status, headers)
-            if status != 429:
-                return _answer(route, status, text)
-            retry_after, is_global = _retry_after(headers, text)
+                answer = await self._http.request(
+                    method, f"{self._base}{path}", route, json=body, headers=self._headers
+                )
+                self._learn(route, bucket, answer.status, answer.headers)
+            if answer.status != 429:
+                return _answer(answer)
+            retry_after, is_global = _retry_after(answer.headers, answer.text)
             if is_global:
                 self._global_until = time.monotonic() + retry_after
             if waited + retry_after > self._max_wait:
@@ -107,9 +97,7 @@ class DiscordRest:
             waited += retry_after
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self._http.close()
 
     def _bucket(self, route: str) -> _Bucket:
         key = self._bucket_of.get(route, route)
@@ -157,39 +145,14 @@ class DiscordRest:
         if status == 429 and headers.get("X-RateLimit-Scope") != "shared" and remaining is None:
             bucket.remaining = 0
 
-    async def _send(
-        self, method: str, path: str, route: str, body: dict[str, Any] | None
-    ) -> tuple[int, Any, str]:  # fmt: skip
-        session = self._client()
-        limit = aiohttp.ClientTimeout(total=self._timeout)
-        try:
-            async with session.request(
-                method, f"{self._base}{path}", json=body, headers=self._headers, timeout=limit
-            ) as response:
-                return response.status, response.headers, await response.text()
-        except aiohttp.ClientConnectorError as exc:
-            raise DiscordError(route, f"cannot connect: {exc.os_error or type(exc).__name__}", sent=False) from None
-        except TimeoutError:
-            raise DiscordError(route, "timed out") from None
-        except aiohttp.ClientError as exc:
-            raise DiscordError(route, f"connection failed: {type(exc).__name__}") from None
 
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            self._session = aiohttp.ClientSession()
-        return self._session
-
-
-def _answer(route: str, status: int, text: str) -> Any:
-    try:
-        body = json.loads(text) if text else None
-    except ValueError:
-        raise DiscordError(route, f"HTTP {status} with a body that is not JSON", status=status) from None
+def _answer(answer: Answer) -> Any:
+    status, body = answer.status, answer.json(empty=None)
     if 200 <= status < 300:
         return body
     message = str(body.get("message") or f"HTTP {status}") if isinstance(body, dict) else f"HTTP {status}"
     code = body.get("code") if isinstance(body, dict) and isinstance(body.get("code"), int) else None
-    raise DiscordError(route, message, status=status, code=code)
+    raise DiscordError(answer.what, message, status=status, code=code)
 
 
 def _retry_after(headers: Any, text: str) -> tuple[float, bool]:

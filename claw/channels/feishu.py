@@ -17,7 +17,6 @@ base URL is not a setting, and the few calls claw makes are documented JSON.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import json
@@ -31,13 +30,15 @@ from pydantic import ValidationError
 from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.faults import fault
-from claw.channels.feishu_api import FeishuApi, FeishuError
+from claw.channels.feishu_api import TOKEN_CODES, FeishuApi, FeishuError
 from claw.channels.feishu_crypto import CryptoError, decrypt, signature_ok
 from claw.channels.feishu_names import SenderNames
 from claw.channels.feishu_settings import FeishuAccount
 from claw.channels.feishu_wire import CHANNEL, Envelope, to_inbound
 from claw.channels.feishu_ws import FeishuLongConnection
 from claw.channels.inbound import Inbound
+from claw.channels.tasks import cancel_and_wait
+from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
 from claw.strict_json import JsonError, loads_strict
 
@@ -124,8 +125,7 @@ class FeishuAdapter:
         try:
             found = to_inbound(envelope, self.account_id, self.bot_open_id)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ValueError(f"event.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}") from None
+            raise ValueError(f"event.{first_problem(exc, '')}") from None
         return [] if found is None else [found]
 
     async def with_names(self, inbound: list[Inbound]) -> list[Inbound]:
@@ -220,11 +220,8 @@ class FeishuAdapter:
         return 200
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
         self.connection = None
         await self.api.close()
 
@@ -268,6 +265,6 @@ def _send_error(exc: FeishuError) -> SendError:
         return SendError(exc.description, retry_after=exc.retry_after or 1.0)
     if exc.status is None:
         return SendError(exc.description, maybe_sent=exc.sent)
-    if exc.status >= 500 or exc.code in (99991661, 99991663, 99991668):
+    if exc.status >= 500 or exc.code in TOKEN_CODES:
         return SendError(exc.description)
     return SendError(exc.description, permanent=True)

@@ -8,14 +8,11 @@ made once more. The app secret and the token never appear in an error message.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import time
 from typing import Any
 
-import aiohttp
-
+from claw.channels.app_token import AppToken
 from claw.channels.platform_error import PlatformError
+from claw.channels.platform_http import PlatformHttp
 
 DEFAULT_TIMEOUT = 30.0
 TOKEN_CODES = frozenset({99991661, 99991663, 99991668})
@@ -37,75 +34,42 @@ class FeishuApi:
                  timeout: float = DEFAULT_TIMEOUT) -> None:  # fmt: skip
         self._base = f"{base_url.rstrip('/')}/open-apis"
         self._app = {"app_id": app_id, "app_secret": app_secret}
-        self._margin = refresh_margin
-        self._timeout = timeout
-        self._token: str | None = None
-        self._expires_at = 0.0
-        self._lock = asyncio.Lock()
-        self._session: aiohttp.ClientSession | None = None
-        self.token_fetches = 0
+        self._http = PlatformHttp(FeishuError, timeout)
+        self._token = AppToken(self._fetch_token, refresh_margin)
 
     async def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        token = await self._tenant_token()
+        token = await self._token.get()
         try:
             return await self._request(method, path, body, token)
         except FeishuError as exc:
             if exc.code not in TOKEN_CODES:
                 raise
-        return await self._request(method, path, body, await self._tenant_token(stale=token))
+        return await self._request(method, path, body, await self._token.get(stale=token))
 
     async def tenant_token(self) -> str:
         """The current tenant_access_token (fetched when there is none or it is about to expire)."""
-        return await self._tenant_token()
+        return await self._token.get()
 
-    async def _tenant_token(self, stale: str | None = None) -> str:
-        async with self._lock:
-            fresh = self._token is not None and self._token != stale
-            if fresh and time.monotonic() < self._expires_at - self._margin:
-                return self._token or ""
-            data = await self._request("POST", "auth/v3/tenant_access_token/internal", self._app, None)
-            token = data.get("tenant_access_token") if isinstance(data, dict) else None
-            if not isinstance(token, str) or not token:
-                raise FeishuError("tenant_access_token", "unexpected answer (no token)")
-            self.token_fetches += 1
-            self._token = token
-            self._expires_at = time.monotonic() + float(data.get("expire") or 7200)
-            return token
+    async def _fetch_token(self) -> tuple[str, float]:
+        data = await self._request("POST", "auth/v3/tenant_access_token/internal", self._app, None)
+        token = data.get("tenant_access_token") if isinstance(data, dict) else None
+        if not isinstance(token, str) or not token:
+            raise FeishuError("tenant_access_token", "unexpected answer (no token)")
+        return token, float(data.get("expire") or 7200)
 
     async def _request(self, method: str, path: str, body: dict[str, Any] | None, token: str | None) -> Any:
         what = path.split("?")[0]
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        limit = aiohttp.ClientTimeout(total=self._timeout)
-        try:
-            async with self._client().request(
-                method, f"{self._base}/{path}", json=body, headers=headers, timeout=limit
-            ) as response:
-                status, text = response.status, await response.text()
-                reset = response.headers.get("x-ogw-ratelimit-reset")
-        except aiohttp.ClientConnectorError as exc:
-            raise FeishuError(what, f"cannot connect: {exc.os_error or type(exc).__name__}", sent=False) from None
-        except TimeoutError:
-            raise FeishuError(what, "timed out") from None
-        except aiohttp.ClientError as exc:
-            raise FeishuError(what, f"connection failed: {type(exc).__name__}") from None
-        try:
-            answer = json.loads(text)
-        except ValueError:
-            raise FeishuError(what, f"HTTP {status} with a body that is not JSON", status=status) from None
-        code = answer.get("code") if isinstance(answer, dict) else None
+        answer = await self._http.request(method, f"{self._base}/{path}", what, json=body, headers=headers)
+        status, found = answer.status, answer.json()
+        code = found.get("code") if isinstance(found, dict) else None
         if status == 200 and code == 0:
-            return answer.get("data", answer)  # the token endpoint answers at the top level
-        msg = str(answer.get("msg") or f"HTTP {status}") if isinstance(answer, dict) else f"HTTP {status}"
+            return found.get("data", found)  # the token endpoint answers at the top level
+        msg = str(found.get("msg") or f"HTTP {status}") if isinstance(found, dict) else f"HTTP {status}"
+        reset = answer.headers.get("x-ogw-ratelimit-reset")
         retry = float(reset) if reset and reset.isdigit() else None
         raise FeishuError(what, f"code {code}: {msg}", code=code if isinstance(code, int) else None, status=status,
                           retry_after=retry)  # fmt: skip
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            self._session = aiohttp.ClientSession()
-        return self._session
+        await self._http.close()

@@ -9,10 +9,12 @@ import asyncio
 
 import aiohttp
 
+from claw.channels.doctor_online import ask_accounts
 from claw.channels.feishu_api import FeishuApi, FeishuError
 from claw.channels.feishu_settings import FeishuAccount, FeishuSettings
-from claw.channels.feishu_ws import Drop, FeishuLongConnection
+from claw.channels.feishu_ws import FeishuLongConnection
 from claw.channels.host import Health
+from claw.channels.reconnect import Drop
 from claw.doctor.finding import Finding, fail, ok, warn
 
 NAME = "feishu"
@@ -78,13 +80,4 @@ async def _no_events(_payload: bytes) -> int:
 def check_online(settings: FeishuSettings) -> list[Finding]:
     """`claw doctor --online`: every account with a secret asks the platform at once (the others are
     already failed by `check_config`)."""
-    if not settings.enabled:
-        return []
-    accounts = [(i, a) for i, a in settings.effective_accounts().items() if a.app_id and a.secret()]
-    if not accounts:
-        return []
-
-    async def ask_all() -> list[Finding]:
-        return list(await asyncio.gather(*(online_check(account_id, a) for account_id, a in accounts)))
-
-    return asyncio.run(ask_all())
+    return ask_accounts(settings, lambda a: a.app_id and a.secret(), online_check)

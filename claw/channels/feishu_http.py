@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from claw.channels.adapter import VerifyError
 from claw.channels.ingress import _answer
-from claw.channels.platform_ingress import read_request, refuse, store_then_answer
+from claw.channels.platform_ingress import read_opened, store_then_answer
 
 if TYPE_CHECKING:
     from claw.channels.feishu import FeishuAdapter
@@ -22,15 +21,11 @@ if TYPE_CHECKING:
 
 
 async def receive(manager: ChannelManager, request: web.Request, adapter: FeishuAdapter | None) -> web.Response:
-    body = await read_request(request, adapter)
-    if isinstance(body, web.Response):
-        return body
+    envelope = await read_opened(request, adapter, "feishu")
+    if isinstance(envelope, web.Response):
+        return envelope
     assert adapter is not None
     where = f"feishu/{adapter.account_id}"
-    try:
-        envelope = adapter.open(request.headers, body)
-    except VerifyError as exc:
-        return refuse(request, where, exc)
     if envelope.type == "url_verification":
         return web.json_response({"challenge": envelope.challenge or ""})
     try:

@@ -38,6 +38,7 @@ import aiohttp
 
 from claw.channels.feishu_frame import CONTROL, DATA, Frame, FrameError
 from claw.channels.host import Health
+from claw.channels.reconnect import Drop, Reconnector, doubling
 
 log = logging.getLogger(__name__)
 
@@ -74,14 +75,6 @@ class ClientConfig:
             self.reconnect_count = raw["ReconnectCount"]
 
 
-class Drop(Exception):
-    """End this connection; `fatal`: stop the account, retrying cannot help."""
-
-    def __init__(self, reason: str, *, fatal: bool = False) -> None:
-        super().__init__(reason)
-        self.reason, self.fatal = reason, fatal
-
-
 class FeishuLongConnection:
     def __init__(self, base_url: str, app_id: str, app_secret: str, on_event: EventHandler, health: Health) -> None:
         self._endpoint_url = base_url.rstrip("/") + ENDPOINT_PATH
@@ -96,36 +89,12 @@ class FeishuLongConnection:
 
     async def run(self) -> None:
         """Stay connected until cancelled, or until the platform refuses the app."""
-        failures, down_since = 0, time.time()
-        async with aiohttp.ClientSession() as http:
-            while True:
-                try:
-                    await self._connection(http, await self.endpoint(http))
-                    stop = Drop("connection closed by the server")
-                except Drop as drop:
-                    stop = drop
-                except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
-                    task = asyncio.current_task()
-                    if task is not None and task.cancelling():
-                        raise
-                    stop = Drop(f"connection failed: {exc or type(exc).__name__}")
-                except Exception as exc:  # a bug: keep the account alive, keep the traceback
-                    log.exception("feishu: the long connection failed")
-                    stop = Drop(f"internal error: {type(exc).__name__}")
-                if stop.fatal:
-                    self.health.error(stop.reason)
-                    self.health.detail = "long connection stopped"
-                    log.error("feishu: %s; the account is stopped", stop.reason)
-                    return
-                if self.health.state == "running":  # it was up: the outage starts now
-                    failures, down_since = 0, time.time()
-                wait = self.backoff(failures)
-                failures += 1
-                self.health.error(stop.reason)
-                self.health.state = "reconnecting"
-                self.health.detail = f"reconnecting since {time.strftime('%H:%M:%S', time.localtime(down_since))}"
-                log.info("feishu: %s; reconnecting in %.1f s", stop.reason, wait)
-                await asyncio.sleep(wait)
+        reconnector = Reconnector("feishu", self.health, self.backoff, link="long connection", start_failures=0)
+        await reconnector.run(self._connect)
+        self.health.detail = "long connection stopped"
+
+    async def _connect(self, http: aiohttp.ClientSession) -> None:
+        await self._connection(http, await self.endpoint(http))
 
     def backoff(self, failures: int) -> float:
         """The wait before attempt `failures + 1` of an outage: a random part of the nonce first (spreading
@@ -133,8 +102,7 @@ class FeishuLongConnection:
         c = self.config
         if failures == 0:
             return max(MIN_WAIT, random.uniform(0, c.reconnect_nonce))
-        ceiling = max(MIN_WAIT, min(c.reconnect_interval, 2.0 ** min(failures - 1, 16)))
-        return max(MIN_WAIT, random.uniform(ceiling / 2, ceiling))
+        return max(MIN_WAIT, doubling(failures - 1, c.reconnect_interval))
 
     async def endpoint(self, http: aiohttp.ClientSession) -> str:
         """A fresh connection URL (taking the ClientConfig that comes with it), or `Drop` saying why not."""

@@ -2,7 +2,8 @@
 
 Before anything is read: the account must exist, no query string (secrets do not travel in URLs), the
 declared size and then the bytes actually read are capped (`read_request`). A request the adapter refuses
-is logged and, when it carried a wrong credential, counted by the server's failed-auth limiter (`refuse`).
+is logged and, when it carried a wrong credential, counted by the server's failed-auth limiter (`refuse`);
+an adapter that opens its requests itself (signature, decryption) gets both steps in one (`read_opened`).
 At the end the messages are stored in the inbox and only then answered `200`, a redelivery too, storing
 nothing; what could not be stored is answered 503, so the platform delivers it again (`store_then_answer`).
 The platform's own module (feishu_http, dingtalk_http, slack_http) does what lies between: its signature,
@@ -12,8 +13,8 @@ its decryption, its challenge.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from aiohttp import web
 
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_BODY = 1024 * 1024
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 Receive = Callable[["ChannelManager", web.Request, Any], Awaitable[web.Response]]
 """A platform's handler: (the manager, the request, its account's adapter or None) → the answer."""
@@ -55,6 +58,26 @@ async def read_request(request: web.Request, adapter: object | None, limit: int 
         return too_big
     body = await _read_capped(request, limit)
     return too_big if body is None else body
+
+
+class Opens(Protocol[T_co]):
+    """An adapter that opens its platform's raw request: checks its signature and freshness, decrypts it."""
+
+    account_id: str
+
+    def open(self, headers: Mapping[str, str], body: bytes) -> T_co: ...
+
+
+async def read_opened(request: web.Request, adapter: Opens[T] | None, channel: str) -> T | web.Response:
+    """The request read (`read_request`) and opened by the adapter, or the answer that refuses it (`refuse`)."""
+    body = await read_request(request, adapter)
+    if isinstance(body, web.Response):
+        return body
+    assert adapter is not None
+    try:
+        return adapter.open(request.headers, body)
+    except VerifyError as exc:
+        return refuse(request, f"{channel}/{adapter.account_id}", exc)
 
 
 def refuse(request: web.Request, where: str, exc: VerifyError) -> web.Response:

@@ -10,7 +10,6 @@ accounts, then the delivery worker, which lets sends in flight finish.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 from claw.channels import inbox
 from claw.channels.delivery import DeliveryWorker
 from claw.channels.processor import InboxProcessor
+from claw.channels.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from claw.channels.gateway_host import ChannelsHost
@@ -80,9 +80,7 @@ class ChannelService:
                 log.exception("%s/%s did not stop cleanly", adapter.channel, adapter.account_id)
         await self.delivery.stop(STOP_GRACE_SECONDS)
         for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
         self._tasks = []
         for adapter in m.adapters.values():
             m.health(adapter.channel, adapter.account_id).state = "stopped"

@@ -17,7 +17,6 @@ streaming; Slack has no idempotency key, so a send that may have arrived is neve
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 import time
@@ -37,6 +36,8 @@ from claw.channels.slack_api import SlackApi, SlackError
 from claw.channels.slack_settings import SlackAccount
 from claw.channels.slack_socket import SocketMode
 from claw.channels.slack_wire import CHANNEL, BotIdentity, SlCallback, display_name, is_message_for_agent, to_inbound
+from claw.channels.tasks import cancel_and_wait
+from claw.channels.validation import first_problem
 from claw.errors import UsageError
 
 if TYPE_CHECKING:
@@ -109,8 +110,7 @@ class SlackAdapter:
         try:
             return SlCallback.model_validate(payload)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ValueError(f"{'.'.join(str(p) for p in err['loc']) or 'event'}: {err['msg']}") from None
+            raise ValueError(first_problem(exc, "event")) from None
 
     def normalize(self, payload: Any) -> list[Inbound]:
         """An Events API payload → at most one message (the sender's name only if it is already known)."""
@@ -267,11 +267,8 @@ class SlackAdapter:
                 wait = min(wait * 2, MAX_BACKOFF)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
         await self.api.close()
 
 
@@ -280,6 +277,6 @@ def _send_error(exc: SlackError) -> SendError:
         return SendError(str(exc), retry_after=exc.retry_after or 1.0)
     if exc.status is None:
         return SendError(str(exc), maybe_sent=exc.sent)
-    if exc.status >= 500 or exc.error in TRANSIENT_ERRORS:
+    if exc.status >= 500 or exc.code in TRANSIENT_ERRORS:
         return SendError(str(exc))
     return SendError(str(exc), permanent=True)  # channel_not_found, not_in_channel, invalid_auth, …

@@ -16,28 +16,19 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from claw.channels.platform_error import PlatformError
+from claw.channels.platform_http import transport_error
+
 DEFAULT_TIMEOUT = 30.0
 
 
-class SlackError(Exception):
-    """A failed call. `error`: Slack's error code (`invalid_auth`, `ratelimited`, …) or what went wrong;
-    `status`: the HTTP status (None: no answer); `retry_after`: seconds Slack asked to wait; `sent`: False
-    only when the request certainly never reached Slack."""
-
-    def __init__(
-        self, method: str, error: str, *, status: int | None = None, retry_after: float | None = None,
-        sent: bool = True,
-    ) -> None:  # fmt: skip
-        super().__init__(f"{method}: {error}")
-        self.method = method
-        self.error = error
-        self.status = status
-        self.retry_after = retry_after
-        self.sent = sent
+class SlackError(PlatformError):
+    """A failed Web API call, named by its method. `code` is Slack's own error (`invalid_auth`, `ratelimited`,
+    …) when Slack answered one; `description` is that error, or what went wrong."""
 
     @property
     def rate_limited(self) -> bool:
-        return self.status == 429 or self.error == "ratelimited"
+        return self.status == 429 or self.code == "ratelimited"
 
 
 class SlackApi:
@@ -87,12 +78,8 @@ class SlackApi:
             response = await request(self._web())
         except SlackApiError as exc:
             raise _api_error(method, exc) from None
-        except aiohttp.ClientConnectorError as exc:
-            raise SlackError(method, f"cannot connect: {exc.os_error or type(exc).__name__}", sent=False) from None
-        except TimeoutError:
-            raise SlackError(method, "timed out") from None
-        except aiohttp.ClientError as exc:
-            raise SlackError(method, f"connection failed: {type(exc).__name__}") from None
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise transport_error(SlackError, method, exc) from None
         data = response.data
         return data if isinstance(data, dict) else {}
 
@@ -107,11 +94,11 @@ def _api_error(method: str, exc: SlackApiError) -> SlackError:
     response = exc.response
     data = response.data if isinstance(response.data, dict) else {}
     status = int(response.status_code)
-    error = str(data.get("error") or f"HTTP {status}")
+    code = str(data["error"]) if data.get("error") else None
     retry_after = None
-    if status == 429 or error == "ratelimited":
+    if status == 429 or code == "ratelimited":
         try:
             retry_after = max(0.0, float(response.headers.get("Retry-After") or 1.0))
         except (TypeError, ValueError):
             retry_after = 1.0
-    return SlackError(method, error, status=status, retry_after=retry_after)
+    return SlackError(method, code or f"HTTP {status}", code=code, status=status, retry_after=retry_after)

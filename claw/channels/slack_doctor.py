@@ -4,8 +4,7 @@ token (Slack's own check that the token is valid, and whose it is)."""
 
 from __future__ import annotations
 
-import asyncio
-
+from claw.channels.doctor_online import ask_accounts
 from claw.channels.slack_api import SlackApi, SlackError
 from claw.channels.slack_settings import SlackAccount, SlackSettings
 from claw.doctor.finding import Finding, fail, ok
@@ -50,7 +49,7 @@ async def auth_test(account_id: str, account: SlackAccount) -> Finding:
         me = await api.auth_test()
     except SlackError as exc:
         fix = "reinstall the app (OAuth & Permissions) and set the Bot User OAuth Token (xoxb-…) again"
-        return fail(name, f"Slack refused the bot token: {exc.error}", fix)
+        return fail(name, f"Slack refused the bot token: {exc.description}", fix)
     finally:
         await api.close()
     if not me.get("bot_id"):
@@ -61,13 +60,4 @@ async def auth_test(account_id: str, account: SlackAccount) -> Finding:
 def check_online(settings: SlackSettings) -> list[Finding]:
     """`claw doctor --online`: every account that has a bot token asks Slack at once (the missing ones are
     already failed by `check_tokens`)."""
-    if not settings.enabled:
-        return []
-    accounts = [(account_id, a) for account_id, a in settings.effective_accounts().items() if a.token()]
-    if not accounts:
-        return []
-
-    async def ask_all() -> list[Finding]:
-        return list(await asyncio.gather(*(auth_test(account_id, a) for account_id, a in accounts)))
-
-    return asyncio.run(ask_all())
+    return ask_accounts(settings, lambda a: a.token(), auth_test)

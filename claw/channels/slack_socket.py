@@ -11,8 +11,8 @@ already holds.
 The connection is replaced when Slack sends `disconnect` (`refresh_requested` every few hours,
 `warning`, `link_disabled`), when it closes, and when it falls silent: aiohttp pings after
 `ping_interval` seconds without a frame and closes the link if no pong comes within half of that.
-Every reconnect waits a backoff with jitter (doubling up to `max_backoff`, back to the start once a
-connection has said hello), so nothing reconnects in a tight loop.
+Every reconnect waits a backoff with jitter (`Reconnector`: doubling up to `max_backoff`, back to the start
+once a connection has said hello), so nothing reconnects in a tight loop.
 """
 
 from __future__ import annotations
@@ -20,34 +20,27 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import aiohttp
 
 from claw.channels.faults import fault
 from claw.channels.host import Health
+from claw.channels.reconnect import Drop, Reconnector, doubling
 from claw.channels.slack_api import SlackError
-from claw.errors import ClawError
 
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT = 30.0
-RECONNECT_BASE = 1.0
 FATAL_ERRORS = {"invalid_auth": "the app-level token is invalid", "not_authed": "no app-level token",
                 "not_allowed_token_type": "the token is not an app-level token (xapp-…) with connections:write",
                 "account_inactive": "the app's token was revoked"}  # fmt: skip
 
 Handle = Callable[[dict[str, Any]], Awaitable[None]]
 """An `events_api` envelope's payload → None once its message is queued; raising leaves it unacknowledged."""
-
-
-class _Drop(Exception):
-    def __init__(self, reason: str, *, pause: float = 0.0, fatal: bool = False) -> None:
-        super().__init__(reason)
-        self.reason, self.pause, self.fatal = reason, pause, fatal
 
 
 class SocketMode:
@@ -69,51 +62,21 @@ class SocketMode:
 
     async def run(self) -> None:
         """Stay connected until cancelled (or Slack refuses the token for good)."""
-        failures, down_since = 0, time.time()
-        async with aiohttp.ClientSession() as http:
-            while True:
-                try:
-                    await self._connection(http)
-                    stop = _Drop("connection closed")
-                except _Drop as drop:
-                    stop = drop
-                except SlackError as exc:
-                    fatal = FATAL_ERRORS.get(exc.error)
-                    stop = _Drop(f"apps.connections.open: {fatal or exc.error}", pause=exc.retry_after or 0.0,
-                                 fatal=fatal is not None)  # fmt: skip
-                except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
-                    task = asyncio.current_task()
-                    if task is not None and task.cancelling():
-                        raise
-                    stop = _Drop(f"connection failed: {exc or type(exc).__name__}")
-                except ClawError as exc:  # gateway.db refused a message: it stays unacknowledged, Slack resends
-                    stop = _Drop(f"could not store an event: {exc}")
-                except Exception as exc:  # a bug: keep the account alive, keep the traceback
-                    log.exception("slack: the Socket Mode connection failed")
-                    stop = _Drop(f"internal error: {type(exc).__name__}")
-                if stop.fatal:
-                    self.health.error(stop.reason)
-                    log.error("slack: %s; the account is stopped", stop.reason)
-                    return
-                if self.health.state == "running":  # it was up: count the outage and the backoff from now
-                    failures, down_since = 0, time.time()
-                else:
-                    failures += 1
-                ceiling = min(self.max_backoff, RECONNECT_BASE * 2 ** min(failures, 16))
-                wait = max(stop.pause, random.uniform(ceiling / 2, ceiling))
-                self.health.error(stop.reason)
-                self.health.state = "reconnecting"
-                self.health.detail = f"reconnecting since {time.strftime('%H:%M:%S', time.localtime(down_since))}"
-                log.info("slack: %s; reconnecting in %.1f s", stop.reason, wait)
-                await asyncio.sleep(wait)
+        backoff = partial(doubling, cap=self.max_backoff)
+        await Reconnector("slack", self.health, backoff, link="Socket Mode connection").run(self._connection)
 
     async def _connection(self, http: aiohttp.ClientSession) -> None:
-        url = await self._open_url()
+        try:
+            url = await self._open_url()
+        except SlackError as exc:
+            fatal = FATAL_ERRORS.get(str(exc.code))
+            raise Drop(f"apps.connections.open: {fatal or exc.description}", pause=exc.retry_after or 0.0,
+                       fatal=fatal is not None) from None  # fmt: skip
         self.connects += 1
         async with http.ws_connect(url, heartbeat=self.ping_interval, autoping=True, max_msg_size=0) as ws:
             hello = _frame(await asyncio.wait_for(ws.receive(), HELLO_TIMEOUT), ws)
             if hello.get("type") != "hello":
-                raise _Drop(f"expected hello, got {hello.get('type')!r}")
+                raise Drop(f"expected hello, got {hello.get('type')!r}")
             self.health.ok()
             self.health.detail = "connected (socket mode)"
             self.health.last_poll_at = time.time()
@@ -132,8 +95,8 @@ class SocketMode:
         if kind == "disconnect":
             reason = str(frame.get("reason") or "no reason")
             if reason == "link_disabled":
-                raise _Drop("Socket Mode was turned off for the app (api.slack.com → Socket Mode)", fatal=True)
-            raise _Drop(f"Slack asked to reconnect ({reason})")
+                raise Drop("Socket Mode was turned off for the app (api.slack.com → Socket Mode)", fatal=True)
+            raise Drop(f"Slack asked to reconnect ({reason})")
         envelope_id = frame.get("envelope_id")
         if not isinstance(envelope_id, str):
             return
@@ -164,14 +127,14 @@ def _frame(message: aiohttp.WSMessage, ws: aiohttp.ClientWebSocketResponse) -> d
         frame = json.loads(message.data)
         if isinstance(frame, dict):
             return frame
-        raise _Drop("a frame that is not a JSON object")
+        raise Drop("a frame that is not a JSON object")
     if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED):
         problem = ws.exception()
         if isinstance(problem, aiohttp.ServerTimeoutError):
-            raise _Drop("the connection fell silent (no pong)")
-        raise _Drop(f"connection closed ({ws.close_code})")
+            raise Drop("the connection fell silent (no pong)")
+        raise Drop(f"connection closed ({ws.close_code})")
     if message.type == aiohttp.WSMsgType.ERROR:
         if isinstance(message.data, aiohttp.ServerTimeoutError):
-            raise _Drop("the connection fell silent (no pong)")
-        raise _Drop(f"connection error: {message.data}")
-    raise _Drop(f"unexpected frame type {message.type}")
+            raise Drop("the connection fell silent (no pong)")
+        raise Drop(f"connection error: {message.data}")
+    raise Drop(f"unexpected frame type {message.type}")

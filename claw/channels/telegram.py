@@ -11,7 +11,6 @@ configurable (`apiBaseUrl`), which is how the tests run against a fake Bot API o
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import logging
 from collections.abc import Mapping
@@ -23,8 +22,10 @@ from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.inbound import Inbound
 from claw.channels.settings import TelegramAccount
+from claw.channels.tasks import cancel_and_wait
 from claw.channels.telegram_api import TelegramApi, TelegramError
 from claw.channels.telegram_wire import CHANNEL, BotIdentity, TgUpdate, to_inbound
+from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
 
 if TYPE_CHECKING:
@@ -76,8 +77,7 @@ class TelegramAdapter:
         try:
             update = TgUpdate.model_validate(payload)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ValueError(f"{'.'.join(str(p) for p in err['loc']) or 'update'}: {err['msg']}") from None
+            raise ValueError(first_problem(exc, "update")) from None
         found = to_inbound(update, self.account_id, self.bot, self.settings.mention_patterns)
         return [] if found is None else [found]
 
@@ -135,11 +135,8 @@ class TelegramAdapter:
         self._task = asyncio.create_task(runner, name=f"telegram:{self.account_id}")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
         await self._api.close()
 
     async def _identify(self) -> None:

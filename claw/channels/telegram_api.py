@@ -6,56 +6,30 @@ error message or a log line: errors name the method and Telegram's own descripti
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
-import aiohttp
+from claw.channels.platform_error import PlatformError
+from claw.channels.platform_http import PlatformHttp
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 30.0
 
 
-class TelegramError(Exception):
-    """A failed call. `status` is the HTTP status (None: no answer); `sent` is False only when the request
-    certainly never reached Telegram (the connection could not be made)."""
-
-    def __init__(
-        self, method: str, description: str, *, status: int | None = None, retry_after: float | None = None,
-        sent: bool = True,
-    ) -> None:  # fmt: skip
-        super().__init__(f"{method}: {description}")
-        self.method = method
-        self.description = description
-        self.status = status
-        self.retry_after = retry_after
-        self.sent = sent
+class TelegramError(PlatformError):
+    """A failed Bot API call, named by its method; `code` is not used (Telegram's `error_code` repeats the
+    HTTP status), and its rate limit is the plain `429` with `parameters.retry_after`."""
 
 
 class TelegramApi:
     def __init__(self, base_url: str, token: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self._base = f"{base_url.rstrip('/')}/bot{token}"
-        self._timeout = timeout
-        self._session: aiohttp.ClientSession | None = None
+        self._http = PlatformHttp(TelegramError, timeout)
 
     async def call(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
-        session = self._client()
-        limit = aiohttp.ClientTimeout(total=timeout or self._timeout)
-        try:
-            async with session.post(f"{self._base}/{method}", json=params or {}, timeout=limit) as response:
-                status = response.status
-                text = await response.text()
-        except aiohttp.ClientConnectorError as exc:
-            raise TelegramError(method, f"cannot connect: {exc.os_error or type(exc).__name__}", sent=False) from None
-        except TimeoutError:
-            raise TelegramError(method, "timed out") from None
-        except aiohttp.ClientError as exc:
-            raise TelegramError(method, f"connection failed: {type(exc).__name__}") from None
-        try:
-            body = json.loads(text)
-        except ValueError:
-            raise TelegramError(method, f"HTTP {status} with a body that is not JSON", status=status) from None
+        answer = await self._http.request("POST", f"{self._base}/{method}", method, json=params or {}, timeout=timeout)
+        status, body = answer.status, answer.json()
         if status == 200 and isinstance(body, dict) and body.get("ok") is True:
             return body.get("result")
         description = str(body.get("description") or f"HTTP {status}") if isinstance(body, dict) else f"HTTP {status}"
@@ -66,11 +40,4 @@ class TelegramApi:
         raise TelegramError(method, description, status=status, retry_after=retry_after)
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            self._session = aiohttp.ClientSession()
-        return self._session
+        await self._http.close()

@@ -34,6 +34,7 @@ from claw.channels.access_terms import secret_value
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.inbound import Inbound, clean_text
 from claw.channels.settings import WebhookHook, WebhookSettings
+from claw.channels.validation import first_problem
 from claw.errors import UsageError
 from claw.gateway.msg_context import MsgContext
 from claw.untrusted import wrap_untrusted
@@ -132,9 +133,7 @@ class WebhookAdapter:
         try:
             body = WebhookBody.model_validate(payload)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"]) or "body"
-            raise ValueError(f"{where}: {err['msg']}") from None
+            raise ValueError(first_problem(exc, "body")) from None
         text = clean_text(body.text)
         session = f"webhook:{key_part(self.account_id)}:{key_part(body.conversationId)}"
         if body.threadId:
