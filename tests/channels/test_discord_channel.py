@@ -91,7 +91,10 @@ async def test_the_per_channel_bucket_is_honoured_before_discord_refuses(
 async def test_guild_channels_need_an_allowlist_and_a_mention_threads_get_their_own_session(
     start_channels: Start, discord: FakeDiscord, claw_env: ClawEnv
 ) -> None:
-    claw_env.server.script(text("in the channel"), text("in the thread"))
+    # The two conversations run at once and reach the model in either order: answer each by its prompt.
+    claw_env.server.default = lambda request: text(
+        "in the thread" if request.messages[-1]["content"] == "in a thread" else "in the channel"
+    )
     config = discord_config(discord, allowFrom=["42"]) + '[channels.discord.channels."555"]\n'
     ch = await start_channels(config)
     await ready(discord)
@@ -107,13 +110,13 @@ async def test_guild_channels_need_an_allowlist_and_a_mention_threads_get_their_
     await eventually(lambda: len(replies(discord)) == 2, what="two replies")
     await ch.settled()
     prompts = [r.messages[-1]["content"] for r in claw_env.server.chat_requests]
-    assert prompts == ["hello bot", "in a thread"]  # the mention is stripped
+    assert sorted(prompts) == ["hello bot", "in a thread"]  # the mention is stripped
     rows = ch.rows("channel_inbox")
     assert [r["status"] for r in rows] == ["ignored", "ignored", "done", "done"]  # bots never reach the inbox
     assert [r["outcome"] for r in rows][:2] == ["the bot was not mentioned", "group 556 is not allowlisted"]
     keys = [json.loads(r["ctx"])["body"] for r in rows], [r["session_key"] for r in rows][2:]
     assert keys[1] == ["agent:main:discord:group:555", "agent:main:discord:group:555:thread:888"]
-    channel_post, thread_post = discord.posts()
+    channel_post, thread_post = sorted(discord.posts(), key=lambda post: post.path)
     assert channel_post.path == "/channels/555/messages" and thread_post.path == "/channels/888/messages"
     assert channel_post.body["message_reference"]["fail_if_not_exists"] is False
 
