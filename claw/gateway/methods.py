@@ -287,12 +287,13 @@ async def sessions_patch(gw: Gateway, params: SessionPatchParams) -> dict[str, A
 
     def patch() -> SessionEntry:
         store.get_or_create(key, channel=params.caller_channel)
+        # First the one change that can be refused (as `/think`: a level the model's server has a switch
+        # for, or default), so a refused patch changes nothing.
+        if "thinking_level" in given:
+            set_think(gw, params.session_agent, key, params.thinking_level or "default")
         entry = store.update(key, **changes)
         if "verbose_level" in given:
             entry = store.merge_extra(key, {"verboseLevel": params.verbose_level})
-        if "thinking_level" in given:  # as `/think`: a level the model's server has a switch for, or default
-            set_think(gw, params.session_agent, key, params.thinking_level or "default")
-            entry = store.get(key) or entry
         return entry
 
     entry = await asyncio.to_thread(patch)

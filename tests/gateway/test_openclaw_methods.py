@@ -176,7 +176,9 @@ async def test_sessions_patch_sets_the_thinking_and_verbose_levels_and_refuses_w
     with pytest.raises(UsageError, match="verbose_level|verboseLevel"):
         await client.call("sessions.patch", key="main", verboseLevel="loud")
     with pytest.raises(UsageError, match="/think takes off, low, high or default"):
-        await client.call("sessions.patch", key="main", thinkingLevel="xhigh")
+        await client.call("sessions.patch", key="main", thinkingLevel="xhigh", model="other/big", verboseLevel="on")
+    unchanged = (await client.call("sessions.describe", key="main"))["session"]
+    assert unchanged["modelOverride"] is None and unchanged["verboseLevel"] is None  # a refused patch changes nothing
     with pytest.raises(UsageError, match="claw has no per-session fastMode setting"):
         await client.call("sessions.patch", key="main", fastMode=True)
     assert (await client.call("sessions.describe", key="main"))["session"]["verboseLevel"] is None
