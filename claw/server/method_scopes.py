@@ -57,6 +57,7 @@ METHOD_SCOPES: dict[str, str] = {
     "device.pair.approve": PAIRING,
     "device.pair.reject": PAIRING,
     "device.pair.remove": PAIRING,
+    "cron.runs": READ,  # cron.list, .get, .status: read by their names; .add, .update, .remove, .run: admin
 }
 """Methods whose scope the name alone would not give (OpenClaw's assignments where it has the method)."""
 
