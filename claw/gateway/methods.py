@@ -16,6 +16,7 @@ from claw.gateway.approval_rows import approval_row
 from claw.gateway.capability import Method
 from claw.gateway.chat_methods import CHAT_METHODS
 from claw.gateway.msg_context import MsgContext
+from claw.gateway.operator_methods import OPERATOR_METHODS
 from claw.gateway.rpc_params import (
     AgentParams,
     Flag,
@@ -359,6 +360,7 @@ async def approval_resolve(gw: Gateway, params: ApprovalAnswerParams) -> dict[st
 
 CORE_METHODS: Mapping[str, Method] = {
     **SYSTEM_METHODS,  # health, status, agents.list, models.list, config.get, presence, lists claw has none of
+    **OPERATOR_METHODS,  # logs.tail, diagnostics, node.*, approval.*, wake, secrets.reload: OpenClaw's CLI asks
     "agent": agent,
     "agent.wait": agent_wait,
     "agent.abort": agent_abort,

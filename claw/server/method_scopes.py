@@ -57,6 +57,15 @@ METHOD_SCOPES: dict[str, str] = {
     "device.pair.approve": PAIRING,
     "device.pair.reject": PAIRING,
     "device.pair.remove": PAIRING,
+    "logs.tail": READ,
+    "diagnostics.stability": READ,
+    "doctor.memory.status": READ,
+    "openclaw.approval.list": APPROVALS,
+    "approval.get": APPROVALS,
+    "approval.resolve": APPROVALS,
+    "wake": WRITE,
+    "secrets.reload": ADMIN,
+    "node.pair.list": PAIRING,
     "cron.runs": READ,  # cron.list, .get, .status: read by their names; .add, .update, .remove, .run: admin
 }
 """Methods whose scope the name alone would not give (OpenClaw's assignments where it has the method)."""

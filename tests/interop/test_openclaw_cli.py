@@ -255,3 +255,150 @@ def test_cron_rm(rig: Rig) -> None:
     job_id = job(rig, "remove-me")
     works(rig, "cron", "rm", job_id)
     assert job_id not in [j["id"] for j in rig.call("automations.list")]
+
+
+# --- the operator's reads: diagnostics, logs, skills, hooks, models -------------------------------
+
+
+def test_gateway_stability(rig: Rig) -> None:
+    printed = works(rig, "gateway", "stability")
+    assert "Gateway Stability" in printed and "Events: 0/0" in printed
+
+
+def test_gateway_usage_cost(rig: Rig) -> None:
+    assert "Usage cost" in works(rig, "gateway", "usage-cost")
+
+
+def test_logs(rig: Rig) -> None:
+    assert "gateway ready at ws://127.0.0.1" in works(rig, "logs", "--limit", "20", "--plain")
+
+
+def test_models_list(rig: Rig) -> None:
+    assert MODEL in works(rig, "models", "list")
+
+
+def test_skills_list(rig: Rig) -> None:
+    assert "Skills" in works(rig, "skills", "list")
+
+
+def test_skills_check(rig: Rig) -> None:
+    assert "Skills" in works(rig, "skills", "check")
+
+
+def test_skills_info(rig: Rig) -> None:
+    assert "not found" in output(rig.openclaw("skills", "info", "no-such-skill")).lower()
+
+
+def test_hooks_list(rig: Rig) -> None:
+    assert "Hooks" in works(rig, "hooks", "list")
+
+
+def test_hooks_check(rig: Rig) -> None:
+    assert "Hooks" in works(rig, "hooks", "check")
+
+
+def test_hooks_info(rig: Rig) -> None:
+    assert "not found" in output(rig.openclaw("hooks", "info", "no-such-hook")).lower()
+
+
+# --- approvals --------------------------------------------------------------------------------------
+
+
+def test_approvals_pending(rig: Rig) -> None:
+    assert "No pending approvals" in works(rig, "approvals", "pending")
+
+
+def test_exec_approvals_pending(rig: Rig) -> None:
+    assert "No pending approvals" in works(rig, "exec-approvals", "pending")
+
+
+def test_approvals_resolve(rig: Rig) -> None:
+    done = rig.openclaw("approvals", "resolve", "abc123", "allow-once")
+    assert done.returncode != 0 and "approval not found: abc123" in output(done)
+
+
+def test_approvals_get_gateway(rig: Rig) -> None:
+    done = rig.openclaw("approvals", "get", "--gateway")
+    assert done.returncode != 0 and "unknown method: exec.approvals.get" in output(done)
+
+
+# --- nodes: claw serves no nodes, and says so in OpenClaw's shapes ----------------------------------
+
+
+def test_nodes_list(rig: Rig) -> None:
+    assert "Paired: 0" in works(rig, "nodes", "list")
+
+
+def test_nodes_pending(rig: Rig) -> None:
+    assert "No pending pairing requests" in works(rig, "nodes", "pending")
+
+
+def test_nodes_status(rig: Rig) -> None:
+    assert "Known: 0" in works(rig, "nodes", "status")
+
+
+def test_nodes_describe(rig: Rig) -> None:
+    done = rig.openclaw("nodes", "describe", "--node", "phone")
+    assert done.returncode != 0 and "unknown node" in output(done).lower()
+
+
+# --- devices ----------------------------------------------------------------------------------------
+
+
+def test_devices_list(rig: Rig) -> None:
+    assert "Paired" in works(rig, "devices", "list")
+
+
+def test_devices_approve_unknown(rig: Rig) -> None:
+    assert "unknown requestId" in output(rig.openclaw("devices", "approve", "abc123"))
+
+
+def test_devices_reject_unknown(rig: Rig) -> None:
+    assert "unknown requestId" in output(rig.openclaw("devices", "reject", "abc123"))
+
+
+def test_devices_remove_unknown(rig: Rig) -> None:
+    assert "unknown deviceId" in output(rig.openclaw("devices", "remove", "abc123"))
+
+
+def test_devices_clear(rig: Rig) -> None:
+    works(rig, "devices", "clear", "--yes")
+
+
+def test_devices_rename(rig: Rig) -> None:
+    device = rig.call("device.pair.list")["paired"][0]["deviceId"]
+    works(rig, "devices", "rename", "--device", device, "--name", "build box")
+    assert rig.call("device.pair.list")["paired"][0]["displayName"] == "build box"
+
+
+def test_devices_rotate(rig: Rig) -> None:
+    done = rig.openclaw("devices", "rotate", "--device", "abc123", "--role", "operator")
+    assert done.returncode != 0 and "unknown method: device.token.rotate" in output(done)
+
+
+def test_devices_revoke(rig: Rig) -> None:
+    done = rig.openclaw("devices", "revoke", "--device", "abc123", "--role", "operator")
+    assert done.returncode != 0 and "unknown method: device.token.revoke" in output(done)
+
+
+# --- system, messages, secrets ----------------------------------------------------------------------
+
+
+def test_system_event(rig: Rig) -> None:
+    works(rig, "system", "event", "--text", "the backup finished")
+    messages = rig.call("chat.history", sessionKey="agent:main:main")["messages"]
+    assert any("the backup finished" in json.dumps(m) for m in messages)
+
+
+def test_system_heartbeat_enable(rig: Rig) -> None:
+    done = rig.openclaw("system", "heartbeat", "enable")
+    assert done.returncode != 0 and "unknown method: set-heartbeats" in output(done)
+
+
+def test_message_send(rig: Rig) -> None:
+    done = rig.openclaw("message", "send", "--channel", "telegram", "--target", "123", "-m", "hi")
+    assert "telegram" in output(done)
+
+
+def test_secrets_reload(rig: Rig) -> None:
+    works(rig, "secrets", "reload")
