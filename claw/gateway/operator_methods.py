@@ -206,9 +206,8 @@ async def approval_resolve(gw: Gateway, params: ApprovalResolveParams) -> JsonOb
 
 @takes(WakeParams)
 async def wake(gw: Gateway, params: WakeParams) -> JsonObject:
-    """A system event into the agent's main session, now: a turn on `text`, marked as a system event."""
-    if params.mode != "now":
-        raise UsageError("claw runs no heartbeats: wake mode next-heartbeat is not served (use now)")
+    """A system event into the agent's main session: a turn on `text`, marked as a system event. claw runs
+    no heartbeats, so `next-heartbeat` (OpenClaw's default) is served as `now`."""
     ctx = MsgContext(
         body=f"System event: {params.text}",
         channel="system",

@@ -66,7 +66,8 @@ METHOD_SCOPES: dict[str, str] = {
     "wake": WRITE,
     "secrets.reload": ADMIN,
     "node.pair.list": PAIRING,
-    "cron.runs": READ,  # cron.list, .get, .status: read by their names; .add, .update, .remove, .run: admin
+    "cron.runs": READ,
+    "usage.cost": READ,  # cron.list, .get, .status: read by their names; .add, .update, .remove, .run: admin
 }
 """Methods whose scope the name alone would not give (OpenClaw's assignments where it has the method)."""
 

@@ -272,6 +272,11 @@ async def _check_device(
     return wire_errors.NOT_PAIRED, policy, reason, message, details, {}
 
 
+SERVER_CAPABILITIES = ("published-model-catalog",)
+"""OpenClaw's server capabilities claw honours: `models.list` is the catalog of the models claw's config
+publishes (its agents' chains and `[models]`), which OpenClaw's `openclaw models list` requires."""
+
+
 def _granted(requested: list[str] | None) -> list[str]:
     """The scopes a connection gets: those asked for that exist, or all operator scopes when none are named."""
     return list(OPERATOR_SCOPES) if requested is None else sorted({s for s in requested if s in OPERATOR_SCOPES})
@@ -286,7 +291,11 @@ def hello(
         "type": "hello-ok",
         "protocol": PROTOCOL_VERSION,
         "server": {"version": __version__, "connId": info.conn_id},
-        "features": {"methods": sorted({*methods, *CONNECTION_METHODS}), "events": list(EVENTS)},
+        "features": {
+            "methods": sorted({*methods, *CONNECTION_METHODS}),
+            "events": list(EVENTS),
+            "capabilities": list(SERVER_CAPABILITIES),
+        },
         "snapshot": snapshot,
         "auth": {"method": "token", "role": info.role, "scopes": sorted(info.scopes)},
         "policy": {

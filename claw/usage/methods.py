@@ -4,6 +4,8 @@ Costs are priced when asked (claw/usage/prices.py); `pricesTaken` dates the ship
 
 from __future__ import annotations
 
+import time
+from datetime import date, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +15,7 @@ from claw.gateway.rpc_params import NonEmptyStr, NoParams, OptionalStr, Params, 
 from claw.usage.budgets import notices
 from claw.usage.prices import DEFAULTS_TAKEN
 from claw.usage.report import (
+    Totals,
     calls_of,
     local_midnight,
     parse_date,
@@ -36,7 +39,13 @@ class SummaryParams(Params):
 
 
 class CostParams(Params):
+    """claw's `usage.cost` (`sessionKey`: that session's too); with OpenClaw's `days` (and `agentId`, or
+    `agentScope: "all"`), OpenClaw's cost summary of the last `days` days instead."""
+
     session_key: OptionalStr = None
+    days: int | None = Field(None, ge=1, le=3650, description="a whole number of days from 1 to 3650")
+    agent_id: OptionalStr = None
+    agent_scope: OptionalStr = None
 
 
 class CallsParams(Params):
@@ -70,7 +79,28 @@ async def usage_summary(usage: UsageCapability, _gateway: object, params: Summar
 
 @takes(CostParams)
 async def usage_cost(usage: UsageCapability, _gateway: object, params: CostParams) -> dict[str, Any]:
+    if params.days is not None:
+        return await usage.aread(lambda c: _openclaw_cost(c, usage, params))
     return await usage.cost(params.session_key)
+
+
+def _openclaw_cost(conn: Any, usage: UsageCapability, params: CostParams) -> dict[str, Any]:
+    """OpenClaw's `CostUsageSummary`: per-day and overall tokens and cost, since midnight `days - 1` ago."""
+    days = params.days or 30
+    since = local_midnight(date.today() - timedelta(days=days - 1))
+    agent = None if params.agent_scope == "all" else params.agent_id
+    by_day, total = summarize(conn, "day", usage.prices(), since=since, agent_id=agent)
+
+    def wire(t: Totals) -> dict[str, Any]:
+        tokens = {"input": t.input, "output": t.output, "cacheRead": t.cached_input, "cacheWrite": t.cache_write}
+        return tokens | {
+            "totalTokens": t.input + t.output,
+            "totalCost": t.cost or 0.0,
+            "missingCostEntries": t.unpriced,
+        }
+
+    return {"updatedAt": int(time.time() * 1000), "days": days,
+            "daily": [{"date": t.key, **wire(t)} for t in by_day], "totals": wire(total)}  # fmt: skip
 
 
 @takes(CallsParams)
