@@ -77,10 +77,10 @@ class WorkspaceWriteParams(WorkspaceFileParams):
     content: str = Field(description="a string")
 
 
-UNSUPPORTED_SESSION_SETTINGS = ("elevated_level", "fast_mode", "group_activation", "reasoning_level",
+UNSUPPORTED_SESSION_SETTINGS = ("archived", "elevated_level", "fast_mode", "group_activation", "reasoning_level",
                                 "response_usage", "trace_level")  # fmt: skip
-"""OpenClaw's per-session settings (its TUI's /elevated, /fast, /activation, /reasoning, /usage, /trace) that
-claw has no such thing for: refused by name, not silently dropped."""
+"""OpenClaw's per-session settings (its TUI's /elevated, /fast, /activation, /reasoning, /usage, /trace, its
+CLI's `sessions archive`) that claw has no such thing for: refused by name, not silently dropped."""
 
 
 class SessionPatchParams(SessionParams):
@@ -91,6 +91,7 @@ class SessionPatchParams(SessionParams):
     verbose_level: Literal["on", "off", "full"] | None = Field(
         None, description="on, off, full, or null: how much of a run's tool calls OpenClaw's clients show"
     )
+    archived: Any = None  # OpenClaw's `sessions archive`: claw keeps no archived-but-listed state
     elevated_level: Any = None
     fast_mode: Any = None
     group_activation: Any = None

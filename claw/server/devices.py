@@ -146,6 +146,17 @@ class DeviceRegistry:
             self._write(records)
             return record
 
+    def rename(self, device_id: str, label: str) -> dict[str, Any] | None:
+        """Name the paired device `device_id` (its full id) `label`; None when no paired device has that id."""
+        with self._locked():
+            records = self._read()
+            record = records.get(device_id.strip().lower())
+            if record is None or record.get("status") != PAIRED:
+                return None
+            record["displayName"] = label
+            self._write(records)
+            return record
+
     def statuses(self) -> dict[str, str]:
         """Each device id's status, read without the lock: the file is replaced atomically, so a reader
         sees the previous version or the next, never half of one (the watch reads it this way)."""

@@ -57,6 +57,7 @@ METHOD_SCOPES: dict[str, str] = {
     "device.pair.approve": PAIRING,
     "device.pair.reject": PAIRING,
     "device.pair.remove": PAIRING,
+    "device.pair.rename": PAIRING,
     "logs.tail": READ,
     "diagnostics.stability": READ,
     "doctor.memory.status": READ,
