@@ -228,11 +228,25 @@ async def sessions_reset(gw: Gateway, params: SessionParams) -> dict[str, Any]:
     return {"ok": True, "key": key, "entry": session_row(gw, entry)}
 
 
-@takes(SessionParams)
-async def sessions_delete(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+class SessionDeleteParams(SessionParams):
+    """`sessions.delete` with OpenClaw's fields: `expectedSessionId` (refused if the key now names another
+    session), `archivedOnly` (only an archived session: claw keeps none, so it is refused), and
+    `deleteTranscript` (claw keeps the transcript in archive/ either way)."""
+
+    expected_session_id: OptionalStr = None
+    archived_only: Flag = False
+    delete_transcript: Flag = False
+
+
+@takes(SessionDeleteParams)
+async def sessions_delete(gw: Gateway, params: SessionDeleteParams) -> dict[str, Any]:
     key = params.session_key
     store = gw.sessions(params.session_agent)
     entry = store.get(key)
+    if params.archived_only:
+        raise UsageError(f"session {key} is not archived (claw keeps no archived sessions): nothing deleted")
+    if params.expected_session_id and (entry is None or entry.session_id != params.expected_session_id):
+        raise UsageError(f"session {key} is not session {params.expected_session_id} any more: nothing deleted")
     gw.abort_session(key)
 
     def delete() -> list[str] | None:

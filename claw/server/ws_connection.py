@@ -218,7 +218,8 @@ class WsConnection:
         if served is None and name not in self._gw.methods:
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, f"unknown method: {name}"))
             return
-        missing = missing_scope(name, self.info.scopes)
+        params = frame.params if isinstance(frame.params, dict) else None
+        missing = missing_scope(name, self.info.scopes, params)
         if missing is not None:
             details = {"code": wire_errors.MISSING_SCOPE, "missingScope": missing, "requiredScopes": [missing]}
             await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {missing}", details))

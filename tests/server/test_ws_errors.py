@@ -256,6 +256,31 @@ async def test_methods_need_their_scope(served: Served) -> None:
     await asyncio.gather(reader.close(), writer.close())
 
 
+async def test_scopes_follow_openclaws_table_where_it_reads_the_params(served: Served) -> None:
+    writer = await open_wire(served.url, handshake=False)
+    await writer.send(connect_frame(scopes=["operator.read", "operator.write"]))  # openclaw-node's default ask
+    await writer.res("c1")
+    # /new and /reset through `agent` reset a session: admin, as OpenClaw's; any other message is write.
+    for message in ("/new", "/reset now", "/NEW"):
+        reply = await writer.request("agent", {"message": message, "idempotencyKey": message})
+        assert reply["error"]["message"] == "missing scope: operator.admin", message
+    # sessions.delete: a writer's with archivedOnly and OpenClaw's delete fields only; admin otherwise.
+    assert (await writer.request("sessions.delete", {"key": "main"}))["error"]["message"].endswith("operator.admin")
+    odd = {"key": "main", "archivedOnly": True, "label": "x"}
+    assert (await writer.request("sessions.delete", odd))["error"]["message"].endswith("operator.admin")
+    archived_only = {"key": "main", "agentId": "main", "archivedOnly": True, "deleteTranscript": False}
+    refused = await writer.request("sessions.delete", archived_only)  # admitted, and claw keeps none archived
+    assert refused["error"]["code"] == "INVALID_REQUEST" and "is not archived" in refused["error"]["message"]
+    # OpenClaw's usage.cost and cron reads are operator.read.
+    assert "totals" in await writer.call("usage.cost", days=7)
+    assert (await writer.call("cron.list"))["jobs"] == []
+    # An unknown field of a closed (OpenClaw) params object is refused in OpenClaw's words.
+    bad = await writer.request("cron.list", {"colour": "red"})
+    assert bad["error"]["code"] == "INVALID_REQUEST"
+    assert bad["error"]["message"] == "invalid cron.list params: at root: unexpected property 'colour'"
+    await writer.close()
+
+
 async def test_an_unauthenticated_flood_is_capped_and_the_owner_still_gets_in(make_served: MakeServed) -> None:
     served = await make_served(max_pending_handshakes=8, handshake_timeout_s=5.0)
     idle = [await open_wire(served.url, handshake=False) for _ in range(8)]  # sockets that never send connect
