@@ -67,6 +67,7 @@ METHOD_SCOPES: dict[str, str] = {
     "approval.get": APPROVALS,
     "approval.resolve": APPROVALS,
     "wake": WRITE,
+    "message.action": WRITE,
     "secrets.reload": ADMIN,
     "node.pair.list": PAIRING,
     "cron.runs": READ,

@@ -72,6 +72,7 @@ CALLED_BELOW = {
     "cron.update",
     "cron.run",
     "cron.remove",
+    "message.action",
     "subagents.abort",
     "pairing.approve",
     "outbox.retry",
@@ -160,6 +161,9 @@ async def test_methods_that_change_state_need_no_gateway(claw_env: ClawEnv) -> N
         assert (await direct("cron.update", jobId=cron["id"], patch={"name": "nightly-2"}))["name"] == "nightly-2"
         assert (await direct("cron.run", id=cron["id"], mode="if-enabled"))["ran"] is False  # it is disabled
         assert (await direct("cron.remove", id=cron["id"]))["removed"] is True
+        send = {"channel": "telegram", "action": "send", "params": {"to": "1", "message": "hi"}, "idempotencyKey": "k"}
+        with pytest.raises(NotFoundError, match="no telegram account is configured"):
+            await direct("message.action", **send)  # the send itself: tests/interop/test_openclaw_cli.py
         tomorrow = time.strftime("%Y-%m-%d", time.localtime(time.time() + 86_400))
         assert (await direct("usage.prune", before=tomorrow))["deleted"] == 1  # the job's one model call
 

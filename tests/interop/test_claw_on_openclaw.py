@@ -23,6 +23,8 @@ from tests.support.fixtures import API_KEY, MODEL
 from tests.support.model_server import ScriptedModelServer, text
 from tests.support.processes import run_claw
 
+pytestmark = pytest.mark.timeout(600)  # OpenClaw's gateway takes a minute or more to start on a busy machine
+
 TOKEN = "reverse-interop-token-51c9"
 REPLY = "Hello from the scripted model, through OpenClaw."
 STARTUP_S = 180
