@@ -192,10 +192,11 @@ async def message_action(manager: ChannelManager, _gateway: object, params: Mess
         raise UsageError("invalid message.action params: params.to must be a non-empty string")
     if not isinstance(text, str) or not text.strip():
         raise UsageError("claw sends text messages: params.message must be a non-empty string")
-    row_id = await queue_announcement(manager, params.channel, target.strip(), text, run_id=params.idempotency_key)
+    target = target.strip().removeprefix(f"{params.channel}:")  # OpenClaw's CLI sends `telegram:123`
+    row_id = await queue_announcement(manager, params.channel, target, text, run_id=params.idempotency_key)
     if row_id is None:
         raise NotFoundError(f"no {params.channel} account is configured (see `claw channels ls`)")
-    return {"ok": True, "channel": params.channel, "action": "send", "to": target.strip(),
+    return {"ok": True, "channel": params.channel, "action": "send", "to": target,
             "messageId": f"outbox:{row_id}", "queued": True}  # fmt: skip
 
 
