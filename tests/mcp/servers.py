@@ -6,7 +6,6 @@ many), `badschema`, `noinit` (reads and never answers), `http` (streamable HTTP 
 appends `cancelled <seconds>` to `MCP_TEST_EVENTS` when the client cancels it.
 """
 
-
 import asyncio
 import base64
 import os
