@@ -22,7 +22,7 @@ from claw.errors import UsageError
 from claw.paths import Paths
 from tests.channels.conftest import Channels, Start, _toml, eventually
 from tests.channels.dingtalk_fake import CLIENT_ID, CLIENT_SECRET, FakeDingTalk, callback_request
-from tests.channels.fakes import post
+from tests.channels.fakes import Recorder, post
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
 from tests.support.processes import run_claw
@@ -281,12 +281,17 @@ async def test_a_session_webhook_that_is_not_dingtalks_is_never_called(
     """An HTTP callback's signature covers only its timestamp: a body naming another host must not make claw
     POST the reply there."""
     claw_env.server.script(text("to the right place"))
-    ch = await start_channels(dingtalk_config(dingtalk, allowFrom=["staff-ada"]))
-    forged = {**dingtalk.message("hi"), "sessionWebhook": "http://127.0.0.2:9/robot/sendBySession?session=x"}
-    await deliver(ch, forged)
-    await eventually(dingtalk.replies, what="the reply")
-    await ch.settled()
-    assert [(r["via"], r["to"]) for r in dingtalk.replies()] == [("batchSend", "staff-ada")]
+    elsewhere = Recorder().start()  # a real listener at the forged address: a call there would be recorded
+    try:
+        ch = await start_channels(dingtalk_config(dingtalk, allowFrom=["staff-ada"]))
+        forged = {**dingtalk.message("hi"), "sessionWebhook": f"{elsewhere.url}/robot/sendBySession?session=x"}
+        await deliver(ch, forged)
+        await eventually(lambda: dingtalk.replies() or elsewhere.requests, what="the reply, wherever it goes")
+        await ch.settled()
+        assert elsewhere.requests == []
+        assert [(r["via"], r["to"]) for r in dingtalk.replies()] == [("batchSend", "staff-ada")]
+    finally:
+        elsewhere.stop()
 
 
 async def test_an_allowed_sender_runs_commands(
