@@ -16,9 +16,9 @@ import pytest
 from claw.channels.adapter import VerifyError
 from claw.channels.slack import SlackAdapter
 from claw.channels.slack_settings import SlackAccount
+from claw.errors import UsageError
 from tests.channels.conftest import Channels, Start, _toml, eventually
 from tests.channels.slack_fake import (
-    BOT_ID,
     BOT_TOKEN,
     BOT_USER,
     SIGNING_SECRET,
@@ -271,7 +271,9 @@ def test_automation_targets_are_checked() -> None:
     assert adapter.address("C0123ABCD:1700000000.000100") == (
         "slack|default|C0123ABCD|1700000000.000100", {"channel": "C0123ABCD", "thread_ts": "1700000000.000100"},
     )  # fmt: skip
-    assert BOT_ID  # the adapter was built without connecting anywhere
+    with pytest.raises(UsageError, match="invalid slack target"):
+        adapter.address("#general")
+    assert adapter.bot is None  # checked and addressed offline: the adapter never asked Slack who it is
 
 
 async def test_each_account_has_its_own_url_and_signing_secret(
