@@ -42,7 +42,8 @@ def test_connection_errors_are_recorded_and_shown(claw_env: ClawEnv) -> None:
 
 
 def test_error_after_partial_reply_is_on_its_own_line_and_recorded(claw_env: ClawEnv) -> None:
-    write_config(claw_env.home, "[agents.defaults]\ntimeout_seconds = 4\n")  # long enough for the partial reply on a loaded machine
+    # Long enough for the partial reply to arrive first on a loaded machine.
+    write_config(claw_env.home, "[agents.defaults]\ntimeout_seconds = 4\n")
     claw_env.server.script(hang("Half an answer"))  # streams its text, then stalls past the run's timeout
     done = run_claw(claw_env.env, "agent", "-m", "hi")
     assert done.returncode == 1, done
