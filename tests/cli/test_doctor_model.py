@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -99,9 +97,7 @@ def test_an_endpoint_that_is_down_says_so_at_once(claw_env: ClawEnv) -> None:
 
 def test_no_model_configured_is_one_line_and_exit_2(claw_env: ClawEnv) -> None:
     env = {k: v for k, v in claw_env.env.items() if k != "CLAW_MODEL"}
-    done = subprocess.run(
-        [sys.executable, "-m", "claw", "doctor", "model"], env=env, capture_output=True, text=True, timeout=60
-    )
+    done = run_claw(env, "doctor", "model")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("claw: no model configured") and len(done.stderr.splitlines()) == 1
 
