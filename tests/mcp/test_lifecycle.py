@@ -136,11 +136,12 @@ def http_server():
     finally:
         proc.terminate()
         proc.wait(10)
+        proc.stdout.close()
 
 
 async def test_a_streamable_http_server_with_a_header_from_the_environment(
-    claw_env: ClawEnv, local_clients, http_server: str, monkeypatch
-) -> None:
+    http_server: str, claw_env: ClawEnv, local_clients, monkeypatch
+) -> None:  # the server first, so that it outlives the clients (they end their session with it)
     monkeypatch.setenv("TEST_MCP_AUTH", HTTP_AUTHORIZATION)
     import tomlkit
 
