@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -91,7 +91,9 @@ class HookRegistry:
     def matching(self, event: HookEvent) -> list[Hook]:
         """The enabled hooks for `event`, in run order; gateway-wide events use the main agent's workspace."""
         agent_id = getattr(event, "agent_id", None) or DEFAULT_AGENT
-        return [s.hook for s in self.states(agent_id) if s.enabled and s.hook.handles(event.name)]
+        return [
+            _pinned(s.hook, self.settings) for s in self.states(agent_id) if s.enabled and s.hook.handles(event.name)
+        ]
 
     def handlers(self, event: HookEvent) -> list[HookHandler]:
         """`HookSource`: one handler per hook `matching` the event, in the same order."""
@@ -125,6 +127,14 @@ class HookRegistry:
                 }
             )
         return rows
+
+
+def _pinned(hook: Hook, settings: HooksSettings) -> Hook:
+    """`hook` with the handler.py hash it was enabled with, when it is a workspace hook (`claw.hooks.loader`)."""
+    entry = settings.entries.get(hook.name)
+    if hook.source != "workspace" or entry is None or entry.sha256 is None:
+        return hook
+    return replace(hook, pinned=entry.sha256)
 
 
 def _row(hook: Hook, enabled: bool, status: str, reason: str) -> dict[str, Any]:
