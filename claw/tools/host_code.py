@@ -73,8 +73,10 @@ def _target(workspace: Path, path: str) -> tuple[Path, str] | None:
     """Where `path` leads now and its name in the workspace, when that is host code."""
     try:
         real = resolve_in_workspace(workspace, path)
-    except ClawError:
-        return None  # the tool's own walk refuses it with its usual message
+    except (ClawError, OSError):
+        # Refused, or changing under realpath: no question now; the tool's own walk refuses it, or the
+        # guard on the location it walked to (`guard_located`) refuses host code it was not approved for.
+        return None
     file = host_code_file(workspace, real)
     return None if file is None else (file, file.relative_to(os.path.realpath(workspace)).as_posix())
 
