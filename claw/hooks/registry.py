@@ -27,6 +27,7 @@ from claw.gateway.hook_events import HookEvent
 from claw.hooks.discovery import Discovery, discover, hook_roots
 from claw.hooks.hook import Hook
 from claw.hooks.invoke import invoke
+from claw.hooks.loader import HookLoadError, handler_digest
 from claw.hooks.settings import HooksSettings
 from claw.paths import Paths
 
@@ -106,9 +107,7 @@ class HookRegistry:
     def rows(self, agent_id: str = DEFAULT_AGENT) -> list[dict[str, Any]]:
         """`claw hooks ls` rows: every hook found, with shadowed and invalid copies last."""
         found = self.discover(agent_id)
-        rows = [
-            _row(s.hook, s.enabled, "enabled" if s.enabled else "disabled", s.reason) for s in self.states(agent_id)
-        ]
+        rows = [_state_row(s, self.settings) for s in self.states(agent_id)]
         rows.sort(key=lambda r: r["name"])
         for shadow in found.shadowed:
             reason = f"shadowed by the {shadow.winner.source} hook at {shadow.winner.directory}"
@@ -127,6 +126,25 @@ class HookRegistry:
                 }
             )
         return rows
+
+
+def _state_row(state: HookState, settings: HooksSettings) -> dict[str, Any]:
+    """The row of a found hook; an enabled workspace hook whose handler.py no longer matches its pin is `changed`."""
+    if not state.enabled:
+        return _row(state.hook, False, "disabled", state.reason)
+    hook = _pinned(state.hook, settings)
+    if hook.pinned is not None:
+        try:
+            digest = handler_digest(hook)
+        except HookLoadError as exc:
+            return _row(hook, True, "changed", str(exc))
+        if digest != hook.pinned:
+            reason = (
+                f"{hook.handler_file} changed since it was enabled, so the changed code does not run; "
+                f"read it, then `claw hooks enable {hook.name}`"
+            )
+            return _row(hook, True, "changed", reason)
+    return _row(hook, True, "enabled", state.reason)
 
 
 def _pinned(hook: Hook, settings: HooksSettings) -> Hook:

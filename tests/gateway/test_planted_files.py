@@ -181,6 +181,10 @@ async def test_the_model_cannot_rewrite_an_enabled_hook(
     await _exec_turn(claw_env, client, f"cat > hooks/marker/handler.py <<'EOF'\n{evil}EOF\necho tried")
     changed = handler.read_text(encoding="utf-8") != original
     assert changed == (sandbox == "off")
+    [row] = [r for r in await client.call("hooks.list") if r["name"] == "marker"]
+    assert row["status"] == ("changed" if changed else "enabled"), row
+    if changed:  # `claw hooks ls` says so, naming the file and the command that approves it
+        assert str(handler) in row["reason"] and "claw hooks enable marker" in row["reason"]
     claw_env.server.script(text("hi"))
     await collect(client, (await client.run("hello")).run_id)
     assert "evil" not in _marks(claw_env.home)
