@@ -10,7 +10,7 @@ from claw.cli.common import AgentOption, JsonOption, WideOption, listing
 
 app = typer.Typer(help="List, enable and disable lifecycle hooks.", no_args_is_help=True)
 
-_MARKS = {"enabled": "✓", "disabled": "✗", "shadowed": "~", "invalid": "!"}
+_MARKS = {"enabled": "✓", "disabled": "✗", "shadowed": "~", "invalid": "!", "changed": "!"}
 
 
 def _call(method: str, **params: Any) -> Any:
@@ -48,7 +48,7 @@ def ls(agent_id: str = AgentOption, json_out: bool = JsonOption, wide: bool = Wi
         table.append((_MARKS[row["status"]], row["name"], ", ".join(row["events"]), row["source"], state, row["path"]))
     print_table(columns, table, wide=wide)
     for row in rows:
-        if row["status"] in ("shadowed", "invalid"):
+        if row["status"] in ("shadowed", "invalid", "changed"):
             print(f"{_MARKS[row['status']]} {row['name']} ({row['source']}): {row['reason']}")
 
 
