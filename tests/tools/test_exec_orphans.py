@@ -82,3 +82,31 @@ async def test_an_abort_ends_a_setsid_child_that_ignores_sigterm(registry: ToolR
     with pytest.raises(asyncio.CancelledError):
         await call
     assert await asyncio.to_thread(all_gone, [stubborn])
+
+
+async def test_children_end_with_the_turn_even_when_the_command_kills_its_parent(
+    registry: ToolRegistry, ctx: ToolContext
+) -> None:
+    """The red team's break: `kill -9 $PPID` kills the reaper (the sandbox's init ignores it); what the
+    command started, in its session or out of it, still ends with the call, not later and not never."""
+    args, start = escapees()
+    last = unique_sleep()  # the shell itself goes on after its parent is gone
+    command = f"{start} kill -9 $PPID; sleep {last}"
+    call = asyncio.create_task(registry.call("exec", json.dumps({"command": command, "timeout": 20}), ctx))
+    await all_running([*args, last])
+    await call
+
+    assert await asyncio.to_thread(all_gone, [*args, last]), [running_with_arg(a) for a in [*args, last]]
+
+
+async def test_children_end_with_a_timeout_even_when_the_command_killed_its_parent(
+    registry: ToolRegistry, ctx: ToolContext
+) -> None:
+    """The same tree, with the shell stuck on until the command's timeout ends it."""
+    args, start = escapees()
+    last = unique_sleep()
+    command = f"{start} sleep 0.2; kill -9 $PPID; trap '' TERM; sleep {last}; echo never"
+    result = await registry.call("exec", json.dumps({"command": command, "timeout": 2}), ctx)
+
+    assert "never" not in result.text
+    assert await asyncio.to_thread(all_gone, [*args, last]), [running_with_arg(a) for a in [*args, last]]
