@@ -30,7 +30,7 @@ from bench.report import Target, finish, machine_line, median, spread
 from claw.config import AgentSettings
 from claw.paths import Paths
 from claw.tools.base import ApprovalRequest, Decision, ToolContext
-from claw.tools.exec_env import scrubbed_env
+from claw.tools.exec_env import command_env
 from claw.tools.exec_launch import Launch, reaped, sandboxed, shell_argv
 from claw.tools.exec_process import run_launch
 from claw.tools.registry import ToolRegistry, builtin_tools
@@ -90,7 +90,7 @@ async def measure(runs: int) -> dict[str, list[float]]:
     if not probe.usable or probe.bwrap is None:
         raise SystemExit(f"bwrap cannot sandbox here: {probe.detail} ({probe.fix})")
     print(f"sandbox: {probe.detail}")
-    bwrap, env, registry = probe.bwrap, scrubbed_env(), ToolRegistry(builtin_tools())
+    bwrap, env, registry = probe.bwrap, command_env(), ToolRegistry(builtin_tools())
     times: dict[str, list[float]] = {name: [] for name in ("plain", "reaped", "sandboxed", "tool off", "tool all")}
     with tempfile.TemporaryDirectory(prefix="claw-bench-sandbox-") as tmp:
         workspace = Path(tmp)

@@ -66,6 +66,19 @@ class ExecSettings(Section):
     default_allowlist: bool = True
     """Run the read-only commands of claw/tools/default_allowlist.py (`ls`, `cat`, `grep`…) unasked while
     their paths stay inside the workspace."""
+    pass_env: tuple[str, ...] = ()
+    """Variables of claw's environment that commands get besides the defaults (PATH, HOME, USER, SHELL, TERM,
+    LOGNAME, LANG, LANGUAGE, TZ, LC_*). A name is passed as it is; a glob (`GIT_*`) passes only what matches
+    and looks like no secret (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*PASSWORD*`, `*_AUTH`, `DATABASE_URL`, a URL
+    with a user and password …). See claw/tools/exec_env.py."""
+
+    @field_validator("pass_env")
+    @classmethod
+    def _pass_env_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if not re.fullmatch(r"[A-Za-z_*?\[\]!][A-Za-z0-9_*?\[\]!]*", entry):
+                raise ValueError(f"{entry!r} is not a variable name or a glob of names (like GIT_*)")
+        return value
 
 
 class SessionToolSettings(Section):

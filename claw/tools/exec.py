@@ -57,10 +57,11 @@ class ExecTool:
         "stderr followed by its exit code. Commands may need the user's approval; a denied command returns "
         "an error saying why. Long output is cut in the middle. `timeout` (seconds) is capped by the "
         "configured maximum, which is also the default; on timeout the command and all its children are "
-        "killed. Secrets are removed from the environment. Nothing the command starts outlives the call, "
-        "background processes included. Commands usually run in a sandbox: the workspace is writable, the "
-        "system read-only, /tmp private and empty, the home directory hidden, and there is no network unless "
-        "configured. Do not start long-running servers or interactive programs: stdin is empty and the call "
+        "killed. The environment is a small default set (PATH, HOME, locale) without secrets. Nothing the "
+        "command starts outlives the call, background processes included. Commands usually run in a sandbox: "
+        "the workspace is writable, the system read-only, /tmp private and empty, the home directory hidden, "
+        "and there is no network unless configured. Do not start long-running servers or interactive programs: "
+        "stdin is empty and the call "
         "waits for the command to finish."
     )
     parameters: dict[str, Any] = {
@@ -88,7 +89,7 @@ class ExecTool:
         return self._records.end_leftovers() if self._records is not None else []
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from claw.tools.exec_env import scrubbed_env
+        from claw.tools.exec_env import command_env
         from claw.tools.exec_launch import reaped, sandboxed
         from claw.tools.exec_process import ABORT_GRACE_SECONDS, TIMEOUT_GRACE_SECONDS, run_launch
         from claw.tools.sandbox_choice import choose
@@ -100,9 +101,9 @@ class ExecTool:
         timeout = min(requested, settings.timeout_seconds) if requested else settings.timeout_seconds
         if not ctx.workspace.is_dir():
             return ToolResult(f"exec: workspace {ctx.workspace} does not exist; run `claw init`", is_error=True)
-        env = scrubbed_env()
+        env = command_env(settings.pass_env)
         # The run's skill variables (skills.entries.<k>.env / apiKey) go in only where the environment does not
-        # already set the name, so a value the user exported for the gateway wins, as in OpenClaw. They are
+        # already set the name, so a value the user passed (tools.exec.passEnv) wins, as in OpenClaw. They are
         # deliberately not scrubbed: the user configured them for the skill's commands. They never go into a
         # log, event or transcript (only what the command itself prints does).
         for name, value in ctx.skill_env.items():
