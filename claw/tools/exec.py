@@ -17,14 +17,16 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claw.paths import Paths
+from claw.paths import Paths, user_umask
 from claw.tools.args import number_arg, str_arg
 from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
 from claw.tools.exec_records import ExecRecords
 from claw.tools.truncate import result_limit
 
 if TYPE_CHECKING:
+    from claw.tools.exec_cgroup import PidsCgroup
     from claw.tools.exec_launch import Launch
+    from claw.tools.exec_limits import Limits
     from claw.tools.exec_process import ProcessOutcome
     from claw.tools.sandbox import SandboxSpec
 
@@ -91,6 +93,7 @@ class ExecTool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         from claw.tools.exec_env import command_env
         from claw.tools.exec_launch import reaped, sandboxed
+        from claw.tools.exec_limits import Limits, launch_spec, limit_notes
         from claw.tools.exec_process import ABORT_GRACE_SECONDS, TIMEOUT_GRACE_SECONDS, run_launch
         from claw.tools.sandbox_choice import choose
         from claw.tools.sandbox_probe import probe_sandbox
@@ -118,19 +121,39 @@ class ExecTool:
         refusal = await self._authorize(command, ctx, env.get("PATH"))
         if refusal is not None:
             return refusal
-        launch: Launch
-        if choice.sandboxed and probe.bwrap is not None:
-            launch = sandboxed(probe.bwrap, self._spec(ctx), command)
-        else:
-            launch = reaped(command, env, timeout_grace=TIMEOUT_GRACE_SECONDS, abort_grace=ABORT_GRACE_SECONDS)
-        outcome = await run_launch(
-            launch, cwd=ctx.workspace, env=env, time_limit=timeout, max_chars=_output_cap(ctx), records=self._records
+        limits = Limits(
+            settings.max_processes, settings.max_memory_mb, settings.max_file_size_mb, settings.max_cpu_seconds
         )
+        cgroup = await asyncio.to_thread(_cgroup_for, limits)
+        try:
+            start = await asyncio.to_thread(
+                launch_spec, limits, umask=user_umask(), cgroup_procs=cgroup.procs if cgroup else None
+            )
+            launch: Launch
+            if choice.sandboxed and probe.bwrap is not None:
+                launch = sandboxed(probe.bwrap, self._spec(ctx), command, env=env, start=start)
+            else:
+                launch = reaped(
+                    command, env, timeout_grace=TIMEOUT_GRACE_SECONDS, abort_grace=ABORT_GRACE_SECONDS, start=start
+                )
+            outcome = await run_launch(
+                launch,
+                cwd=ctx.workspace,
+                env=env,
+                time_limit=timeout,
+                max_chars=_output_cap(ctx),
+                records=self._records,
+            )
+            processes_hit = cgroup is not None and cgroup.hit()
+        finally:
+            if cgroup is not None:
+                cgroup.end()  # normally empty already: the launcher ended the tree; then one rmdir
+        notes = limit_notes(limits, outcome.exit_code, outcome.output, processes_hit=processes_hit)
         notice = None
         if choice.notice is not None and ctx.session_key not in self._noticed:
             self._noticed.add(ctx.session_key)
             notice = choice.notice
-        return _format(outcome, timeout, notice)
+        return _format(outcome, timeout, notice, notes)
 
     def _spec(self, ctx: ToolContext) -> SandboxSpec:
         from claw.tools.sandbox import SandboxSpec
@@ -203,7 +226,18 @@ def _denied(message: str) -> ToolResult:
     return ToolResult(message, is_error=True)
 
 
-def _format(outcome: ProcessOutcome, timeout: float, notice: str | None = None) -> ToolResult:
+def _cgroup_for(limits: Limits) -> PidsCgroup | None:
+    """The pids cgroup that bounds a root gateway's command (the kernel's RLIMIT_NPROC spares root)."""
+    from claw.tools.exec_cgroup import PidsCgroup
+
+    if not limits.processes or os.geteuid() != 0:
+        return None
+    return PidsCgroup.make(f"claw-exec-{uuid.uuid4().hex}", limits.processes)
+
+
+def _format(
+    outcome: ProcessOutcome, timeout: float, notice: str | None = None, notes: list[str] | None = None
+) -> ToolResult:
     parts: list[str] = [notice] if notice else []
     if outcome.timed_out:
         parts.append(f"exec timed out after {timeout:g}s; the command and its children were killed")
@@ -213,7 +247,7 @@ def _format(outcome: ProcessOutcome, timeout: float, notice: str | None = None) 
     status = f"exit code: {code}"
     if code is not None and code < 0:
         status += f" (killed by {_signal_name(-code)})"
-    parts.append(status)
+    parts.append("\n".join([*(notes or []), status]))
     return ToolResult("\n\n".join(parts), is_error=outcome.timed_out or code != 0)
 
 

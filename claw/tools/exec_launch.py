@@ -37,12 +37,24 @@ def shell_argv(command: str) -> list[str]:
     return ["/bin/sh", "-c", command]
 
 
-def sandboxed(bwrap: str, spec: SandboxSpec, command: str) -> Launch:
-    return Launch(tuple(bwrap_argv(bwrap, spec, shell_argv(command))), sandboxed=True)
+def sandboxed(
+    bwrap: str, spec: SandboxSpec, command: str, *, env: Mapping[str, str] | None = None, start: str = ""
+) -> Launch:
+    """bwrap, entered through the reaper script's `--exec` mode, which applies `start` (the umask, limits and
+    cgroup of claw/tools/exec_limits.py) to itself and becomes bwrap: the sandbox inherits them. Like
+    `reaped`, it drops the LC_CTYPE its Python added unless `env` has it."""
+    wrapper = []
+    if start:
+        unset = [] if env is None or "LC_CTYPE" in env else ["-u", "LC_CTYPE"]
+        wrapper = [sys.executable, "-I", "-S", str(REAPER_SCRIPT), "--exec", *unset, "-s", start, "--"]
+    return Launch((*wrapper, *bwrap_argv(bwrap, spec, shell_argv(command))), sandboxed=True)
 
 
-def reaped(command: str, env: Mapping[str, str], *, timeout_grace: float, abort_grace: float) -> Launch:
-    """Under the reaper (claw/tools/process_reaper.py), run by this Python without site or user paths.
+def reaped(
+    command: str, env: Mapping[str, str], *, timeout_grace: float, abort_grace: float, start: str = ""
+) -> Launch:
+    """Under the reaper (claw/tools/process_reaper.py), run by this Python without site or user paths; the
+    command starts with `start` applied (claw/tools/exec_limits.py).
 
     Python's start-up coerces a C locale by adding LC_CTYPE to its environment (PEP 538), which the
     command would inherit; the reaper is told to drop it unless `env`, the command's, has it."""
@@ -56,6 +68,7 @@ def reaped(command: str, env: Mapping[str, str], *, timeout_grace: float, abort_
         f"{abort_grace:g}",
         str(os.getpid()),
         *unset,
+        *(["-s", start] if start else []),
         "--",
         *shell_argv(command),
     ]
