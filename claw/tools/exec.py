@@ -2,7 +2,9 @@
 
 The command runs sandboxed under bwrap where the agent's `sandbox` settings want it and bwrap works
 (claw/tools/sandbox_choice.py says when, claw/tools/sandbox.py what the sandbox holds), else under the
-reaper; either way nothing it starts outlives the call (claw/tools/exec_launch.py). The policy, the
+reaper; either way nothing it starts outlives the call (claw/tools/exec_launch.py). It gets a small
+environment (claw/tools/exec_env.py) and starts with resource limits and the user's umask
+(claw/tools/exec_limits.py). The policy, the
 launchers and the sandbox are imported on the first call: a turn that runs no command loads none of them.
 """
 
@@ -59,7 +61,8 @@ class ExecTool:
         "stderr followed by its exit code. Commands may need the user's approval; a denied command returns "
         "an error saying why. Long output is cut in the middle. `timeout` (seconds) is capped by the "
         "configured maximum, which is also the default; on timeout the command and all its children are "
-        "killed. The environment is a small default set (PATH, HOME, locale) without secrets. Nothing the "
+        "killed. The environment is a small default set (PATH, HOME, locale) without secrets; processes, "
+        "memory, file size and CPU time are limited, and a limit that is hit is named. Nothing the "
         "command starts outlives the call, background processes included. Commands usually run in a sandbox: "
         "the workspace is writable, the system read-only, /tmp private and empty, the home directory hidden, "
         "and there is no network unless configured. Do not start long-running servers or interactive programs: "
@@ -88,6 +91,10 @@ class ExecTool:
 
     def end_leftovers(self) -> list[int]:
         """Kill what the commands of a gateway that died (SIGKILL, a crash) left running; the pids killed."""
+        if os.geteuid() == 0:  # only root's commands get a cgroup (claw/tools/exec_cgroup.py)
+            from claw.tools.exec_cgroup import end_stale
+
+            end_stale()
         return self._records.end_leftovers() if self._records is not None else []
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -124,13 +131,14 @@ class ExecTool:
         limits = Limits(
             settings.max_processes, settings.max_memory_mb, settings.max_file_size_mb, settings.max_cpu_seconds
         )
-        cgroup = await asyncio.to_thread(_cgroup_for, limits)
+        use_bwrap = choice.sandboxed and probe.bwrap is not None
+        cgroup = _cgroup_for(limits, use_bwrap)  # a mkdir and a write: no thread, so no cancellation between
         try:
             start = await asyncio.to_thread(
                 launch_spec, limits, umask=user_umask(), cgroup_procs=cgroup.procs if cgroup else None
             )
             launch: Launch
-            if choice.sandboxed and probe.bwrap is not None:
+            if use_bwrap and probe.bwrap is not None:
                 launch = sandboxed(probe.bwrap, self._spec(ctx), command, env=env, start=start)
             else:
                 launch = reaped(
@@ -226,13 +234,13 @@ def _denied(message: str) -> ToolResult:
     return ToolResult(message, is_error=True)
 
 
-def _cgroup_for(limits: Limits) -> PidsCgroup | None:
+def _cgroup_for(limits: Limits, sandboxed: bool) -> PidsCgroup | None:
     """The pids cgroup that bounds a root gateway's command (the kernel's RLIMIT_NPROC spares root)."""
-    from claw.tools.exec_cgroup import PidsCgroup
+    from claw.tools.exec_cgroup import PidsCgroup, cgroup_name
 
     if not limits.processes or os.geteuid() != 0:
         return None
-    return PidsCgroup.make(f"claw-exec-{uuid.uuid4().hex}", limits.processes)
+    return PidsCgroup.make(cgroup_name(), limits.processes, sandboxed=sandboxed)
 
 
 def _format(

@@ -12,14 +12,40 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import time
 from pathlib import Path
 
+from claw.tools.process_reaper import start_time
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-LAUNCHER_TASKS = 2
-"""Counted in the cgroup besides the command's own: the launcher and, sandboxed, bwrap's init."""
+BWRAP_TASKS = 2
+"""Counted in a sandboxed command's cgroup besides the command's own: bwrap and its init. (The reaper of an
+unsandboxed command stays out: only the command's process joins.)"""
 END_DEADLINE_SECONDS = 5.0
+
+
+PREFIX = "claw-exec-"
+
+
+def cgroup_name() -> str:
+    """`claw-exec-<gateway pid>-<its start time>-<random>`: whose it is, for `end_stale`."""
+    return f"{PREFIX}{os.getpid()}-{start_time(os.getpid())}-{secrets.token_hex(8)}"
+
+
+def end_stale() -> int:
+    """End the cgroups of gateways that no longer run (killed before they could); how many."""
+    parent = _own_pids_cgroup()
+    ended = 0
+    for path in parent.glob(f"{PREFIX}*") if parent is not None else []:
+        owner, _, rest = path.name.removeprefix(PREFIX).partition("-")
+        started = rest.partition("-")[0]
+        if not (owner.isdigit() and started.isdigit()) or str(start_time(int(owner))) == started:
+            continue  # not ours, or its gateway still runs
+        PidsCgroup(path).end()
+        ended += 1
+    return ended
 
 
 class PidsCgroup:
@@ -29,9 +55,9 @@ class PidsCgroup:
         self.path = path
 
     @classmethod
-    def make(cls, name: str, limit: int) -> PidsCgroup | None:
-        """A new cgroup `name` below this process's pids cgroup, at most `limit` tasks; None where there is
-        none that this process may make."""
+    def make(cls, name: str, limit: int, *, sandboxed: bool) -> PidsCgroup | None:
+        """A new cgroup `name` below this process's pids cgroup, at most `limit` tasks of the command's own;
+        None where there is none that this process may make."""
         parent = _own_pids_cgroup()
         if parent is None:
             return None
@@ -41,7 +67,7 @@ class PidsCgroup:
         except OSError:
             return None
         try:
-            (path / "pids.max").write_text(str(limit + LAUNCHER_TASKS))
+            (path / "pids.max").write_text(str(limit + (BWRAP_TASKS if sandboxed else 0)))
         except OSError:
             with contextlib.suppress(OSError):
                 path.rmdir()

@@ -29,7 +29,14 @@ from claw.tools.process_reaper import all_pids, proc_stat
 
 MB = 1024 * 1024
 CPU_KILL_AFTER_SECONDS = 1
-_MEMORY_SIGNS = ("Cannot allocate memory", "MemoryError", "std::bad_alloc", "out of memory", "Out of memory")
+_MEMORY_SIGNS = (
+    "Cannot allocate memory",
+    "memory exhausted",  # coreutils
+    "MemoryError",
+    "std::bad_alloc",
+    "out of memory",
+    "Out of memory",
+)
 _PROCESS_SIGNS = ("Resource temporarily unavailable", "Cannot fork", "fork: retry", "can't fork")
 _FILE_SIGNS = ("File too large", "File size limit exceeded")
 _CPU_SIGNS = ("CPU time limit exceeded",)

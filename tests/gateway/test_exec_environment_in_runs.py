@@ -4,6 +4,7 @@ command, the model or any file under the state dir."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -51,9 +52,15 @@ async def test_credentials_in_claws_environment_reach_neither_the_command_nor_th
         secret = value.split("@")[0].rsplit(":", 1)[-1] if "@" in value else value
         assert secret not in sent["content"], name
         assert f"{name}=" not in sent["content"], name
-        for path in _files(claw_env.home):
-            assert secret.encode() not in path.read_bytes(), (name, path)
+        for path, content in _files(claw_env.home).items():
+            assert secret.encode() not in content, (name, path)
 
 
-def _files(root: Path) -> list[Path]:
-    return [Path(folder) / name for folder, _, names in os.walk(root) for name in names]
+def _files(root: Path) -> dict[Path, bytes]:
+    """Every file under `root` with its content (a temp file renamed away meanwhile is skipped)."""
+    found = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                found[Path(folder) / name] = (Path(folder) / name).read_bytes()
+    return found
