@@ -18,6 +18,7 @@ import pytest
 
 from claw.tools.base import ToolContext
 from claw.tools.registry import ToolRegistry
+from tests.support.processes import REPO
 from tests.tools.conftest import MakeCtx
 from tests.tools.helpers import wait_until
 from tests.tools.sandbox_support import require_bwrap, running_with_arg, unique_sleep
@@ -118,3 +119,52 @@ def test_a_dead_gateways_cgroup_is_ended_at_the_next_start() -> None:
     finally:
         left.kill()
         cgroup.end()
+
+
+_AS_USER = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from claw.tools.exec_limits import Limits, launch_spec
+spec = launch_spec(Limits(processes=32), umask=0o22)
+reaper = os.path.join(sys.argv[1], "claw", "tools", "process_reaper.py")
+parent, command = str(os.getppid()), ["/bin/sh", "-c", sys.argv[2]]
+os.execv(sys.executable, [sys.executable, "-I", "-S", reaper, "1", "0.25", parent, "-s", spec, "--", *command])
+"""
+
+
+async def test_a_non_root_users_fork_bomb_stops_at_the_process_limit() -> None:
+    """The RLIMIT_NPROC path (every user but root): the limit is the user's current count plus the setting.
+    Run as `nobody` (so root is needed to get there) with the system's Python, through the real reaper."""
+    import os
+    import shutil
+    import subprocess
+
+    from claw.tools.exec_limits import Limits, limit_notes
+
+    python, setpriv = "/usr/bin/python3", shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None or not os.access(python, os.X_OK):
+        pytest.skip("needs root, setpriv and /usr/bin/python3 to run a command as nobody")
+    sleeper = unique_sleep()
+    command = f"i=0; while [ $i -lt 2000 ]; do sleep {sleeper} & i=$((i+1)); done; echo started all $i"
+    repo = str(REPO)
+    argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", _AS_USER, repo, command]
+    seen: list[int] = []
+    proc = await asyncio.create_subprocess_exec(
+        *argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd="/", stdin=subprocess.DEVNULL
+    )
+    try:
+        async with asyncio.timeout(60):
+            reading = asyncio.create_task(proc.communicate())
+            while not reading.done():
+                seen.append(len(await asyncio.to_thread(running_with_arg, sleeper)))
+                await asyncio.sleep(0.05)
+            output = (await reading)[0].decode(errors="replace")
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+    assert "started all" not in output, output[-300:]
+    assert limit_notes(Limits(processes=32), proc.returncode, output) == [
+        "stopped: process limit (32 processes) reached"
+    ], output[-300:]
+    assert max(seen, default=0) <= 32, max(seen)
+    assert await asyncio.to_thread(wait_until, lambda: not running_with_arg(sleeper), 10.0)
