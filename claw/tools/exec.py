@@ -139,7 +139,7 @@ class ExecTool:
             )
             launch: Launch
             if use_bwrap and probe.bwrap is not None:
-                launch = sandboxed(probe.bwrap, self._spec(ctx), command, env=env, start=start)
+                launch = sandboxed(probe.bwrap, self._spec(ctx), command, start=start)
             else:
                 launch = reaped(
                     command, env, timeout_grace=TIMEOUT_GRACE_SECONDS, abort_grace=ABORT_GRACE_SECONDS, start=start

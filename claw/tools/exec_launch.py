@@ -30,6 +30,9 @@ class Launch:
     abort_signal: signal.Signals = signal.SIGTERM
     signal_group: bool = True
     """Send the stop signal to the launcher's whole process group (else to the launcher alone)."""
+    start: str = ""
+    """What the launcher's process applies to itself before its exec (`process_reaper.apply_spec`); the reaper
+    takes its command's as an argument instead."""
 
 
 def shell_argv(command: str) -> list[str]:
@@ -37,17 +40,10 @@ def shell_argv(command: str) -> list[str]:
     return ["/bin/sh", "-c", command]
 
 
-def sandboxed(
-    bwrap: str, spec: SandboxSpec, command: str, *, env: Mapping[str, str] | None = None, start: str = ""
-) -> Launch:
-    """bwrap, entered through the reaper script's `--exec` mode, which applies `start` (the umask, limits and
-    cgroup of claw/tools/exec_limits.py) to itself and becomes bwrap: the sandbox inherits them. Like
-    `reaped`, it drops the LC_CTYPE its Python added unless `env` has it."""
-    wrapper = []
-    if start:
-        unset = [] if env is None or "LC_CTYPE" in env else ["-u", "LC_CTYPE"]
-        wrapper = [sys.executable, "-I", "-S", str(REAPER_SCRIPT), "--exec", *unset, "-s", start, "--"]
-    return Launch((*wrapper, *bwrap_argv(bwrap, spec, shell_argv(command))), sandboxed=True)
+def sandboxed(bwrap: str, spec: SandboxSpec, command: str, *, start: str = "") -> Launch:
+    """bwrap, started with `start` (the umask, limits and cgroup of claw/tools/exec_limits.py) applied: the
+    sandbox inherits them."""
+    return Launch(tuple(bwrap_argv(bwrap, spec, shell_argv(command))), sandboxed=True, start=start)
 
 
 def reaped(

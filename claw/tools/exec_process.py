@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
+import resource  # noqa: F401 - imported before any fork: apply_spec uses it in the child
 import signal
 import time
 from dataclasses import dataclass
@@ -23,7 +25,7 @@ from pathlib import Path
 from claw.tools.exec_launch import Launch
 from claw.tools.exec_output import OutputCollector
 from claw.tools.exec_records import MARKER_NAME, ExecRecords, end_run
-from claw.tools.process_reaper import start_time
+from claw.tools.process_reaper import apply_spec, start_time
 
 TIMEOUT_GRACE_SECONDS = 1.0
 ABORT_GRACE_SECONDS = 0.25  # an abort must finish within a second, even if SIGTERM is ignored
@@ -65,6 +67,9 @@ async def run_launch(
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,
+            # A few system calls between fork and exec (no import, no lock): the cost of a Python to do them
+            # in would be three times bwrap's own start.
+            preexec_fn=functools.partial(apply_spec, launch.start) if launch.start else None,
         )
     except BaseException:
         os.close(read_fd)

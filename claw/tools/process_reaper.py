@@ -3,9 +3,7 @@
 Run as a script, `python -I -S process_reaper.py TERM_GRACE QUICK_GRACE PARENT_PID [-u NAME]... [-s SPEC]
 -- ARGV...` (standard library only, so it starts without claw on its path; `-u NAME` drops a variable that
 Python's start-up added to the environment the command is to get; `-s SPEC` is what the command starts
-with: its umask, resource limits and cgroup, see `apply_spec` and claw/tools/exec_limits.py). As
-`process_reaper.py --exec [-u NAME]... -s SPEC -- ARGV...` it only applies SPEC to itself and becomes ARGV
-(bwrap's way in).
+with: its umask, resource limits and cgroup, see `apply_spec` and claw/tools/exec_limits.py).
 
 A process group is not enough: `setsid` and `nohup … &` leave the group, and a killed shell's children
 are re-parented to PID 1. As a child subreaper (`PR_SET_CHILD_SUBREAPER`) this process becomes the parent
@@ -43,17 +41,13 @@ POLL_SECONDS = 0.01
 
 
 def main(argv: list[str]) -> int:
+    term_grace, quick_grace, parent = float(argv[0]), float(argv[1]), int(argv[2])
     split = argv.index("--")
-    first = 1 if argv[0] == "--exec" else 3
-    options = list(zip(argv[first:split:2], argv[first + 1 : split : 2], strict=True))
+    options = list(zip(argv[3:split:2], argv[4:split:2], strict=True))
     unset = {value for option, value in options if option == "-u"}  # what this interpreter added (PEP 538)
     spec = next((value for option, value in options if option == "-s"), "")
     command = argv[split + 1 :]
     env = {name: value for name, value in os.environ.items() if name not in unset}
-    if argv[0] == "--exec":
-        apply_spec(spec)
-        os.execvpe(command[0], command, env)
-    term_grace, quick_grace, parent = float(argv[0]), float(argv[1]), int(argv[2])
     # Blocked, and taken with sigwaitinfo: no handler can interrupt the clean-up half-way, and a child's exit
     # wakes the wait at once (no polling, so a quick command costs no latency).
     signal.pthread_sigmask(signal.SIG_BLOCK, WAKE_SIGNALS)
@@ -93,7 +87,8 @@ def _spawn(command: list[str], env: dict[str, str], spec: str) -> int:
 
 def apply_spec(spec: str) -> None:
     """Apply `umask=OCTAL`, `cgroup=PATH` (join it: PATH is its cgroup.procs) and `RLIMIT_X=SOFT:HARD` items,
-    comma-separated, to this process; what it then runs inherits them all."""
+    comma-separated, to this process; what it then runs inherits them all. Also run by the gateway in the
+    child it forks for bwrap, before the exec: system calls only, and `resource` imported beforehand."""
     import resource
 
     for item in filter(None, spec.split(",")):
