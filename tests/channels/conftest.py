@@ -90,6 +90,20 @@ class Channels:
         nothing more happened. Whatever must be stored first (a redelivery) has to be waited for before."""
         await eventually(lambda: self.service.idle, timeout, "the channels to be idle")
 
+    async def account_ended(self, channel: str, account: str = "default", timeout: float = 20.0) -> None:
+        """Wait until the account's own task (its connection, kept up by `Reconnector`) has returned. An account
+        that has ended can no longer retry, so what its peer has seen by then is all it will ever see: the proof
+        of "stopped, no retry" that a fixed sleep (shorter than the backoff) is not."""
+        adapter = self.manager.adapter(channel, account)
+        assert adapter is not None, f"no {channel} account {account}"
+
+        def ended() -> asyncio.Task[None] | None:
+            task = adapter._task  # type: ignore[attr-defined]  # each adapter's one long-lived task
+            return task if task is not None and task.done() else None
+
+        task = await eventually(ended, timeout, f"the {channel} account to end")
+        assert task.exception() is None  # it returned (stopped); it did not crash
+
 
 Start = Callable[..., Awaitable[Channels]]
 

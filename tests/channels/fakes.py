@@ -6,6 +6,8 @@
   the next calls of a method with any status (429 with `retry_after`, 5xx, 403 …).
 - `ReplyReceiver`: where webhook replies are POSTed; records each, dedupes on `idempotencyKey` as a
   real receiver would, and can answer the next requests with chosen statuses.
+- `Recorder`: a listener that answers every request `200 {"errcode": 0}` and records it, to prove that
+  claw never called a URL it was handed by a forged message.
 - `post_signed`: a webhook sender (HMAC-signed POST, retried like a provider when asked).
 """
 
@@ -305,6 +307,26 @@ class ReplyReceiver(_Threaded):
             self.lock.notify_all()
             status, headers = self.statuses.popleft() if self.statuses else (200, {})
         return web.json_response({"ok": status < 300}, status=status, headers=headers)
+
+
+class Recorder(_Threaded):
+    """Answers any method on any path `200 {"errcode": 0, "errmsg": "ok"}` (a success to DingTalk's and most
+    platforms' clients, so a call that should not happen is not hidden by a fallback) and records it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[tuple[str, str, bytes]] = []
+        """(method, path with query, body) of each request, in arrival order."""
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_route("*", "/{tail:.*}", self._any)
+
+    async def _any(self, request: web.Request) -> web.Response:
+        body = await request.read()
+        with self.lock:
+            self.requests.append((request.method, request.path_qs, body))
+            self.lock.notify_all()
+        return web.json_response({"errcode": 0, "errmsg": "ok"})
 
 
 def signed_request(url: str, secret: str, body: bytes, *, timestamp: int | None = None,
