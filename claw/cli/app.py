@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from claw.errors import ClawError
+from claw.paths import use_private_umask
 
 app = typer.Typer(
     name="claw",
@@ -207,6 +208,7 @@ def _opens_console(args: list[str]) -> bool:
 
 def main() -> None:
     """Entry point: user errors become one line on stderr and a non-zero exit, never a traceback."""
+    use_private_umask()
     args = ["chat"] if _opens_console(sys.argv[1:]) else sys.argv[1:]
     first = args[0] if args else None
     if first != "--version":  # the version needs no subcommand: none is imported
