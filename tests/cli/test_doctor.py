@@ -114,6 +114,28 @@ def test_token_file_readable_by_others(claw_env: ClawEnv, home: Path) -> None:
     assert stat.S_IMODE((home / "gateway.token").stat().st_mode) == 0o600
 
 
+def test_a_token_file_that_is_not_utf8_is_one_line_and_a_doctor_failure(claw_env: ClawEnv, home: Path) -> None:
+    """The red team's break: `gateway token` and `gateway run` printed a traceback, doctor said fine."""
+    token_file = home / "gateway.token"
+    token_file.write_bytes(b"\xff\xfe-not-utf8-\x80")
+    for args in (("gateway", "token"), ("gateway", "run", "--port", "0")):
+        done = run_claw(claw_env.env, *args, timeout=30)
+        assert done.returncode == 2, done
+        assert "Traceback" not in done.stderr and done.stdout == "", done
+        assert done.stderr.splitlines() == [
+            f"claw: the gateway token file {token_file} is not UTF-8 text; delete it, then run `claw init` "
+            "to write a new one (clients then need the new token)"
+        ], done.stderr
+    assert not (home / "gateway.json").exists()
+    checks = doctor_json(claw_env.env, expect=1)
+    assert checks["gateway token"]["status"] == "fail", checks["gateway token"]
+    assert "not UTF-8" in checks["gateway token"]["detail"] and "claw init" in checks["gateway token"]["fix"]
+    # The repair it names works.
+    token_file.unlink()
+    assert claw(claw_env.env, "init").returncode == 0
+    assert run_claw(claw_env.env, "gateway", "token").stdout.strip() == token_file.read_text().strip()
+
+
 def test_stale_temp_files_are_reported_and_fix_deletes_only_the_old(claw_env: ClawEnv, home: Path) -> None:
     sessions = home / "agents" / "main" / "sessions"
     old = sessions / ".sessions.json.0123456789ab.tmp"
