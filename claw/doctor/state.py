@@ -6,6 +6,7 @@ Each check has a finder that says what is wrong; `--fix` repairs exactly what th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -137,6 +138,27 @@ def check_token(paths: Paths) -> Finding:
     if not text.strip():
         return warn(name, f"{file} is empty", TOKEN_FILE_FIX)
     return ok(name, f"{file}, 0600")
+
+
+def check_database(paths: Paths) -> Finding:
+    """gateway.db opens and SQLite's `quick_check` finds it whole (read-only: a running gateway may use it)."""
+    import sqlite3
+
+    from claw.store.db import damaged, repair_hint
+
+    name, file = "gateway db", paths.gateway_db
+    if not file.exists():
+        return ok(name, f"no {file.name} yet (made on first use)")
+    try:
+        with contextlib.closing(sqlite3.connect(f"{file.as_uri()}?mode=ro", uri=True, timeout=5)) as conn:
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
+    except sqlite3.Error as exc:
+        if damaged(exc):
+            return fail(name, f"{file} is damaged ({exc})", repair_hint(file))
+        return warn(name, f"cannot check {file}: {exc}", "run `claw doctor` again once the gateway is idle")
+    if problems != ["ok"]:
+        return fail(name, f"{file} is damaged ({'; '.join(problems)})", repair_hint(file))
+    return ok(name, f"{file}, intact")
 
 
 def check_config(paths: Paths, agent_id: str) -> tuple[Finding, Config | None]:
