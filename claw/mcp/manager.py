@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from claw.mcp.catalogue import SEARCH_TOOL, Catalogue
 from claw.mcp.connection import McpConnection
 from claw.mcp.schema import check_schema, tool_name
-from claw.mcp.tool import McpTool, description_of
+from claw.mcp.tool import McpTool, description_of, one_line
 
 if TYPE_CHECKING:
     from claw.config import Config
@@ -94,7 +94,7 @@ class McpManager:
         if len(offered) <= self.settings.catalogue_threshold:
             return offered
         loaded = self.catalogue.loaded(session_key)
-        return [self.catalogue.search_tool(offered), *(t for t in offered if t.connection.name in loaded)]
+        return [self.catalogue.search_tool(offered), *(t for t in offered if t.name in loaded)]
 
     def find(self, name: str, agent_id: str) -> Tool | None:
         if name == SEARCH_TOOL:
@@ -135,6 +135,7 @@ class McpManager:
         return McpTool(
             name=name,
             description=description_of(raw.description, server),
+            summary=one_line(raw.description),
             parameters=checked.parameters,
             remote_name=raw.name,
             read_only=bool(annotations and annotations.read_only_hint),
