@@ -19,6 +19,7 @@ from claw.mcp.catalogue import SEARCH_TOOL, Catalogue
 from claw.mcp.connection import McpConnection
 from claw.mcp.schema import check_schema, tool_name
 from claw.mcp.tool import McpTool, description_of, one_line
+from claw.untrusted import shown
 
 if TYPE_CHECKING:
     from claw.config import Config
@@ -127,7 +128,7 @@ class McpManager:
     def _tool(self, server: str, connection: McpConnection, raw: Any) -> McpTool | str:
         name = tool_name(server, raw.name)
         if name is None:
-            return f"{server}__{raw.name} is not a tool name providers accept (letters, digits, _ and -, ≤ 64)"
+            return f"{server}__{shown(raw.name)} is not a tool name providers accept (letters, digits, _ and -, ≤ 64)"
         checked = check_schema(raw.input_schema)
         if checked.parameters is None:
             return checked.problem

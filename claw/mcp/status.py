@@ -6,7 +6,6 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from claw.mcp.sandboxing import planned_sandbox
-from claw.mcp.tool import one_line
 
 if TYPE_CHECKING:
     from claw.mcp.manager import McpManager
@@ -40,7 +39,7 @@ def tool_rows(manager: McpManager, server: str | None = None) -> list[dict[str, 
         {
             "server": t.connection.name,
             "name": t.name,
-            "description": one_line(t.description.split("] ", 1)[-1]),
+            "description": t.summary,
             "readOnly": t.read_only,
             "schemaChars": len(json.dumps(t.parameters)),
             "skipped": "",
