@@ -59,8 +59,9 @@ class SignCache:
 
     def bind(self, headers: Mapping[str, str], msg_id: str, now: float) -> str | None:
         """Record the pair of a signed request for `msg_id`; why it is refused when it came with another."""
-        for key, (_, expires) in list(self._seen.items()):
-            if expires >= now and len(self._seen) <= self.limit:
+        while self._seen:  # the oldest first: out of the window, or over the limit
+            key, (_, expires) = next(iter(self._seen.items()))
+            if expires >= now and len(self._seen) < self.limit:
                 break
             del self._seen[key]
         pair = (headers.get("timestamp", ""), headers.get("sign", ""))
