@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from claw.mcp.tool import McpTool
+from claw.mcp.tool import McpTool, one_line
 from claw.tools.base import ToolContext, ToolResult
 from claw.untrusted import wrap_untrusted
 
@@ -67,7 +67,7 @@ def _catalogue_text(offered: list[McpTool], budget: int) -> str:
     for i in range(rounds):
         for tools in by_server.values():
             if i < len(tools):
-                line = f"- {tools[i].name}: {tools[i].summary}"
+                line = f"- {tools[i].name}: {one_line(tools[i].text)}"
                 if size + len(line) + 1 > budget:
                     return _finish(lines, len(offered) - (len(lines) - 2))
                 lines.append(line)
@@ -109,7 +109,7 @@ class SearchTool:
         if server:
             matched = [t for t in tools if t.connection.name == server]
         elif query:
-            matched = [t for t in tools if all(w in f"{t.name} {t.summary}".lower() for w in query)]
+            matched = [t for t in tools if all(w in f"{t.name} {t.text}".lower() for w in query)]
         else:
             return ToolResult("give `server` or `query`", is_error=True)
         if not matched:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from claw.mcp.catalogue import SEARCH_TOOL, Catalogue
 from claw.mcp.connection import McpConnection
 from claw.mcp.schema import check_schema, tool_name
-from claw.mcp.tool import McpTool, description_of, one_line
+from claw.mcp.tool import McpTool, description_of, text_of
 from claw.untrusted import shown
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class McpManager:
         return McpTool(
             name=name,
             description=description_of(raw.description, server),
-            summary=one_line(raw.description),
+            text=text_of(raw.description),
             parameters=checked.parameters,
             remote_name=raw.name,
             read_only=bool(annotations and annotations.read_only_hint),

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from claw.mcp.sandboxing import planned_sandbox
+from claw.mcp.tool import one_line
 
 if TYPE_CHECKING:
     from claw.mcp.manager import McpManager
@@ -39,7 +40,7 @@ def tool_rows(manager: McpManager, server: str | None = None) -> list[dict[str, 
         {
             "server": t.connection.name,
             "name": t.name,
-            "description": t.summary,
+            "description": one_line(t.text),
             "readOnly": t.read_only,
             "schemaChars": len(json.dumps(t.parameters)),
             "skipped": "",

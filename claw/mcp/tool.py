@@ -36,8 +36,8 @@ class McpTool:
     read_only: bool
     connection: McpConnection
     media_dir: Path
-    summary: str = ""
-    """The first line of the server's description (for the catalogue)."""
+    text: str = ""
+    """The server's own description, unmarked (the catalogue shows its first line and searches all of it)."""
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         refused = await self._authorize(args, ctx)
@@ -87,11 +87,16 @@ def one_line(text: str | None, limit: int = 120) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
+def text_of(raw: str | None) -> str:
+    """A server's description as claw keeps it: stripped, at most `_DESCRIPTION_CHARS`."""
+    return (raw or "").strip()[:_DESCRIPTION_CHARS]
+
+
 def description_of(raw: str | None, server: str) -> str:
     """A tool's description as the model sees it: the server's text is third-party, marked as such (as its
     results are). The marker id is derived from the text, so the description, and the prompt cache, stay
     the same across restarts; the text cannot close the block, since `wrap_untrusted` defangs markers."""
-    text = (raw or "").strip()[:_DESCRIPTION_CHARS]
+    text = text_of(raw)
     if not text:
         return f"[MCP {server}] (no description)"
     ident = hashlib.sha256(f"{server}\0{text}".encode()).hexdigest()[:16]
