@@ -253,6 +253,9 @@ class GatewaySettings(Section):
     """Largest WebSocket frame after the handshake (before it: 64 KiB); 25 MiB as in OpenClaw."""
     max_body_bytes: int = Field(default=20 * 1024 * 1024, ge=1024, le=_MAX_REQUEST_BYTES)
     """Largest HTTP request body (`/v1/chat/completions`)."""
+    handshake_timeout_seconds: float = Field(default=10.0, gt=0, le=600)
+    """A connection that has not sent a full HTTP request (its headers) or, on the WebSocket, its `connect`
+    within this time is closed, so sockets that dribble bytes cannot pile up; the owner is served meanwhile."""
     shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=3600)
     """On SIGINT/SIGTERM, how long running turns may take to finish before they are aborted."""
 

@@ -216,7 +216,9 @@ def main() -> None:
     try:
         app(args=args)
     except ClawError as exc:
-        print(f"claw: {exc.message}", file=sys.stderr)
+        from claw.untrusted import shown  # the message may name a file or an archive member claw did not write
+
+        print(f"claw: {shown(exc.message, keep=chr(10))}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         print("claw: interrupted", file=sys.stderr)

@@ -13,6 +13,7 @@ from typing import Any
 import typer
 
 from claw.cli.common import JsonOption, listing, print_json
+from claw.untrusted import shown
 
 app = typer.Typer(help="MCP servers: list, add, test, import; and `serve` claw to MCP clients.", no_args_is_help=True)
 NameArg = typer.Argument(..., help="The server's name under [mcp.servers].")
@@ -58,7 +59,7 @@ def tools(
         return
     for row in rows:
         note = f"  SKIPPED: {row['skipped']}" if row["skipped"] else f"  {row['description']}"
-        print(f"{row['name']}{note}")
+        print(shown(f"{row['name']}{note}"))
     if not rows:
         print("No tools.")
 
@@ -184,7 +185,7 @@ def test(name: str = NameArg, json_out: bool = JsonOption) -> None:
             print(f"{name}: up in {report['startSeconds']:.2f} s, {len(report['tools'])} tools, "
                   f"stopped in {report['stopSeconds']:.2f} s")
             for tool in report["tools"]:
-                print(f"  {tool}")
+                print(f"  {shown(tool)}")
         else:
             print(f"{name}: failed to start: {report['error']}")
     if report["state"] != "up":
@@ -252,7 +253,7 @@ def _print_rows(rows: list[dict[str, Any]], json_out: bool, key: str) -> None:
         print_json(rows)
         return
     for row in rows:
-        print(f"{row[key]}  {row.get('description') or ''}".rstrip())
+        print(shown(f"{row[key]}  {row.get('description') or ''}".rstrip()))
     if not rows:
         print("None.")
 

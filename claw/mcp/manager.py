@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from claw.mcp.catalogue import SEARCH_TOOL, Catalogue
 from claw.mcp.connection import McpConnection
 from claw.mcp.schema import check_schema, tool_name
-from claw.mcp.tool import McpTool, description_of
+from claw.mcp.tool import McpTool, description_of, text_of
+from claw.untrusted import shown
 
 if TYPE_CHECKING:
     from claw.config import Config
@@ -94,7 +95,7 @@ class McpManager:
         if len(offered) <= self.settings.catalogue_threshold:
             return offered
         loaded = self.catalogue.loaded(session_key)
-        return [self.catalogue.search_tool(offered), *(t for t in offered if t.connection.name in loaded)]
+        return [self.catalogue.search_tool(offered), *(t for t in offered if t.name in loaded)]
 
     def find(self, name: str, agent_id: str) -> Tool | None:
         if name == SEARCH_TOOL:
@@ -127,7 +128,7 @@ class McpManager:
     def _tool(self, server: str, connection: McpConnection, raw: Any) -> McpTool | str:
         name = tool_name(server, raw.name)
         if name is None:
-            return f"{server}__{raw.name} is not a tool name providers accept (letters, digits, _ and -, ≤ 64)"
+            return f"{server}__{shown(raw.name)} is not a tool name providers accept (letters, digits, _ and -, ≤ 64)"
         checked = check_schema(raw.input_schema)
         if checked.parameters is None:
             return checked.problem
@@ -135,6 +136,7 @@ class McpManager:
         return McpTool(
             name=name,
             description=description_of(raw.description, server),
+            text=text_of(raw.description),
             parameters=checked.parameters,
             remote_name=raw.name,
             read_only=bool(annotations and annotations.read_only_hint),

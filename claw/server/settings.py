@@ -37,7 +37,8 @@ class ServerSettings:
     """How often connected clients get a `health` event (OpenClaw refreshes its health snapshot about as often)."""
     max_body_bytes: int = 20 * 1024 * 1024
     handshake_timeout_s: float = 10.0
-    """A client that has not sent `connect` by then is closed."""
+    """A client that has not sent `connect` by then is closed; so is a connection that has not sent a
+    request's full HTTP headers by then (a slowloris dribbling bytes), or that sits idle between requests."""
     max_pending_handshakes: int = 256
     """Connections not yet authenticated (at most 64 KiB buffered each), across all sources; more get HTTP 503."""
     max_inflight_requests: int = 64
@@ -75,4 +76,5 @@ class ServerSettings:
             allowed_origins=tuple(gateway.allowed_origins),
             max_payload_bytes=gateway.max_payload_bytes,
             max_body_bytes=gateway.max_body_bytes,
+            handshake_timeout_s=gateway.handshake_timeout_seconds,
         )
