@@ -187,6 +187,10 @@ def test(name: str = NameArg, json_out: bool = JsonOption) -> None:
                 print(f"  {tool}")
         else:
             print(f"{name}: failed to start: {report['error']}")
+            if report["sees"]:
+                print("What it sees in its sandbox (`binds` adds to it, `sandbox = false` turns it off):")
+                for line in report["sees"]:
+                    print(f"  {line}")
     if report["state"] != "up":
         raise ClawError(f"MCP server {name} did not start")
 
@@ -194,7 +198,9 @@ def test(name: str = NameArg, json_out: bool = JsonOption) -> None:
 async def _test(name: str) -> dict[str, Any]:
     from claw.cli.common import load
     from claw.mcp.manager import McpManager
+    from claw.mcp.sandboxing import what_it_sees
 
+    _quiet_failures()
     paths, config = load()
     manager = McpManager.from_config(paths, config)
     _known(manager, name)
@@ -208,8 +214,16 @@ async def _test(name: str) -> dict[str, Any]:
     state, error = connection.status.state, connection.status.last_error
     tools = [t.name for t in connection.status.tools]
     await connection.aclose()
+    sees = what_it_sees(connection) if state != "up" and connection.status.sandbox == "bwrap" else []
     return {"state": state, "error": error, "tools": tools, "startSeconds": round(started - began, 3),
-            "stopSeconds": round(time.monotonic() - started, 3)}
+            "stopSeconds": round(time.monotonic() - started, 3), "sees": sees}
+
+
+def _quiet_failures() -> None:
+    """The command reports a server's failure itself: the connection's log line would say it twice."""
+    import logging
+
+    logging.getLogger("claw.mcp.connection").setLevel(logging.ERROR)
 
 
 @app.command("import")
@@ -266,6 +280,7 @@ async def _listing(name: str, what: str) -> list[dict[str, Any]]:
     manager = McpManager.from_config(paths, config)
     _known(manager, name)
     connection = manager.connections[name]
+    _quiet_failures()
     connection.start()
     try:
         await connection.wait_first_attempt()
