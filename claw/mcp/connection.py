@@ -135,15 +135,21 @@ class McpConnection:
     async def _supervise(self) -> None:
         assert self._stop is not None
         delay = _FIRST_BACKOFF
+        said = ""
         while not self._stop.is_set():
             began = time.monotonic()
+            offset = _size(self._log_file)
             try:
                 await self._run_once(began)
                 if not self._stop.is_set():
-                    self.status.last_error = "the server closed the connection (it exited or crashed)"
+                    self.status.last_error = self._explained(
+                        "the server closed the connection (it exited or crashed)", offset
+                    )
             except Exception as exc:  # noqa: BLE001 - anything a server does is reported, never raised
-                self.status.last_error = _describe(exc)
-                log.warning("MCP server %s: %s", self.name, self.status.last_error)
+                self.status.last_error = self._explained(_describe(exc), offset)
+                if self.status.last_error != said:  # each restart fails alike: said once, not at every retry
+                    said = self.status.last_error
+                    log.warning("MCP server %s: %s", self.name, said)
             self._session = None
             self.status.state = "stopped" if self._stop.is_set() else "down"
             self._first_attempt.set()
@@ -159,6 +165,20 @@ class McpConnection:
             if not self._stop.is_set():
                 self.status.restarts += 1
                 self.status.state = "starting"
+
+    def _explained(self, error: str, offset: int) -> str:
+        """`error` with the last lines the server wrote to stderr in this attempt, and, when the sandbox
+        likely caused it, the setting that fixes it (claw/mcp/sandboxing.py); "Connection closed" alone
+        tells nobody anything."""
+        from claw.mcp.sandboxing import sandbox_hint
+
+        tail = _stderr_tail(self._log_file, offset) if self.settings.command is not None else ""
+        if error == "Connection closed":
+            error = "the server exited during start-up"
+        if tail:
+            error += f"; its stderr ends: {tail}"
+        hint = sandbox_hint(self.name, error) if self.status.sandbox == "bwrap" else None
+        return f"{error} — {hint}" if hint else error
 
     async def _run_once(self, began: float) -> None:
         import anyio
@@ -257,6 +277,25 @@ async def _either(lost: Any, stop: asyncio.Event) -> None:
 
         group.start_soon(first, lost.wait)
         group.start_soon(first, stop.wait)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _stderr_tail(path: Path, offset: int, lines: int = 3) -> str:
+    """The last `lines` non-blank lines written to the server's log since `offset`, joined by ` | `."""
+    try:
+        with path.open("rb") as file:
+            file.seek(max(offset, _size(path) - 16_384))
+            text = file.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    kept = [line.strip()[:200] for line in text.splitlines() if line.strip()]
+    return " | ".join(kept[-lines:])
 
 
 def _describe(exc: BaseException) -> str:
