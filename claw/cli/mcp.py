@@ -249,7 +249,7 @@ def resources(name: str = NameArg, json_out: bool = JsonOption) -> None:
     import asyncio
 
     rows = asyncio.run(_listing(name, "resources"))
-    _print_rows(rows, json_out, "uri")
+    _print_rows(rows, json_out, "uri", f"{name} offers no resources.")
 
 
 @app.command("prompts")
@@ -258,12 +258,16 @@ def prompts(name: str = NameArg, json_out: bool = JsonOption) -> None:
     import asyncio
 
     rows = asyncio.run(_listing(name, "prompts"))
-    _print_rows(rows, json_out, "name")
+    _print_rows(rows, json_out, "name", f"{name} offers no prompts.")
 
 
-def _print_rows(rows: list[dict[str, Any]], json_out: bool, key: str) -> None:
+def _print_rows(rows: list[dict[str, Any]] | None, json_out: bool, key: str, none_offered: str) -> None:
+    """`rows` None: the server does not offer the kind at all (it answered "Method not found")."""
     if json_out:
-        print_json(rows)
+        print_json(rows or [])
+        return
+    if rows is None:
+        print(none_offered)
         return
     for row in rows:
         print(f"{row[key]}  {row.get('description') or ''}".rstrip())
@@ -271,7 +275,10 @@ def _print_rows(rows: list[dict[str, Any]], json_out: bool, key: str) -> None:
         print("None.")
 
 
-async def _listing(name: str, what: str) -> list[dict[str, Any]]:
+async def _listing(name: str, what: str) -> list[dict[str, Any]] | None:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import METHOD_NOT_FOUND
+
     from claw.cli.common import load
     from claw.errors import ClawError
     from claw.mcp.manager import McpManager
@@ -287,15 +294,24 @@ async def _listing(name: str, what: str) -> list[dict[str, Any]]:
         if connection.status.state != "up":
             raise ClawError(f"MCP server {name} did not start: {connection.status.last_error}")
         session = await connection.session()
-        if what == "resources":
-            found = (await session.list_resources()).resources
-            return [{"uri": str(r.uri), "name": r.name, "description": r.description, "mimeType": r.mime_type}
-                    for r in found]
-        listed = (await session.list_prompts()).prompts
-        return [{"name": p.name, "description": p.description,
-                 "arguments": [a.name for a in p.arguments or ()]} for p in listed]
+        try:
+            return await _listed(session, what)
+        except MCPError as exc:
+            if exc.code == METHOD_NOT_FOUND:  # a server that offers only tools, say
+                return None
+            raise ClawError(f"MCP server {name}: listing its {what} failed: {exc}") from None
     finally:
         await connection.aclose()
+
+
+async def _listed(session: Any, what: str) -> list[dict[str, Any]]:
+    if what == "resources":
+        found = (await session.list_resources()).resources
+        return [{"uri": str(r.uri), "name": r.name, "description": r.description, "mimeType": r.mime_type}
+                for r in found]
+    listed = (await session.list_prompts()).prompts
+    return [{"name": p.name, "description": p.description,
+             "arguments": [a.name for a in p.arguments or ()]} for p in listed]
 
 
 @app.command("serve")
