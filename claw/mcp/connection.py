@@ -61,7 +61,10 @@ class McpConnection:
         restart_max_seconds: float = 60.0,
         on_change: Callable[[], None] = lambda: None,
         sandbox: SandboxContext | None = None,
+        listing_file: Path | None = None,
     ) -> None:
+        from claw.mcp import listing_cache
+
         self.name = name
         self.settings = settings
         self.status = ServerStatus(name)
@@ -74,7 +77,12 @@ class McpConnection:
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._first_attempt = asyncio.Event()
+        self._settled = asyncio.Event()
+        """Set while the server is not starting: up, or its attempt failed."""
         self._relist = asyncio.Event()
+        self._listing_file = listing_file
+        self.cached_tools: list[Any] = listing_cache.load(listing_file, settings) if listing_file else []
+        """The tools it listed last time with these settings (claw/mcp/listing_cache.py), offered while it starts."""
 
     @property
     def started(self) -> bool:
@@ -98,6 +106,8 @@ class McpConnection:
             return
         assert self._stop is not None
         self._stop.set()
+        if self.status.state == "starting":  # nothing to finish: an attempt under way is cut off (its process ends)
+            task.cancel()
         try:
             async with asyncio.timeout(15):
                 await task
@@ -106,10 +116,17 @@ class McpConnection:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise
         self.status.state = "stopped"
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """The server's `CallToolResult`; `ServerDown` when it is not up, `TimeoutError` past the timeout."""
+        """The server's `CallToolResult`; `ServerDown` when it is not up, `TimeoutError` past the timeout. A
+        server still starting (its tool offered from its last listing) is waited for, saying so."""
+        if self._session is None and self.status.state in ("starting", "stopped"):
+            self.start()  # offered from its last listing, not started yet (a one-shot turn)
+            await self._wait_until_started()
         session = self._session
         if session is None:
             raise ServerDown(self.name, self.status.last_error)
@@ -125,6 +142,12 @@ class McpConnection:
             if self._session is not session or self.status.state != "up":
                 raise ServerDown(self.name, str(exc) or "the connection closed") from None
             raise
+
+    async def _wait_until_started(self) -> None:
+        log.warning("waiting for MCP server %s (still starting)", self.name)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.settings.startup_timeout_seconds + 5):
+                await self._settled.wait()
 
     async def session(self) -> Any:
         """The live SDK session (for listings: resources, prompts); ServerDown when there is none."""
@@ -153,6 +176,7 @@ class McpConnection:
             self._session = None
             self.status.state = "stopped" if self._stop.is_set() else "down"
             self._first_attempt.set()
+            self._settled.set()
             self._on_change()
             if self._stop.is_set():
                 return
@@ -165,6 +189,7 @@ class McpConnection:
             if not self._stop.is_set():
                 self.status.restarts += 1
                 self.status.state = "starting"
+                self._settled.clear()
 
     def _explained(self, error: str, offset: int) -> str:
         """`error` with the last lines the server wrote to stderr in this attempt, and, when the sandbox
@@ -207,6 +232,7 @@ class McpConnection:
                     self.status.started_in = time.monotonic() - began
                     self._session, self.status.state, self.status.last_error = session, "up", ""
                     self._first_attempt.set()
+                    self._settled.set()
                     self._on_change()
                     group.start_soon(self._relister, session)
                     await _either(lost, self._stop)
@@ -225,6 +251,11 @@ class McpConnection:
             if not cursor:
                 break
         self.status.tools = tools
+        if self._listing_file is not None:
+            from claw.mcp import listing_cache
+
+            listing_cache.save(self._listing_file, self.settings, tools)
+            self.cached_tools = tools
 
     async def _relister(self, session: Any) -> None:
         """Lists the tools again after each `notifications/tools/list_changed` (outside the SDK's receive
