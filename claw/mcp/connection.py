@@ -318,14 +318,15 @@ def _size(path: Path) -> int:
 
 
 def _stderr_tail(path: Path, offset: int, lines: int = 3) -> str:
-    """The last `lines` non-blank lines written to the server's log since `offset`, joined by ` | `."""
+    """The last `lines` non-blank lines written to the server's log since `offset`, joined by ` | ` (npm's
+    notices about its own updates left out: they would push the error out of view)."""
     try:
         with path.open("rb") as file:
             file.seek(max(offset, _size(path) - 16_384))
             text = file.read().decode("utf-8", "replace")
     except OSError:
         return ""
-    kept = [line.strip()[:200] for line in text.splitlines() if line.strip()]
+    kept = [line.strip()[:200] for line in text.splitlines() if line.strip() and not line.startswith("npm notice")]
     return " | ".join(kept[-lines:])
 
 
