@@ -218,6 +218,7 @@ class AgentRunner:
             sender_authorized=run.ctx.command_authorized,
             denied_tools=denied,
             skill_env=skill_env,
+            notice=lambda message: emit(Stream.LIFECYCLE, run_event.waiting(message)),
         )
         load = lambda: self.context.load_bootstrap(env.settings, env.workspace, run.session_key)  # noqa: E731
         bootstrap = await filter_for_run(self.bootstrap_filters, run, env, load)

@@ -144,7 +144,7 @@ class McpConnection:
             raise
 
     async def _wait_until_started(self) -> None:
-        log.warning("waiting for MCP server %s (still starting)", self.name)
+        log.info("waiting for MCP server %s (still starting)", self.name)  # the run says so (McpTool.run)
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(self.settings.startup_timeout_seconds + 5):
                 await self._settled.wait()
