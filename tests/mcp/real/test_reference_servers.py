@@ -80,6 +80,7 @@ def test_server_everything_over_streamable_http(claw_env: ClawEnv, installed: In
     finally:
         server.terminate()
         server.wait(10)
+        server.stderr.close()  # type: ignore[union-attr]
 
 
 def test_mcp_server_time(claw_env: ClawEnv, installed: Installed) -> None:
