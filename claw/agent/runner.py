@@ -219,6 +219,7 @@ class AgentRunner:
             sender_authorized=run.ctx.command_authorized,
             denied_tools=denied,
             skill_env=skill_env,
+            notice=lambda message: emit(Stream.LIFECYCLE, run_event.waiting(message)),
         )
         load = functools.partial(self.context.load_bootstrap, env.settings, env.workspace, run.session_key)
         bootstrap = await filter_for_run(self.bootstrap_filters, run, env, load)

@@ -2,8 +2,11 @@
 
 Asked for every turn (`tools_for`), it offers each agent the tools of the servers that are up and
 allowed to it, filtered by each server's `tools` / `excludeTools`. Servers are started by the gateway
-service (`startup = "eager"`), or by the first turn that could use them (lazy ones, and every server
-of a one-shot `claw agent`, which starts no services); a turn waits only for a server's first start.
+service (`startup = "eager"`), or by the first turn that could use them (lazy ones); a gateway's turn
+waits only for a server's first start. A one-shot `claw agent -m` and the console wait for none
+(`waits_for_start` False): a turn offers the tools of the servers up and, for the others, their last
+listing (claw/mcp/listing_cache.py), and a server is started by the first call to one of its tools; one
+never listed is started at once, its tools offered from the next turn.
 Above `mcp.catalogueThreshold` tools, a turn gets the catalogue instead (`claw.mcp.catalogue`).
 """
 
@@ -49,6 +52,7 @@ class McpManager:
                 restart_max_seconds=settings.restart_max_seconds,
                 on_change=self._rebuild,
                 sandbox=sandbox,
+                listing_file=paths.data_dir / "mcp" / "listings" / f"{name}.json",
             )
             for name, server in settings.servers.items()
             if server.enabled
@@ -58,6 +62,9 @@ class McpManager:
         self.skipped: dict[str, dict[str, str]] = {}
         """Per server, the tools left out and why (a bad name or schema)."""
         self.catalogue = Catalogue(self)
+        self.waits_for_start = True
+        """A turn waits for the first start of the servers (a gateway); False (a one-shot turn, the console):
+        it offers what is up and, of those still starting, their last listing (`cached_tools`)."""
 
     @classmethod
     def from_config(cls, paths: Paths, config: Config) -> McpManager:
@@ -90,7 +97,13 @@ class McpManager:
     # --- the ToolSource ------------------------------------------------------------------------
 
     async def tools_for(self, agent_id: str, session_key: str) -> Sequence[Tool]:
-        await self.ensure_started()
+        if self.waits_for_start:
+            await self.ensure_started()
+        else:  # a server listed before is started by its first call; one never listed starts now, for next time
+            for connection in self.connections.values():
+                if not connection.cached_tools:
+                    connection.start()
+            self._rebuild()
         offered = [t for t in self.tools.values() if _for_agent(t.connection.settings, agent_id)]
         if len(offered) <= self.settings.catalogue_threshold:
             return offered
@@ -115,8 +128,16 @@ class McpManager:
         tools: dict[str, McpTool] = {}
         for server, connection in self.connections.items():
             skipped: dict[str, str] = {}
-            if connection.status.state == "up":
-                for raw in connection.status.tools:
+            state = connection.status.state
+            listed = (
+                connection.status.tools
+                if state == "up"
+                else connection.cached_tools
+                if state in ("starting", "stopped")
+                else []
+            )
+            if listed:
+                for raw in listed:
                     built = self._tool(server, connection, raw)
                     if isinstance(built, str):
                         skipped[raw.name] = built

@@ -44,6 +44,8 @@ class McpTool:
         if refused is not None:
             return refused
         server = self.connection.name
+        if self.connection.status.state in ("starting", "stopped"):  # offered from its last listing
+            ctx.notice(f"waiting for MCP server {server} (starting)")
         try:
             result = await self.connection.call(self.remote_name, args)
         except ServerDown as exc:
