@@ -72,10 +72,11 @@ def start_gateway(env: dict[str, str], home: Path, *args: str) -> GatewayProc:
             stdin=subprocess.DEVNULL,
             text=True,
         )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90
     while not (home / "gateway.json").exists():
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
+            proc.wait(30)
             raise AssertionError(f"gateway did not start:\n{stderr_path.read_text()}")
         time.sleep(0.05)
     return GatewayProc(proc, home, stderr_path)
