@@ -41,7 +41,11 @@ class ServerSettings:
     max_pending_handshakes: int = 256
     """Connections not yet authenticated (at most 64 KiB buffered each), across all sources; more get HTTP 503."""
     max_inflight_requests: int = 64
-    """Requests one connection may have running at once; more are answered with UNAVAILABLE."""
+    """Requests one connection may have running at once; the next waits (the connection reads nothing more
+    meanwhile, so a client sending faster is slowed by TCP back-pressure)."""
+    max_queued_events: int = 4096
+    """Broadcast events (presence, health, approvals, session lists) waiting to go to one connection; a client
+    that lets more pile up is closed as too slow (1013)."""
     send_timeout_s: float = 30.0
     """A client that does not take a frame within this time is closed as too slow."""
     heartbeat_s: float = 30.0
