@@ -178,7 +178,7 @@ class _Codec:
     """Entries to rows and back, with the shared values stored once (a cache of them, by hash: they never change)."""
 
     def __init__(self) -> None:
-        self._shared: dict[str, Any] = {}
+        self._shared: dict[str, str] = {}  # hash → the value's JSON text
         self._lock = threading.Lock()
 
     def encode(self, conn: sqlite3.Connection, entry: SessionEntry) -> str:
@@ -216,15 +216,18 @@ class _Codec:
         return SessionEntry.from_json(key, value)
 
     def _shared_value(self, conn: sqlite3.Connection, digest: str) -> dict[str, Any]:
+        """The shared value `digest`, parsed afresh each time (entries are handed out; the cache is not)."""
         with self._lock:
-            found = self._shared.get(digest)
-        if found is None:
+            raw = self._shared.get(digest)
+        if raw is None:
             row = conn.execute("SELECT value FROM shared WHERE hash = ?", (digest,)).fetchone()
-            found = json.loads(row[0]) if row else {}
-            if row:
-                with self._lock:
-                    self._shared[digest] = found
-        return json.loads(json.dumps(found))  # a copy: entries are handed out, the cache is not
+            if row is None:
+                return {}
+            raw = row[0]
+            with self._lock:
+                self._shared[digest] = raw
+        value: dict[str, Any] = json.loads(raw)
+        return value
 
 
 def _import_json(conn: sqlite3.Connection, path: Path) -> None:
