@@ -34,7 +34,7 @@ def ls(
     wide: bool = WideOption,
 ) -> None:
     """Table of sessions: key, id, messages, last updated, cost (priced now, from the usage ledger)."""
-    from claw.cli.common import print_json
+    from claw.cli.common import print_json_rows
     from claw.cli.usage import cost_cell, with_costs
 
     rows = with_costs(_call(agent_id, "sessions.list")["sessions"], agent_id)
@@ -42,7 +42,7 @@ def ls(
         _print_tree(rows, json_out, agent_id, wide)
         return
     if json_out:
-        print_json(rows)
+        print_json_rows(rows)
         return
     if not rows:
         print(f'No sessions yet for agent {agent_id}. Start one with: claw agent -m "hello"')

@@ -189,7 +189,7 @@ def _sessions_page(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
     settings = gw.config.agent(params.agent_id)
     return {
         "ts": now_ms(),
-        "path": str(gw.paths.sessions_dir(params.agent_id) / "sessions.json"),
+        "path": str(gw.paths.sessions_dir(params.agent_id) / "sessions.sqlite"),
         "count": len(page),
         "totalCount": len(entries),
         "limitApplied": params.limit,

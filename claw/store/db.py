@@ -182,7 +182,7 @@ def apply_migrations(db: Database, migrations: Iterable[Migration]) -> list[str]
             return True
 
         if db.write(run):
-            log.info("gateway.db: applied migration %s %03d %s", step.area, step.number, step.name)
+            log.info("%s: applied migration %s %03d %s", db.path.name, step.area, step.number, step.name)
             applied.append(f"{step.area}/{step.number:03d}_{step.name}")
     return applied
 
