@@ -294,6 +294,7 @@ async def test_draining_refuses_new_runs_but_serves_the_rest(served: Served) -> 
     )
     with pytest.raises(urllib.error.HTTPError) as http_refused:
         await asyncio.to_thread(urllib.request.urlopen, request, timeout=10)
+    http_refused.value.close()  # the error holds the response and its socket
     assert http_refused.value.code == 503
     await wire.close()
 
