@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from textual.widgets import Footer
+
 from claw.tui.screens.approval_screen import ApprovalScreen
 from claw.tui.widgets.conversation.tool_card import ToolCard
 from tests.gateway.conftest import write_config
@@ -32,6 +34,9 @@ async def test_approval_modal_gates_exec(claw_env, console, workspace) -> None:
         assert str(modal.query_one("#command").render()) == "echo approved-run"
         assert str(workspace) in str(modal.query_one("#cwd").render())
         assert "waiting for approval" in app.chat.status.plain
+        # The footer on show is the dialog's own: Esc denies there (the chat screen's "Abort" is not shown).
+        footer = modal.query_one(Footer)
+        assert footer.screen is modal and modal.active_bindings["escape"].binding.description == "Deny"
         await pilot.pause(0.5)
         assert len(claw_env.server.chat_requests) == 1  # the run waits for the answer
 

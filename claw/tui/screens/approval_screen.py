@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 if TYPE_CHECKING:
     from claw.tools.base import ApprovalRequest
@@ -51,6 +51,7 @@ class ApprovalScreen(ModalScreen[str]):
                 yield Button("Approve once (o)", id="allow-once", variant="primary")
                 yield Button("Always (a)", id="allow-always", variant="warning")
                 yield Button("Deny (Esc)", id="deny", variant="error")
+        yield Footer()  # its own keys (Esc denies here), not the chat screen's under it
 
     def on_mount(self) -> None:
         self.query_one("#deny", Button).focus()
