@@ -85,7 +85,7 @@ async def test_escape_before_the_run_starts_aborts_it(claw_env, console) -> None
     app = built.app
     async with app.run_test(size=SIZE) as pilot:
         other = await built.client.run("hold the slot", session_key="agent:main:other")
-        await claw_env.server.wait_for_requests_async(1)
+        await claw_env.server.wait_for_requests_async(1, timeout=30)
         await type_and_send(pilot, "mine")
         view = await wait_for(pilot, lambda: next(iter(app.chat.runs.values()), None), what="the run accepted")
         assert not view.started
