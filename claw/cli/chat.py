@@ -47,9 +47,9 @@ def chat(
 
         raise UsageError("use one of --session, --continue and --resume")
     if resume_latest:
-        from claw.cli.sessions_pick import latest_session_key
+        from claw.cli.sessions_pick import continued_session_key
 
-        session = latest_session_key(agent_id, url)
+        session = continued_session_key(agent_id, url)
     elif resume:
         from claw.cli.sessions_pick import pick_session_first
 
