@@ -40,8 +40,10 @@ def chat(
     from claw.paths import Paths, check_agent_id
     from claw.server.runtime_file import read_runtime
     from claw.tui.logging_setup import log_to_file
+    from claw.tui.themes import check_theme
 
     check_agent_id(agent_id)
+    check_theme(theme)
     if sum((session is not None, resume_latest, resume)) > 1:
         from claw.errors import UsageError
 
