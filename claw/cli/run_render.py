@@ -28,9 +28,11 @@ wrong, like any usage error; 1 for a command that failed (`failed`)."""
 async def ask_on_terminal(request: ApprovalRequest) -> Decision:
     """Ask on the terminal, saying why the policy asks (the reason says when "always" covers only this command)."""
     why = f"why: {request.reason}\n" if request.reason else ""
-    prompt = f"\nexec wants to run:\n  {request.command}\nin {request.cwd}\n{why}Allow? [o]nce / [a]lways / [N]o: "
+    choices = "[o]nce / [a]lways / [N]o" if request.allow_always else "[o]nce / [N]o"  # only what can work
+    prompt = f"\nexec wants to run:\n  {request.command}\nin {request.cwd}\n{why}Allow? {choices}: "
     answer = await asyncio.to_thread(_read_answer, prompt)
-    return {"o": "allow-once", "a": "allow-always"}.get(answer[:1].lower(), "deny")  # type: ignore[return-value]
+    offered = {"o": "allow-once", "a": "allow-always"} if request.allow_always else {"o": "allow-once"}
+    return offered.get(answer[:1].lower(), "deny")  # type: ignore[return-value]
 
 
 def _read_answer(prompt: str) -> str:

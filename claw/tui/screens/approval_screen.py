@@ -49,9 +49,15 @@ class ApprovalScreen(ModalScreen[str]):
                 yield Static(self.request.reason, id="reason", markup=False)
             with Horizontal(id="buttons"):
                 yield Button("Approve once (o)", id="allow-once", variant="primary")
-                yield Button("Always (a)", id="allow-always", variant="warning")
+                if self.request.allow_always:  # else nothing would be remembered: not offered
+                    yield Button("Always (a)", id="allow-always", variant="warning")
                 yield Button("Deny (Esc)", id="deny", variant="error")
         yield Footer()  # its own keys (Esc denies here), not the chat screen's under it
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "decide" and parameters == ("allow-always",):
+            return self.request.allow_always
+        return True
 
     def on_mount(self) -> None:
         self.query_one("#deny", Button).focus()
@@ -61,4 +67,6 @@ class ApprovalScreen(ModalScreen[str]):
         self.action_decide(event.button.id or "deny")
 
     def action_decide(self, decision: str) -> None:
+        if decision == "allow-always" and not self.request.allow_always:
+            return
         self.dismiss(decision if decision in ("allow-once", "allow-always") else "deny")
