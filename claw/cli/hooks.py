@@ -10,7 +10,7 @@ from claw.cli.common import AgentOption, JsonOption, WideOption, listing
 
 app = typer.Typer(help="List, enable and disable lifecycle hooks.", no_args_is_help=True)
 
-_MARKS = {"enabled": "✓", "disabled": "✗", "shadowed": "~", "invalid": "!"}
+_MARKS = {"enabled": "✓", "disabled": "○", "shadowed": "~", "invalid": "!"}  # ○: off by choice, nothing wrong
 
 
 def _call(method: str, **params: Any) -> Any:
