@@ -56,11 +56,13 @@ def tools(
     if json_out:
         print_json(rows)
         return
-    for row in rows:
-        note = f"  SKIPPED: {row['skipped']}" if row["skipped"] else f"  {row['description']}"
-        print(f"{row['name']}{note}")
     if not rows:
         print("No tools.")
+        return
+    from claw.cli.table import Column, print_table  # aligned, like every listing
+
+    columns = (Column("TOOL", flex=True, floor=16), Column("DESCRIPTION", flex=True))
+    print_table(columns, [(r["name"], f"SKIPPED: {r['skipped']}" if r["skipped"] else r["description"]) for r in rows])
 
 
 async def _local_tools(server: str | None) -> list[dict[str, Any]]:
