@@ -127,7 +127,7 @@ def test_edit_enable_disable_rm(claw: Claw) -> None:
     assert "Removed automation" in claw("rm", "brief").stdout
     assert jobs(claw) == []
     missing = claw("rm", "brief")
-    assert missing.returncode == 1 and "no automation 'brief'" in missing.stderr
+    assert missing.returncode == 1 and "no job named 'brief' (jobs: none yet" in missing.stderr
 
 
 def test_runs_of_a_job_that_never_ran(claw: Claw) -> None:
