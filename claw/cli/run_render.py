@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from claw.cli.subagent_wait import wait_for_subagents
@@ -30,7 +31,13 @@ async def ask_on_terminal(request: ApprovalRequest) -> Decision:
     why = f"why: {request.reason}\n" if request.reason else ""
     choices = "[o]nce / [a]lways / [N]o" if request.allow_always else "[o]nce / [N]o"  # only what can work
     prompt = f"\nexec wants to run:\n  {request.command}\nin {request.cwd}\n{why}Allow? {choices}: "
-    answer = await asyncio.to_thread(_read_answer, prompt)
+    from claw.cli.terminal_renderer import approval_waited
+
+    asked_at = time.monotonic()
+    try:
+        answer = await asyncio.to_thread(_read_answer, prompt)
+    finally:
+        approval_waited(time.monotonic() - asked_at)  # the call's time is shown without the wait
     offered = {"o": "allow-once", "a": "allow-always"} if request.allow_always else {"o": "allow-once"}
     return offered.get(answer[:1].lower(), "deny")  # type: ignore[return-value]
 
