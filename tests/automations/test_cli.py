@@ -89,7 +89,7 @@ def test_ls_shows_words_zone_next_run_and_state(claw: Claw) -> None:
     table = claw("ls", "--wide").stdout  # every cell whole (80 columns would cut the schedule)
     brief = next(line for line in table.splitlines() if "brief" in line)
     assert "0 9 * * * (At 09:00 every day)" in brief and "America/New_York" in brief
-    assert " 09:00 E" in brief  # EST or EDT: the next run in the job's own zone
+    assert " 09:00  " in brief  # the next run in the job's own zone (the TZ column names it)
     inbox = next(line for line in table.splitlines() if "inbox" in line)
     assert "Every 30m" in inbox and "Europe/Paris" in inbox and inbox.rstrip().endswith("no")
     (first, second) = jobs(claw)
