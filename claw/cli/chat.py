@@ -114,7 +114,10 @@ async def _run_local(**options: str | None) -> None:
         from claw.tui.approvals import BrokerApprovals
 
         paths, config = load(options["agent_id"])
+        from claw.mcp.capability import McpCapability
+
         gateway = build_gateway(paths, config, services=Gateway.capability_services if owner else ())
+        gateway.capability(McpCapability).dont_wait_for_servers()  # the first reply never waits for a server
         await gateway.start()
         return LocalClient(gateway, channel="tui"), BrokerApprovals(gateway.approvals)
 

@@ -62,8 +62,10 @@ async def run_one_turn(
     """Run `message` as one turn in an in-process gateway; return the process exit code."""
     from claw.client.local import LocalClient
     from claw.compose import build_gateway
+    from claw.mcp.capability import McpCapability
 
     gateway = build_gateway(paths, config)
+    gateway.capability(McpCapability).dont_wait_for_servers()  # one turn: never wait for a server not used
     client = LocalClient(gateway)
     if wants_terminal_approvals(json_out):
         gateway.approvals.set_approver(ask_on_terminal)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -51,14 +50,14 @@ def terminal_width() -> int:
 
 
 def one_line(value: object) -> str:
-    """`value` as a single-line cell: None is "—", runs of whitespace become one space, control characters go
-    (a preview can hold a model's escape sequences; a table must not pass them to the terminal)."""
+    """`value` as a single-line cell: None is "—", runs of whitespace become one space, control characters
+    and bidi controls are escaped (a preview can hold a model's escape sequences, a label a right-to-left
+    override: a table never passes them to the terminal)."""
     if value is None:
         return "—"
-    text = " ".join(str(value).split())
-    if not text.isprintable():
-        text = "".join(ch for ch in text if unicodedata.category(ch) != "Cc")
-    return text
+    from claw.untrusted import shown
+
+    return shown(" ".join(str(value).split()))
 
 
 def local_time(iso: str | int | float | None) -> str:

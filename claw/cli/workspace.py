@@ -42,12 +42,13 @@ def show_cmd(
     paths, config = load(agent)
     ws = ws_mod.workspace_dir(paths, config, agent)
     if name is not None:
+        from claw.safe_read import read_agent_text
+
         path = ws / ws_mod.resolve_name(name)
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
+        text = read_agent_text(ws, path.name)  # a link out or a FIFO: a one-line refusal, never a hang
+        if text is None:
             hint = f"create it with `claw workspace edit {name}`"
-            raise NotFoundError(f"{path} does not exist; {hint}") from None
+            raise NotFoundError(f"{path} does not exist; {hint}")
         sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
         return
 
@@ -57,7 +58,14 @@ def show_cmd(
     notes, skills = ws_mod.count_daily_notes(ws), ws_mod.count_skills(ws)
     if as_json:
         files = [
-            {"name": s.name, "exists": s.exists, "chars": s.chars, "cap": s.cap, "truncated": s.truncated}
+            {
+                "name": s.name,
+                "exists": s.exists,
+                "chars": s.chars,
+                "cap": s.cap,
+                "truncated": s.truncated,
+                "refused": s.refused,
+            }
             for s in sizes
         ]
         print_json({"workspace": str(ws), "files": files, "dailyNotes": notes, "skills": skills})
@@ -72,11 +80,16 @@ def show_cmd(
     total = sum(min(s.chars, s.cap) for s in sizes if s.cap)
     print(f"injected total: up to {total:,} of {settings.bootstrap_total_max_chars:,} chars")
     print(f"memory/: {notes} daily notes    skills/: {skills} skills")
+    for s in sizes:
+        if s.refused is not None:
+            print(f"skipped {s.name}: {s.refused}")
 
 
 def _status(size: FileSize) -> str:
     if not size.exists:
         return "missing"
+    if size.refused is not None:
+        return "SKIPPED (see below)"
     if size.cap is None:
         return "searched, not injected"
     if size.chars == 0:

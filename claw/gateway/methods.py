@@ -36,6 +36,7 @@ from claw.gateway.session_methods import SESSION_METHODS
 from claw.gateway.session_rows import now_ms, session_row, split_model_ref
 from claw.gateway.system_methods import SYSTEM_METHODS
 from claw.gateway.think_commands import set_think
+from claw.safe_read import read_agent_text_async
 from claw.store.sessions import SessionEntry
 from claw.tools.exec_approvals import DECISIONS
 from claw.workspace import resolve_name
@@ -188,7 +189,7 @@ def _sessions_page(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
     settings = gw.config.agent(params.agent_id)
     return {
         "ts": now_ms(),
-        "path": str(gw.paths.sessions_dir(params.agent_id) / "sessions.json"),
+        "path": str(gw.paths.sessions_dir(params.agent_id) / "sessions.sqlite"),
         "count": len(page),
         "totalCount": len(entries),
         "limitApplied": params.limit,
@@ -250,8 +251,12 @@ async def sessions_delete(gw: Gateway, params: SessionParams) -> dict[str, Any]:
 async def workspace_read(gw: Gateway, params: WorkspaceFileParams) -> dict[str, Any]:
     agent_id = params.agent_id
     name = resolve_name(params.name)
-    path = gw.workspace(agent_id) / name
-    text = await asyncio.to_thread(path.read_text, encoding="utf-8") if path.exists() else ""
+    workspace = gw.workspace(agent_id)
+    path = workspace / name
+    # The agent can plant a link or a FIFO here: read by the rule for agent-writable files (a refusal is the
+    # method's error, naming the file), never by following the name.
+    hardlinks = gw.config.agent(agent_id).tools.files.allow_hardlinks
+    text = await read_agent_text_async(workspace, name, allow_hardlinks=hardlinks) or ""
     return {
         "name": name,
         "path": str(path),

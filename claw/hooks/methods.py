@@ -19,6 +19,7 @@ from pydantic import Field
 from claw.config_edit import editing, set_value
 from claw.errors import NotFoundError, UsageError
 from claw.gateway.rpc_params import AgentParams, NonEmptyStr, takes
+from claw.hooks.loader import HookLoadError, handler_digest
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method
@@ -62,6 +63,13 @@ async def _toggle(registry: HookRegistry, host: HooksHost, params: HookParams, e
             raise UsageError(f"hook {name!r} at {invalid.directory} cannot be loaded: {invalid.reason}")
         raise NotFoundError(f"no hook named {name!r} (see `claw hooks ls`)")
     entry: dict[str, Any] = {"enabled": True, "source": hook.source} if enabled else {"enabled": False}
+    if enabled and hook.source == "workspace":
+        # The agent can write its workspace: pin the handler.py the user enables, so a later change does
+        # not run until the user enables the hook again (claw.hooks.loader).
+        try:
+            entry["sha256"] = await asyncio.to_thread(handler_digest, hook)
+        except HookLoadError as exc:
+            raise UsageError(f"hook {name!r} cannot be enabled: {exc}") from None
     await asyncio.to_thread(_write_entry, host.paths.config_file, name, entry)
     registry.reload_settings()
     row = next(r for r in await asyncio.to_thread(registry.rows, agent_id) if r["name"] == name)

@@ -239,8 +239,8 @@ async def _check_device(
         params.client.platform, params.client.deviceFamily,
     )  # fmt: skip
     try:
-        verify(proof.id, proof.publicKey, proof.signature, proof.signedAt, proof.nonce, fields,
-               expected_nonce=nonce, now_ms=_now_ms())  # fmt: skip
+        raw_key = verify(proof.id, proof.publicKey, proof.signature, proof.signedAt, proof.nonce, fields,
+                         expected_nonce=nonce, now_ms=_now_ms())  # fmt: skip
     except DeviceProofError as exc:
         log.warning("refused connection %s from %s: %s", peer.conn_id, peer.remote, exc.message)
         details = {"code": exc.code, "reason": exc.reason}
@@ -252,7 +252,7 @@ async def _check_device(
               "deviceFamily": params.client.deviceFamily, "displayName": params.client.displayName,
               "remote": peer.remote, "role": params.role, "scopes": _granted(params.scopes)}  # fmt: skip
     try:  # a file under a lock, which `claw devices` may hold for a moment: off the event loop
-        admission = await asyncio.to_thread(devices.admit, device_id, proof.publicKey, local=peer.local, client=client)
+        admission = await asyncio.to_thread(devices.admit, device_id, raw_key, local=peer.local, client=client)
     except (ClawError, OSError) as exc:
         log.error("connection %s: cannot check device %s: %s", peer.conn_id, device_id[:12], exc)
         message = "the gateway cannot read its devices file; see the gateway log"

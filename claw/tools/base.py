@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -74,6 +74,9 @@ class ToolContext:
     """Variables the agent's eligible skills are configured with (`skills.entries.<k>.env`, `apiKey` → the
     skill's primaryEnv); `exec` adds them for names the environment does not already set. May hold secrets:
     kept out of repr, never logged."""
+    notice: Callable[[str], None] = field(default=lambda message: None, repr=False, compare=False)
+    """Tells the run's watchers that the call waits (one line, e.g. "waiting for MCP server files"); the
+    runner turns it into a `warning` lifecycle event. A no-op outside a run."""
 
 
 class Tool(Protocol):

@@ -36,12 +36,11 @@ class GatewayProc:
             args, env={**env, "PYTHONPATH": str(REPO)}, cwd=REPO, stdout=subprocess.PIPE, stderr=self.log, text=True
         )
         self._runtime = home / "gateway.json" if server else None
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 90
         while not self._ready():
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.proc.kill()
-                self.log.seek(0)
-                raise AssertionError(f"the gateway did not start:\n{self.log.read()}")
+                self.stop()
+                raise AssertionError(f"the gateway did not start:\n{Path(self.log.name).read_text()}")
             time.sleep(0.05)
 
     def _ready(self) -> bool:
@@ -62,6 +61,8 @@ class GatewayProc:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(30)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
         self.log.close()
 
 

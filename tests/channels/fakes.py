@@ -78,7 +78,7 @@ class _Threaded:
         finally:
             await runner.cleanup()
 
-    def wait_until(self, predicate: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
+    def wait_until(self, predicate: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
         deadline = time.monotonic() + timeout
         with self.lock:
             while not (value := predicate()):
@@ -139,7 +139,7 @@ class FakeTelegram(_Threaded):
         with self.lock:
             return [c for c in self.calls if c.method == method]
 
-    def wait_calls(self, method: str, n: int, timeout: float = 20.0) -> list[Call]:
+    def wait_calls(self, method: str, n: int, timeout: float = 60.0) -> list[Call]:
         return self.wait_until(lambda: (c := self.calls_of(method)) and len(c) >= n and c, timeout, f"{n} {method}")
 
     # --- the API ------------------------------------------------------------------------------
@@ -297,7 +297,7 @@ class ReplyReceiver(_Threaded):
                 seen.setdefault(r.body["idempotencyKey"], r.body)
             return list(seen.values())
 
-    def wait_unique(self, n: int, timeout: float = 20.0) -> list[dict[str, Any]]:
+    def wait_unique(self, n: int, timeout: float = 60.0) -> list[dict[str, Any]]:
         return self.wait_until(lambda: len(u := self.unique()) >= n and u, timeout, f"{n} replies")
 
     async def _reply(self, request: web.Request) -> web.Response:

@@ -117,7 +117,7 @@ async def test_the_session_survives_a_restart(start_channels: Start, discord: Fa
     assert discord.resumes[0]["seq"] >= seq and len(discord.identifies) == 1
 
 
-async def account_status(ch: Any, want: Any, timeout: float = 15.0) -> dict[str, Any]:
+async def account_status(ch: Any, want: Any, timeout: float = 60.0) -> dict[str, Any]:
     """Poll `channels.status` until the one account's status satisfies `want`."""
     deadline = time.monotonic() + timeout
     while True:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 from pathlib import Path
 
 import pytest
@@ -198,12 +197,9 @@ async def test_ollama_reached_as_openai_is_named() -> None:
 
 async def test_a_model_that_never_answers_costs_one_timeout() -> None:
     with ScriptedModelServer(models=(MODEL,), default=lambda _r: hang(), local=LocalServer("ollama", 8192)) as server:
-        start = time.perf_counter()
-        lines = await _doctor(server, timeout=0.5)
-        elapsed = time.perf_counter() - start
-        assert len(server.chat_requests) == 1
-    assert elapsed < 3
-    assert lines["stream"][0] == "fail" and lines["stream"][1] == "no reply within 0.5 s (timed out)"
+        lines = await _doctor(server, timeout=2)
+        assert len(server.chat_requests) == 1  # one call waited out; every later line skipped without a call
+    assert lines["stream"][0] == "fail" and lines["stream"][1] == "no reply within 2 s (timed out)"
     assert {lines[name][1] for name in NAMES[2:]} == {"skipped: the stream line timed out"}
 
 
@@ -216,12 +212,12 @@ async def test_a_long_prompt_too_slow_for_the_timeout_says_how_to_shorten_it() -
     with ScriptedModelServer(
         models=(MODEL,), default=slow_on_long_prompts, local=LocalServer("ollama", 8192)
     ) as server:
-        lines = await _doctor(server, timeout=0.5)
+        lines = await _doctor(server, timeout=2)
     status, detail, fix = lines["long prompt"]
-    assert status == "warn" and detail.startswith("no reply within 0.5 s to a ~")
+    assert status == "warn" and detail.startswith("no reply within 2 s to a ~")
     assert (
-        fix == "give it longer: --timeout 2, or a smaller check: --probe-tokens 2764"
-    )  # half of 90% of 8,192 less the 2,048 reserve
+        fix == "give it longer: --timeout 8, or a smaller check: --probe-tokens 2764"
+    )  # four times the timeout; half of 90% of 8,192 less the 2,048 reserve
     assert lines["tool call"][0] == "ok"
 
 

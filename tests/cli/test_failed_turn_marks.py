@@ -3,7 +3,6 @@ terminal, where the error is a line of its own, never glued to the reply that ha
 
 from __future__ import annotations
 
-import json
 import socket
 
 from claw.store.transcript import Transcript
@@ -11,11 +10,12 @@ from tests.gateway.conftest import write_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import hang
 from tests.support.processes import run_claw
+from tests.support.session_index import read_index
 
 
 def _entries(env: ClawEnv, key: str = "agent:main:main") -> list[dict]:
     sessions = env.home / "agents" / "main" / "sessions"
-    index = json.loads((sessions / "sessions.json").read_text())
+    index = read_index(sessions)
     return Transcript(sessions / f"{index[key]['sessionId']}.jsonl").read()
 
 
@@ -43,17 +43,17 @@ def test_connection_errors_are_recorded_and_shown(claw_env: ClawEnv) -> None:
 
 def test_error_after_partial_reply_is_on_its_own_line_and_recorded(claw_env: ClawEnv) -> None:
     # Long enough for the partial reply to arrive first on a loaded machine.
-    write_config(claw_env.home, "[agents.defaults]\ntimeout_seconds = 4\n")
+    write_config(claw_env.home, "[agents.defaults]\ntimeout_seconds = 10\n")
     claw_env.server.script(hang("Half an answer"))  # streams its text, then stalls past the run's timeout
     done = run_claw(claw_env.env, "agent", "-m", "hi")
     assert done.returncode == 1, done
     assert done.stdout == "Half an answer\n"  # the reply's line is ended before the error is printed
-    assert done.stderr.strip().splitlines() == ["claw: error: run timed out after 4 s"]
+    assert done.stderr.strip().splitlines() == ["claw: error: run timed out after 10 s"]
     last = _entries(claw_env)[-1]
     assert last["role"] == "assistant" and last.get("interrupted") and last["reason"] == "error", last
-    assert last["content"] == "Half an answer" and last["error"] == "run timed out after 4 s"
+    assert last["content"] == "Half an answer" and last["error"] == "run timed out after 10 s"
     assert not last.get("aborted")  # a timeout is a failure, not the user stopping the run
     shown = run_claw(claw_env.env, "sessions", "show", "main")
     flat = " ".join(shown.stdout.split())
-    assert "interrupted: the run failed (run timed out after 4 s)" in flat and "Half an answer" in flat, shown.stdout
+    assert "interrupted: the run failed (run timed out after 10 s)" in flat and "Half an answer" in flat, shown.stdout
     assert "(aborted)" not in flat

@@ -45,7 +45,9 @@ def test_wide_cuts_nothing() -> None:
 
 def test_cells_are_one_line_without_control_characters() -> None:
     assert one_line("first line\nsecond\tline  \r\n") == "first line second line"
-    assert one_line("red \x1b[31mtext\x07") == "red [31mtext"
+    assert one_line("red \x1b[31mtext\x07") == "red \\x1b[31mtext\\x07"  # shown, never sent to the terminal
+    assert one_line("label \u202egnp.exe") == "label \\u202egnp.exe"  # a right-to-left override, from a channel
+    assert one_line("👩‍💻 café") == "👩‍💻 café"  # an emoji's joiner and accents stay
     assert one_line(None) == "—" and one_line(3) == "3"
     lines = render((ID, TEXT), [("x", "a\nb\nc\nd\ne")], width=80)
     assert lines == ["ID  TEXT", "x   a b c d e"]

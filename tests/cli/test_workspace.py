@@ -65,6 +65,7 @@ def test_show_table(run_claw, workspace: Path) -> None:
         "chars": soul_chars,
         "cap": 20000,
         "truncated": False,
+        "refused": None,
     }
     assert data["dailyNotes"] == 1 and data["skills"] == 1
 

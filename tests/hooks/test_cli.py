@@ -100,3 +100,17 @@ def test_user_errors_are_one_line(tmp_path: Path) -> None:
     done = claw(env, "hooks", "ls", "--agent", "ghost")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "unknown agent 'ghost'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_hook_the_agent_named_is_listed_escaped(tmp_path: Path) -> None:
+    """A workspace hook (a folder the agent can write) named with a right-to-left override and an ESC."""
+    home = tmp_path / "home"
+    hostile = "gol\u202eyp.\x1b[31m"
+    folder = home / "workspace" / "hooks" / "reversed"
+    folder.mkdir(parents=True)
+    (folder / "HOOK.md").write_text(f'---\nname: {hostile}\nevents: ["run:end"]\n---\n', encoding="utf-8")
+    (folder / "handler.py").write_text("", encoding="utf-8")
+    done = claw(clean_env(home), "hooks", "ls", "--wide")
+    assert done.returncode == 0, done.stderr
+    assert "\u202e" not in done.stdout and "\x1b" not in done.stdout, done.stdout
+    assert "gol\\u202eyp.\\x1b[31m" in done.stdout

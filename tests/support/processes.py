@@ -156,7 +156,7 @@ def _fork_server() -> _ForkServerClient:
         return _server
 
 
-def wait_until(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
+def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
     """Poll `predicate` every 50 ms until it returns something truthy (returned); AssertionError after `timeout`."""
     deadline = time.monotonic() + timeout
     while not (value := predicate()):

@@ -36,7 +36,7 @@ class Tmux:
     def screen(self) -> str:
         return self("capture-pane", "-p", "-t", "chat").stdout
 
-    def wait_for(self, needle: str, timeout: float = 30.0) -> str:
+    def wait_for(self, needle: str, timeout: float = 60.0) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             shown = self.screen()
