@@ -11,7 +11,7 @@ from claw.untrusted import shown
 
 app = typer.Typer(help="List, enable and disable lifecycle hooks.", no_args_is_help=True)
 
-_MARKS = {"enabled": "✓", "disabled": "✗", "shadowed": "~", "invalid": "!", "changed": "!"}
+_MARKS = {"enabled": "✓", "disabled": "○", "shadowed": "~", "invalid": "!", "changed": "!"}  # ○: off by choice
 
 
 def _call(method: str, **params: Any) -> Any:

@@ -57,11 +57,14 @@ def tools(
     if json_out:
         print_json(rows)
         return
-    for row in rows:
-        note = f"  SKIPPED: {row['skipped']}" if row["skipped"] else f"  {row['description']}"
-        print(shown(f"{row['name']}{note}"))
     if not rows:
         print("No tools.")
+        return
+    from claw.cli.table import Column, print_table  # aligned, like every listing
+
+    columns = (Column("TOOL", flex=True, floor=16), Column("DESCRIPTION", flex=True))
+    cells = [(r["name"], f"SKIPPED: {r['skipped']}" if r["skipped"] else r["description"]) for r in rows]
+    print_table(columns, [(shown(name), shown(text)) for name, text in cells])  # a server's text: untrusted
 
 
 async def _local_tools(server: str | None) -> list[dict[str, Any]]:

@@ -76,14 +76,18 @@ def _print_tree(rows: list[dict[str, Any]], json_out: bool, agent_id: str, wide:
     from claw.cli.table import Column, local_time, print_table
 
     columns = (
-        Column("SESSION", flex=True, floor=24, cut="middle"),  # the middle: the tree's branch and the key's tail stay
+        Column("SESSION", flex=True, floor=24, cut="note"),  # the branch and key, then the fork or spawn note
         Column("STATUS"),
         Column("UPDATED"),
         Column("LAST MESSAGE", flex=True),
     )
     table = [
-        (label(depth, row, agent_id), row.get("subagentStatus"), local_time(row["updatedAt"]),
-         row["lastMessagePreview"] or "")
+        (
+            label(depth, row, agent_id),
+            row.get("subagentStatus"),
+            local_time(row["updatedAt"]),
+            row["lastMessagePreview"] or "",
+        )
         for depth, row in flatten(forest)
     ]
     print_table(columns, table, wide=wide)

@@ -71,22 +71,18 @@ def show_cmd(
         print_json({"workspace": str(ws), "files": files, "dailyNotes": notes, "skills": skills})
         return
 
-    from rich.console import Console
-    from rich.table import Table
+    from claw.cli.table import Column, print_table  # the same plain table as every other listing
 
-    table = Table(title=f"workspace {ws}", title_justify="left")
-    for column in ("file", "chars", "cap", "status"):
-        table.add_column(column, justify="right" if column in ("chars", "cap") else "left")
-    for s in sizes:
-        table.add_row(s.name, f"{s.chars:,}" if s.exists else "-", f"{s.cap:,}" if s.cap else "-", _status(s))
-    console = Console(highlight=False)
-    console.print(table)
+    print(f"workspace {ws}")
+    columns = (Column("FILE"), Column("CHARS", right=True), Column("CAP", right=True), Column("STATUS", flex=True))
+    rows = [(s.name, f"{s.chars:,}" if s.exists else "-", f"{s.cap:,}" if s.cap else "-", _status(s)) for s in sizes]
+    print_table(columns, rows)
     total = sum(min(s.chars, s.cap) for s in sizes if s.cap)
-    console.print(f"injected total: up to {total:,} of {settings.bootstrap_total_max_chars:,} chars")
-    console.print(f"memory/: {notes} daily notes    skills/: {skills} skills")
+    print(f"injected total: up to {total:,} of {settings.bootstrap_total_max_chars:,} chars")
+    print(f"memory/: {notes} daily notes    skills/: {skills} skills")
     for s in sizes:
         if s.refused is not None:
-            console.print(f"skipped {s.name}: {s.refused}", markup=False)
+            print(f"skipped {s.name}: {s.refused}")
 
 
 def _status(size: FileSize) -> str:

@@ -361,6 +361,7 @@ class RemoteClient:
             str(asked.get("cwd", "")),
             str(asked.get("reason", "")),
             str(asked.get("tool", "exec")),
+            asked.get("allowAlways") is not False,
         )
         try:
             decision = await approver(request)

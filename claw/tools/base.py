@@ -34,6 +34,9 @@ class ApprovalRequest:
     reason: str
     tool: str = "exec"
     """The tool that asks: `exec`, or an MCP tool's `<server>__<tool>` (the dialog names it)."""
+    allow_always: bool = True
+    """Whether "always" can be remembered for it: not for a command with a redirection, a substitution
+    or another form no allowlist entry can match; then only "once" and "deny" are offered."""
 
 
 class Approvals(Protocol):

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from claw.tools.exec_cgroup import PidsCgroup
     from claw.tools.exec_launch import Launch
     from claw.tools.exec_limits import Limits
+    from claw.tools.exec_policy import ExecVerdict
     from claw.tools.exec_process import ProcessOutcome
     from claw.tools.sandbox import SandboxSpec
 
@@ -40,6 +41,11 @@ _HOW_TO_ALLOW = (
 _HOW_TO_ALLOW_EXACTLY = (
     'approve this exact command when asked ("always" then allows exactly this command, nothing wider), or allow '
     "everything with `claw config set agents.defaults.tools.exec.security full`"
+)
+
+_HOW_TO_ALLOW_ONCE = (
+    "no allowlist entry can ever match this command, so approve it once when asked, or allow everything with "
+    "`claw config set agents.defaults.tools.exec.security full`"
 )
 
 _HOW_TO_ENABLE = (
@@ -184,7 +190,7 @@ class ExecTool:
         patterns = [*settings.allowlist, *ctx.approvals.allowlist(ctx.agent_id)]
         verdict = decide(command, settings, patterns, cwd=ctx.workspace, path_env=path_env)
         if verdict.action == "deny":
-            hint = _HOW_TO_ENABLE if settings.security == "deny" else _how_to_allow(verdict.exact_only)
+            hint = _HOW_TO_ENABLE if settings.security == "deny" else _how_to_allow(verdict)
             return _denied(f"exec denied: {verdict.reason}; {hint}")
         if verdict.action == "allow":
             return None
@@ -195,6 +201,7 @@ class ExecTool:
             command=command,
             cwd=str(ctx.workspace),
             reason=verdict.reason,
+            allow_always=bool(verdict.remember),
         )
         decision = await ctx.approvals.ask(request)
         if decision is None:
@@ -203,7 +210,7 @@ class ExecTool:
                 return None
             return _denied(
                 f"exec denied: approval required but no one is available to approve it ({verdict.reason}); "
-                + _how_to_allow(verdict.exact_only)
+                + _how_to_allow(verdict)
             )
         if decision == "deny":
             return _denied("exec denied by user")
@@ -213,8 +220,11 @@ class ExecTool:
         return None
 
 
-def _how_to_allow(exact_only: bool) -> str:
-    return _HOW_TO_ALLOW_EXACTLY if exact_only else _HOW_TO_ALLOW
+def _how_to_allow(verdict: ExecVerdict) -> str:
+    """Only advice that can work: no allowlist entry for a command that none can ever match."""
+    if not verdict.remember:
+        return _HOW_TO_ALLOW_ONCE
+    return _HOW_TO_ALLOW_EXACTLY if verdict.exact_only else _HOW_TO_ALLOW
 
 
 def _homes() -> list[Path]:

@@ -4,6 +4,7 @@ Costs are priced when asked (claw/usage/prices.py); `pricesTaken` dates the ship
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from datetime import date, timedelta
 from functools import partial
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from claw.errors import NotFoundError
 from claw.gateway.rpc_params import NonEmptyStr, NoParams, OptionalStr, Params, takes
 from claw.usage.budgets import notices
 from claw.usage.prices import DEFAULTS_TAKEN
@@ -62,9 +64,10 @@ class PruneParams(Params):
 async def usage_summary(usage: UsageCapability, _gateway: object, params: SummaryParams) -> dict[str, Any]:
     since = parse_since(params.since) if params.since else None
     prices = usage.prices()
+    job_id = await usage.aread(lambda c: job_id_of(c, params.job_id)) if params.job_id else None
     groups, total = await usage.aread(
         lambda c: summarize(c, params.by, prices, since=since, agent_id=params.agent_id,
-                            session_key=params.session_key, job_id=params.job_id)
+                            session_key=params.session_key, job_id=job_id)
     )  # fmt: skip
     given = await usage.aread(lambda c: notices(c, since))
     return {
@@ -75,6 +78,29 @@ async def usage_summary(usage: UsageCapability, _gateway: object, params: Summar
         "notices": given,
         "pricesTaken": DEFAULTS_TAKEN,
     }
+
+
+def job_id_of(conn: sqlite3.Connection, ref: str) -> str:
+    """The automation job `ref` names, by id or name, removed ones too (their runs keep the name); a
+    one-line error listing the jobs otherwise. Read from gateway.db's automation tables, as budgets do."""
+    queries = (
+        ("SELECT id FROM automation_jobs WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1", (ref, ref, ref)),
+        ("SELECT job_id FROM automation_runs WHERE job_id = ? OR job_name = ? LIMIT 1", (ref, ref)),
+        ("SELECT job_id FROM usage_calls WHERE job_id = ? LIMIT 1", (ref,)),
+    )
+    for sql, args in queries:
+        try:
+            row = conn.execute(sql, args).fetchone()
+        except sqlite3.Error:  # no automations in this gateway.db yet
+            continue
+        if row is not None:
+            return str(row[0])
+    try:
+        names = [row[0] for row in conn.execute("SELECT name FROM automation_jobs ORDER BY name LIMIT 21")]
+    except sqlite3.Error:
+        names = []
+    listed = ", ".join(names[:20]) + (", …" if len(names) > 20 else "")
+    raise NotFoundError(f"no job named {ref!r} (jobs: {listed or 'none yet'})")
 
 
 @takes(CostParams)

@@ -161,7 +161,7 @@ def test_run_without_a_gateway_runs_in_this_process(claw_env: ClawEnv, gateways:
     assert done.stdout.strip() == "Done by hand."
     failed = claw(claw_env.env, "automations", "run", job["id"])
     assert failed.returncode == 1 and failed.stderr.startswith("error: run ") and "no such thing" in failed.stderr
-    table = claw(claw_env.env, "automations", "runs", job["id"]).stdout
+    table = claw(claw_env.env, "automations", "runs", job["id"], "--wide").stdout  # the output whole
     lines = [line for line in table.splitlines() if "manual" in line]
     assert len(lines) == 2 and "error" in lines[0] and "ok" in lines[1] and "Done by hand." in lines[1]
     (state,) = json.loads(claw(claw_env.env, "automations", "ls", "--json").stdout)

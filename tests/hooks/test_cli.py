@@ -57,6 +57,9 @@ def test_ls_shows_every_location_with_precedence_and_defaults(tmp_path: Path) ->
     assert table.returncode == 0
     assert "mine" in table.stdout and "run:end" in table.stdout and "managed" in table.stdout
     assert "! broken (workspace): missing 'events'" in table.stdout
+    marks = {line.split()[1]: line.split()[0] for line in table.stdout.splitlines()[1:] if "  " in line}
+    assert marks["session-memory"] == "○" and marks["mine"] == "✓"  # disabled is a choice, not a failure
+    assert "✗" not in table.stdout
 
 
 def test_enable_and_disable_persist_in_config(tmp_path: Path) -> None:

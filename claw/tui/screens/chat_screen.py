@@ -61,7 +61,12 @@ class ChatScreen(Screen[None]):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
 
     BINDINGS = [
-        Binding("escape", "escape", "Abort", priority=True),
+        # One key, the binding that applies now (`check_action`), so the footer names it: Esc aborts the
+        # turn (closing the popup in the same press) or closes the popup; Ctrl+C aborts the turn, or clears
+        # the input when idle (twice: quits).
+        Binding("escape", "abort", "Abort", priority=True),
+        Binding("escape", "close_popup", "Close", priority=True),
+        Binding("ctrl+c", "abort", "Abort", priority=True, show=False),
         Binding("ctrl+c", "interrupt", "Clear", priority=True, show=False),
         Binding("ctrl+d", "app.quit", "Quit", priority=True),
         Binding("ctrl+o", "toggle_tools", "Tools"),
@@ -234,9 +239,20 @@ class ChatScreen(Screen[None]):
 
     # --- keys ------------------------------------------------------------------------------------
 
-    def action_escape(self) -> None:
-        if not self.prompt.close_completions():
-            self.follower.abort_running()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "abort":
+            return self.follower.busy
+        if action == "close_popup":
+            return self.prompt.popup.is_open
+        return True
+
+    def action_abort(self) -> None:
+        """Esc or Ctrl+C with a turn on its way (sent, accepted or under way): abort it."""
+        self.prompt.close_completions()
+        self.follower.abort_running()
+
+    def action_close_popup(self) -> None:
+        self.prompt.close_completions()
 
     def on_subagent_row_stop_requested(self, event: SubagentRow.StopRequested) -> None:
         event.stop()
