@@ -12,21 +12,25 @@ Counters live in the session entry's `extra`: `compactionCount`, `memoryFlushCom
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from claw.agent.bootstrap import BootstrapFile, BootstrapLoader
 from claw.agent.compaction import CompactionResult, compact, plan
-from claw.agent.context import AssembledContext, assemble, system_parts
+from claw.agent.context import AssembledContext, assemble, join_parts, system_parts
 from claw.agent.history import HistoryView
 from claw.agent.memory_flush import flush_memory
 from claw.agent.pruning import prune_units
 from claw.agent.reasoning_replay import sends_reasoning
 from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
+from claw.agent.small_window import TOOL_SEARCH, cap_files, cap_section, is_small, small_tools
+from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at
 from claw.agent.turn import Turn
 from claw.agent.windows import context_window, model_window
 from claw.config import AgentSettings, ModelSettings
@@ -38,7 +42,9 @@ from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_source
 from claw.providers.ollama_options import is_ollama, num_ctx_body
 from claw.providers.openai_compat import KEYLESS_PROVIDERS, endpoint
-from claw.providers.server_window import probe_window
+from claw.providers.refs import ModelRef
+from claw.providers.server_window import count_tokens, probe_window, server_root
+from claw.providers.truncation import looks_truncated
 from claw.store.transcript import Transcript, utc_now_iso
 from claw.tools.base import ToolContext
 from claw.tools.registry import ToolRegistry
@@ -50,6 +56,19 @@ log = logging.getLogger(__name__)
 
 MAX_HISTORY_VIEWS = 256
 KEEP_SHARE = {"threshold": 0.5, "manual": 0.5, "overflow": 0.25}
+HOSTED_APIS = (
+    "openai.com",
+    "openrouter.ai",
+    "anthropic.com",
+    "googleapis.com",
+    "groq.com",
+    "together.xyz",
+    "mistral.ai",
+    "deepseek.com",
+    "x.ai",
+    "fireworks.ai",
+)
+"""Hosts of hosted APIs: never asked for a local server's window (they would 404 every probe, slowly)."""
 
 
 class ContextManager:
@@ -69,6 +88,11 @@ class ContextManager:
         self.server_windows: dict[str, int | None] = {}
         self.server_kinds: dict[str, str] = {}
         """Model ref → which server answered the window probe (`ollama`, `llamacpp`, `vllm`, `lmstudio`)."""
+        self.ratios: dict[str, tuple[float, str]] = {}
+        """Model ref → (characters a token, how it was measured: `tokenizer` or `usage`)."""
+        self._no_tokenizer: set[str] = set()
+        self._probes: dict[tuple[str, str], tuple[int, str] | None] = {}
+        """(server root, model) → what the probe found: asked once per endpoint and model."""
 
     # -- sizes --------------------------------------------------------------------------------
 
@@ -84,22 +108,40 @@ class ContextManager:
         return context_window(ref, settings, self._models)
 
     async def discover_window(self, chain: list[str]) -> None:
-        """Ask a local server (Ollama, llama.cpp, vLLM, LM Studio) for its window, once per model per gateway;
-        never when config gives the window, and never for a hosted provider."""
+        """Ask a local server (Ollama, llama.cpp, vLLM, LM Studio) for its window, once per endpoint and model per
+        gateway, whatever the ref's provider; never when config gives the window, never a known hosted API."""
         if not chain:
             return
         ref = self._router.resolve(chain[0])
         key = str(ref)
-        if key in self.server_windows or ref.provider not in KEYLESS_PROVIDERS:
+        if key in self.server_windows:
             return
         if model_window(ref, self._models)[1] == "config":
             return
-        base_url = endpoint(ref.provider, self._router.provider_settings(ref.provider), os.environ)[0]
-        found = await probe_window(base_url, ref.model) if base_url else None
+        base_url = self.server_url(ref)
+        if base_url is None:
+            return
+        probe = (server_root(base_url), ref.model)  # two refs naming one server's model share its answer
+        if probe not in self._probes:
+            self._probes[probe] = await probe_window(base_url, ref.model)
+        found = self._probes[probe]
         self.server_windows[key] = found[0] if found else None
         if found:
             self.server_kinds[key] = found[1]
             log.info("%s: the server (%s) reports a %d-token context window", key, found[1], found[0])
+
+    def server_url(self, ref: ModelRef) -> str | None:
+        """The base URL of `ref`'s server when it may be a local one worth asking for its window: any endpoint
+        but a known hosted API's, whatever the provider (a bare `smollm2` with `OPENAI_BASE_URL` pointing at a
+        llama.cpp server included)."""
+        base_url = endpoint(ref.provider, self._router.provider_settings(ref.provider), os.environ)[0]
+        if base_url is None and ref.provider == "openai":
+            base_url = os.environ.get("OPENAI_BASE_URL") or None
+        if base_url is None:
+            return None
+        host = (urlsplit(base_url).hostname or "").lower()
+        hosted = any(host == name or host.endswith("." + name) for name in HOSTED_APIS)
+        return None if hosted and ref.provider not in KEYLESS_PROVIDERS else base_url
 
     def is_local(self, ref: str | None) -> bool:
         """A model on a local server (Ollama, llama.cpp, vLLM, LM Studio): by its provider, or by what answered
@@ -130,30 +172,86 @@ class ContextManager:
     # -- building the prompt --------------------------------------------------------------------
 
     async def build(self, turn: Turn) -> AssembledContext:
-        """The prompt for the turn's next model call."""
+        """The prompt for the turn's next model call: in small-window mode when the window is small, its tokens
+        counted at the ratio the model's server measured (`calibrate`)."""
         settings, workspace = turn.env.settings, turn.env.workspace
         entries = turn.transcript.read_cached()
         if entries is None:  # changed behind our back (or first read): parse off the loop
             entries = await asyncio.to_thread(turn.transcript.read)
-        view = self.view(turn.transcript, self.sends_reasoning(turn.chain))
-        view.update(entries)
         files = turn.bootstrap  # the run's files once its agent:bootstrap hooks changed them
         if files is None:
             files = self.load_bootstrap(settings, workspace, turn.session_key)
-        parts = system_parts(
-            workspace=workspace, agent_id=turn.agent_id, session_key=turn.session_key, bootstrap=files, extra=turn.extra
-        )
         await self.discover_window(turn.chain)
         window = self.window(settings, turn.chain)
+        small = is_small(window)
+        extra = turn.extra
+        await self.calibrate(turn.chain, lambda: join_parts(self._parts(turn, files, extra)) + json.dumps(turn.tools))
+        ratio = self.ratios.get(self._key(turn.chain))
+        counting_at(ratio[0] if ratio else CHARS_PER_TOKEN)
+        tools = turn.tools
+        if small:
+            files = cap_files(files, window)
+            extra = [(name, cap_section(name, text, window)) for name, text in extra or ()]
+            tools = small_tools(tools, window, self._tools.schema_of(TOOL_SEARCH))
+        view = self.view(turn.transcript, self.sends_reasoning(turn.chain))
+        view.update(entries)
         self.size_ollama(turn.chain, window)
         units = prune_units(view.units, window, settings.context_pruning)
         return assemble(
-            system_parts=parts,
+            system_parts=self._parts(turn, files, extra, small=small),
             units=units,
-            tools=turn.tools,
+            tools=tools,
             window_tokens=window,
             reserve_tokens=self.reserve(settings, window),
+            mode="small" if small else "full",
+            counting=ratio[1] if ratio else "estimate",
         )
+
+    @staticmethod
+    def _parts(
+        turn: Turn, files: list[BootstrapFile], extra: list[tuple[str, str]] | None, *, small: bool = False
+    ) -> list[tuple[str, str]]:
+        return system_parts(
+            workspace=turn.env.workspace,
+            agent_id=turn.agent_id,
+            session_key=turn.session_key,
+            bootstrap=files,
+            extra=extra,
+            small=small,
+        )
+
+    # -- counting tokens ------------------------------------------------------------------------
+
+    def _key(self, chain: list[str]) -> str:
+        return str(self._router.resolve(chain[0])) if chain else ""
+
+    async def calibrate(self, chain: list[str], sample: Callable[[], str]) -> None:
+        """Measure the model's characters per token with its server's tokenizer (llama.cpp, vLLM), once per
+        model per gateway, on `sample()` (the fixed prompt: prose and JSON as the prompt mixes them)."""
+        key = self._key(chain)
+        kind = self.server_kinds.get(key)
+        if not key or kind is None or self.ratios.get(key, (0, ""))[1] == "tokenizer" or key in self._no_tokenizer:
+            return
+        ref = self._router.resolve(chain[0])
+        base_url = self.server_url(ref)
+        text = sample()
+        count = await count_tokens(base_url, ref.model, kind, text) if base_url and text else None
+        if count:
+            self.ratios[key] = (len(text) / count, "tokenizer")
+            log.info("%s: %.2f characters a token by the server's tokenizer", key, len(text) / count)
+        else:
+            self._no_tokenizer.add(key)
+
+    def calibrate_from_usage(self, ref: str, prompt: AssembledContext, prompt_tokens: int) -> None:
+        """Take the ratio from a call's `usage.prompt_tokens` (a server without a tokenizer endpoint): what the
+        prompt was estimated at, against what the server counted."""
+        key = str(self._router.resolve(ref))
+        sent = prompt.tokens - sum(s.tokens for s in prompt.sections if s.name == "reserve")
+        if self.ratios.get(key, (0, ""))[1] == "tokenizer" or prompt_tokens <= 0 or sent < 200:
+            return
+        if looks_truncated(prompt_tokens, sent):  # a cut prompt says nothing about the tokenizer
+            return
+        self.ratios[key] = (chars_per_token() * sent / prompt_tokens, "usage")
 
     def load_bootstrap(self, settings: AgentSettings, workspace: Path, session_key: str) -> list[BootstrapFile]:
         """The workspace's bootstrap files for a prompt of `session_key` (a subagent gets fewer)."""
@@ -259,7 +357,8 @@ class ContextManager:
 
     def view(self, transcript: Transcript, send_reasoning: bool = False) -> HistoryView:
         """The transcript's history view; one per `send_reasoning` (its messages differ)."""
-        key = f"{transcript.path}{'+reasoning' if send_reasoning else ''}"
+        # Its units' token counts are made at the run's ratio (claw/agent/tokens.py): one view per ratio.
+        key = f"{transcript.path}{'+reasoning' if send_reasoning else ''}@{chars_per_token():.3f}"
         view = self._views.pop(key, None) or HistoryView(send_reasoning=send_reasoning)
         self._views[key] = view
         while len(self._views) > MAX_HISTORY_VIEWS:

@@ -143,7 +143,7 @@ class AgentRunner:
             prompt = await self.context.prepare(turn, tool_ctx)
             model_turn = ModelTurn(partial=PartialReply(transcript, run.id), tool_format=self._tool_format)
             try:
-                await model_turn.stream(self._router, turn.chain, prompt.messages, turn.tools, emit)
+                await model_turn.stream(self._router, turn.chain, prompt.messages, prompt.tools, emit)
             except BaseException as exc:
                 stopped = isinstance(exc, asyncio.CancelledError) and not deadline.expired()
                 if model_turn.text and not stopped and model_turn.partial is not None:
@@ -166,6 +166,8 @@ class AgentRunner:
             if self.context.is_local(model_turn.model) and not model_turn.estimated:  # the server's own count only
                 # a server that cut the prompt: said once per session
                 await check_truncation(turn, prompt, model_turn.usage, model_turn.model)
+                if model_turn.model:
+                    self.context.calibrate_from_usage(model_turn.model, prompt, model_turn.usage.input_tokens)
             usage["input"] += model_turn.usage.input_tokens
             usage["output"] += model_turn.usage.output_tokens
             if model_turn.estimated:

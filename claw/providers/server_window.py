@@ -115,3 +115,32 @@ async def probe_window(base_url: str, model: str, *, timeout: float = PROBE_TIME
         if window is not None:
             return window, kind
     return None
+
+
+async def count_tokens(
+    base_url: str, model: str, kind: str, text: str, *, timeout: float = PROBE_TIMEOUT_SECONDS
+) -> int | None:  # noqa: ASYNC109
+    """How many tokens `text` is by the server's own tokenizer: llama.cpp's `POST /tokenize` (`content` →
+    `tokens`) or vLLM's (`prompt` → `count`); None for another kind of server, or when it does not answer."""
+    if kind not in ("llamacpp", "vllm"):
+        return None
+    import aiohttp
+
+    body: dict[str, Any] = {"content": text} if kind == "llamacpp" else {"model": model, "prompt": text}
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as http,
+            http.post(server_root(base_url) + "/tokenize", json=body) as response,
+        ):
+            if response.status != 200:
+                return None
+            found = json.loads(await response.read())
+    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+        log.debug("tokenize at %s failed: %s", base_url, exc)
+        return None
+    if not isinstance(found, dict):
+        return None
+    if _positive(found.get("count")):
+        return int(found["count"])
+    tokens = found.get("tokens")
+    return len(tokens) if isinstance(tokens, list) and tokens else None
