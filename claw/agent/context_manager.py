@@ -30,7 +30,7 @@ from claw.agent.pruning import prune_units
 from claw.agent.reasoning_replay import sends_reasoning
 from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
 from claw.agent.small_window import TOOL_SEARCH, cap_files, cap_section, is_small, small_tools
-from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at
+from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at, estimate_message
 from claw.agent.turn import Turn
 from claw.agent.windows import context_window, model_window
 from claw.config import AgentSettings, ModelSettings
@@ -56,6 +56,8 @@ log = logging.getLogger(__name__)
 
 MAX_HISTORY_VIEWS = 256
 KEEP_SHARE = {"threshold": 0.5, "manual": 0.5, "overflow": 0.25}
+FLUSH_OVERHEAD_TOKENS = 700
+"""The memory flush's request and its tools' schemas, on top of the prompt it is given."""
 HOSTED_APIS = (
     "openai.com",
     "openrouter.ai",
@@ -183,10 +185,10 @@ class ContextManager:
             files = self.load_bootstrap(settings, workspace, turn.session_key)
         await self.discover_window(turn.chain)
         window = self.window(settings, turn.chain)
-        small = is_small(window)
+        small = is_small(window) or turn.squeeze
         extra = turn.extra
         await self.calibrate(turn.chain, lambda: join_parts(self._parts(turn, files, extra)) + json.dumps(turn.tools))
-        ratio = self.ratios.get(self._key(turn.chain))
+        ratio = self.ratio(turn.chain)
         counting_at(ratio[0] if ratio else CHARS_PER_TOKEN)
         tools = turn.tools
         if small:
@@ -221,6 +223,10 @@ class ContextManager:
         )
 
     # -- counting tokens ------------------------------------------------------------------------
+
+    def ratio(self, chain: list[str]) -> tuple[float, str] | None:
+        """(characters a token, `tokenizer` or `usage`) measured for the chain's first model, if any."""
+        return self.ratios.get(self._key(chain))
 
     def _key(self, chain: list[str]) -> str:
         return str(self._router.resolve(chain[0])) if chain else ""
@@ -334,10 +340,11 @@ class ContextManager:
         error: str | None = None
         try:
             with call_source("memory_flush", agent_id=turn.agent_id, session_key=key):  # usage ledger
+                room = prompt.window - self.reserve(turn.env.settings, prompt.window) - FLUSH_OVERHEAD_TOKENS
                 result = await flush_memory(
                     router=self._router,
                     chain=turn.chain,
-                    messages=prompt.messages,
+                    messages=fit_messages(prompt.messages, room),  # never itself over the window
                     tools=self._tools,
                     tool_ctx=tool_ctx,
                 )
@@ -364,6 +371,23 @@ class ContextManager:
         while len(self._views) > MAX_HISTORY_VIEWS:
             self._views.popitem(last=False)
         return view
+
+
+def fit_messages(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """The system message and as many of the newest messages as fit `budget` tokens (a tool result whose call
+    was left out is left out too)."""
+    system, rest = messages[:1], messages[1:]
+    used = sum(estimate_message(m) for m in system)
+    kept: list[dict[str, Any]] = []
+    for message in reversed(rest):
+        used += estimate_message(message)
+        if used > budget:
+            break
+        kept.append(message)
+    kept.reverse()
+    while kept and kept[0].get("role") == "tool":
+        kept.pop(0)
+    return [*system, *kept]
 
 
 def _int(value: Any) -> int:
