@@ -29,7 +29,7 @@ from claw.agent.memory_flush import flush_memory
 from claw.agent.pruning import prune_units
 from claw.agent.reasoning_replay import sends_reasoning
 from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
-from claw.agent.small_window import TOOL_SEARCH, cap_files, cap_section, is_small, small_tools
+from claw.agent.small_window import SMALL_WINDOW, TOOL_SEARCH, cap_files, cap_section, is_small, small_tools
 from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at, estimate_message
 from claw.agent.turn import Turn
 from claw.agent.windows import context_window, model_window
@@ -192,9 +192,10 @@ class ContextManager:
         counting_at(ratio[0] if ratio else CHARS_PER_TOKEN)
         tools = turn.tools
         if small:
-            files = cap_files(files, window)
-            extra = [(name, cap_section(name, text, window)) for name, text in extra or ()]
-            tools = small_tools(tools, window, self._tools.schema_of(TOOL_SEARCH))
+            shape = min(window, SMALL_WINDOW)  # a squeezed prompt of a larger window is held to small-window shares
+            files = cap_files(files, shape)
+            extra = [(name, cap_section(name, text, shape)) for name, text in extra or ()]
+            tools = small_tools(tools, shape, self._tools.schema_of(TOOL_SEARCH))
         view = self.view(turn.transcript, self.sends_reasoning(turn.chain))
         view.update(entries)
         self.size_ollama(turn.chain, window)
