@@ -21,6 +21,8 @@ from typing import Any
 WINDOW = 4096
 MODEL_NAME = "smollm2"
 START_TIMEOUT_SECONDS = 120.0
+MAX_REPLY_TOKENS = 48
+"""The server's own cap on a reply (`-n`): the tiny model rambles; the tests assert claw's behaviour, not prose."""
 
 
 def find_llama() -> tuple[Path, Path] | str:
@@ -50,7 +52,8 @@ class LlamaServer:
         self.log_path = log_path
         self._log = open(log_path, "wb")  # noqa: SIM115 (closed in stop)
         args = [str(binary), "-m", str(model), "-c", str(window), "--jinja", "--host", "127.0.0.1",
-                "--port", str(self.port), "-t", "2", "--parallel", "1", "--alias", MODEL_NAME]  # fmt: skip
+                "--port", str(self.port), "-t", "2", "--parallel", "1", "--alias", MODEL_NAME,
+                "-n", str(MAX_REPLY_TOKENS)]  # fmt: skip
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     @property
