@@ -46,14 +46,16 @@ def free_port() -> int:
 class LlamaServer:
     """`llama-server -m MODEL -c 4096 --jinja` on 127.0.0.1, its log in `log_path`."""
 
-    def __init__(self, binary: Path, model: Path, log_path: Path, window: int = WINDOW) -> None:
+    def __init__(
+        self, binary: Path, model: Path, log_path: Path, window: int = WINDOW, extra: tuple[str, ...] = ()
+    ) -> None:
         self.port = free_port()
         self.window = window
         self.log_path = log_path
         self._log = open(log_path, "wb")  # noqa: SIM115 (closed in stop)
         args = [str(binary), "-m", str(model), "-c", str(window), "--jinja", "--host", "127.0.0.1",
                 "--port", str(self.port), "-t", "2", "--parallel", "1", "--alias", MODEL_NAME,
-                "-n", str(MAX_REPLY_TOKENS)]  # fmt: skip
+                "-n", str(MAX_REPLY_TOKENS), *extra]  # fmt: skip
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     @property
