@@ -25,12 +25,13 @@ from claw.agent.bootstrap import BootstrapFile, BootstrapLoader
 from claw.agent.compaction import CompactionResult, compact, plan
 from claw.agent.context import AssembledContext, assemble, join_parts, system_parts
 from claw.agent.history import HistoryView
-from claw.agent.memory_flush import flush_memory
+from claw.agent.memory_flush import fit_messages, flush_memory
 from claw.agent.pruning import prune_units
 from claw.agent.reasoning_replay import sends_reasoning
 from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
 from claw.agent.small_window import SMALL_WINDOW, TOOL_SEARCH, cap_files, cap_section, is_small, small_tools
-from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at, estimate_message
+from claw.agent.token_ratios import TokenRatios
+from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at
 from claw.agent.turn import Turn
 from claw.agent.windows import context_window, model_window
 from claw.config import AgentSettings, ModelSettings
@@ -43,8 +44,7 @@ from claw.providers.metering import call_source
 from claw.providers.ollama_options import is_ollama, num_ctx_body
 from claw.providers.openai_compat import KEYLESS_PROVIDERS, endpoint
 from claw.providers.refs import ModelRef
-from claw.providers.server_window import count_tokens, probe_window, server_root
-from claw.providers.truncation import looks_truncated
+from claw.providers.server_window import probe_window, server_root
 from claw.store.transcript import Transcript, utc_now_iso
 from claw.tools.base import ToolContext
 from claw.tools.registry import ToolRegistry
@@ -90,9 +90,8 @@ class ContextManager:
         self.server_windows: dict[str, int | None] = {}
         self.server_kinds: dict[str, str] = {}
         """Model ref → which server answered the window probe (`ollama`, `llamacpp`, `vllm`, `lmstudio`)."""
-        self.ratios: dict[str, tuple[float, str]] = {}
-        """Model ref → (characters a token, how it was measured: `tokenizer` or `usage`)."""
-        self._no_tokenizer: set[str] = set()
+        self.ratios = TokenRatios()
+        """Model ref → characters a token, as its server counts them."""
         self._probes: dict[tuple[str, str], tuple[int, str] | None] = {}
         """(server root, model) → what the probe found: asked once per endpoint and model."""
 
@@ -233,32 +232,16 @@ class ContextManager:
         return str(self._router.resolve(chain[0])) if chain else ""
 
     async def calibrate(self, chain: list[str], sample: Callable[[], str]) -> None:
-        """Measure the model's characters per token with its server's tokenizer (llama.cpp, vLLM), once per
-        model per gateway, on `sample()` (the fixed prompt: prose and JSON as the prompt mixes them)."""
+        """Measure the chain's first model's characters a token with its server's tokenizer (`TokenRatios`)."""
         key = self._key(chain)
         kind = self.server_kinds.get(key)
-        if not key or kind is None or self.ratios.get(key, (0, ""))[1] == "tokenizer" or key in self._no_tokenizer:
-            return
-        ref = self._router.resolve(chain[0])
-        base_url = self.server_url(ref)
-        text = sample()
-        count = await count_tokens(base_url, ref.model, kind, text) if base_url and text else None
-        if count:
-            self.ratios[key] = (len(text) / count, "tokenizer")
-            log.info("%s: %.2f characters a token by the server's tokenizer", key, len(text) / count)
-        else:
-            self._no_tokenizer.add(key)
+        if key and kind is not None:
+            ref = self._router.resolve(chain[0])
+            await self.ratios.measure(key, self.server_url(ref), ref.model, kind, sample)
 
     def calibrate_from_usage(self, ref: str, prompt: AssembledContext, prompt_tokens: int) -> None:
-        """Take the ratio from a call's `usage.prompt_tokens` (a server without a tokenizer endpoint): what the
-        prompt was estimated at, against what the server counted."""
-        key = str(self._router.resolve(ref))
-        sent = prompt.tokens - sum(s.tokens for s in prompt.sections if s.name == "reserve")
-        if self.ratios.get(key, (0, ""))[1] == "tokenizer" or prompt_tokens <= 0 or sent < 200:
-            return
-        if looks_truncated(prompt_tokens, sent):  # a cut prompt says nothing about the tokenizer
-            return
-        self.ratios[key] = (chars_per_token() * sent / prompt_tokens, "usage")
+        """Take the model's ratio from a call's `usage.prompt_tokens` (`TokenRatios.from_usage`)."""
+        self.ratios.from_usage(str(self._router.resolve(ref)), prompt, prompt_tokens)
 
     def load_bootstrap(self, settings: AgentSettings, workspace: Path, session_key: str) -> list[BootstrapFile]:
         """The workspace's bootstrap files for a prompt of `session_key` (a subagent gets fewer)."""
@@ -372,23 +355,6 @@ class ContextManager:
         while len(self._views) > MAX_HISTORY_VIEWS:
             self._views.popitem(last=False)
         return view
-
-
-def fit_messages(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
-    """The system message and as many of the newest messages as fit `budget` tokens (a tool result whose call
-    was left out is left out too)."""
-    system, rest = messages[:1], messages[1:]
-    used = sum(estimate_message(m) for m in system)
-    kept: list[dict[str, Any]] = []
-    for message in reversed(rest):
-        used += estimate_message(message)
-        if used > budget:
-            break
-        kept.append(message)
-    kept.reverse()
-    while kept and kept[0].get("role") == "tool":
-        kept.pop(0)
-    return [*system, *kept]
 
 
 def _int(value: Any) -> int:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from claw.agent.context_manager import fit_messages
+from claw.agent.memory_flush import fit_messages
 from claw.agent.tokens import estimate_message
 from tests.compaction.conftest import Model, config, filler_turns, seed, write_config
 from tests.gateway.conftest import collect
