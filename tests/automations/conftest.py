@@ -50,7 +50,7 @@ class Running:
     async def runs(self, job_id: str) -> list[JobRun]:
         return await self.manager.db.aread(lambda c: ledger.list_runs(c, job_id, 100))
 
-    async def finished_runs(self, job_id: str, count: int, timeout: float = 20.0) -> list[JobRun]:
+    async def finished_runs(self, job_id: str, count: int, timeout: float = 60.0) -> list[JobRun]:
         """Wait (in real time) until `job_id` has `count` runs that are no longer running."""
         deadline = time.monotonic() + timeout
         while True:
@@ -61,7 +61,7 @@ class Running:
                 raise AssertionError(f"expected {count} finished runs of {job_id}, got {await self.runs(job_id)}")
             await asyncio.sleep(0.02)
 
-    async def idle(self, timeout: float = 20.0) -> None:
+    async def idle(self, timeout: float = 60.0) -> None:
         """Wait until no automation run is in flight."""
         deadline = time.monotonic() + timeout
         while self.manager.in_flight:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.support.processes import run_claw
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,13 +22,10 @@ Claw = Callable[..., subprocess.CompletedProcess[str]]
 def claw(tmp_path: Path) -> Claw:
     home = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAW_", "OPENAI_"))}
-    env.update({"CLAW_HOME": str(home), "PYTHONPATH": str(REPO), "TZ": "Europe/Paris"})
+    env.update({"CLAW_HOME": str(home), "TZ": "Europe/Paris"})
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "claw", "automations", *args], env=env, cwd=REPO,
-            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+        return run_claw(env, "automations", *args)
 
     return run
 

@@ -15,7 +15,7 @@ from tests.support.fixtures import ClawEnv
 from tests.support.model_server import error, hang, text
 
 
-async def settle(gw: Running, *, running: int = 0, timeout: float = 20.0) -> None:
+async def settle(gw: Running, *, running: int = 0, timeout: float = 60.0) -> None:
     """Wait until nothing more happens before the clock moves again: the scheduler has acted on what the clock
     did and sleeps until a wake-up still ahead (`Scheduler.idle`), and `running` runs are in flight (0: every
     run it started has its outcome in the ledger). Used to prove that nothing (else) fired."""

@@ -84,11 +84,25 @@ class Channels:
     def service(self) -> ChannelService:
         return next(s for s in self.gateway.services if isinstance(s, ChannelService))
 
-    async def settled(self, timeout: float = 20.0) -> None:
+    async def settled(self, timeout: float = 60.0) -> None:
         """Wait for the channels to be at rest (`ChannelService.idle`): every stored message processed, every
         reply sent or given up, the processor and the delivery worker parked. Only then can a test say that
         nothing more happened. Whatever must be stored first (a redelivery) has to be waited for before."""
         await eventually(lambda: self.service.idle, timeout, "the channels to be idle")
+
+    async def account_ended(self, channel: str, account: str = "default", timeout: float = 60.0) -> None:
+        """Wait until the account's own task (its connection, kept up by `Reconnector`) has returned. An account
+        that has ended can no longer retry, so what its peer has seen by then is all it will ever see: the proof
+        of "stopped, no retry" that a fixed sleep (shorter than the backoff) is not."""
+        adapter = self.manager.adapter(channel, account)
+        assert adapter is not None, f"no {channel} account {account}"
+
+        def ended() -> asyncio.Task[None] | None:
+            task = adapter._task  # type: ignore[attr-defined]  # each adapter's one long-lived task
+            return task if task is not None and task.done() else None
+
+        task = await eventually(ended, timeout, f"the {channel} account to end")
+        assert task.exception() is None  # it returned (stopped); it did not crash
 
 
 Start = Callable[..., Awaitable[Channels]]
@@ -140,7 +154,7 @@ async def start_channels(home: Path) -> AsyncIterator[Start]:
             await gateway.close()
 
 
-async def eventually(predicate: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
+async def eventually(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
     """Poll `predicate` (sync) until it is truthy, keeping the event loop running."""
     deadline = time.monotonic() + timeout
     while not (value := predicate()):

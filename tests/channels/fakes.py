@@ -6,6 +6,8 @@
   the next calls of a method with any status (429 with `retry_after`, 5xx, 403 …).
 - `ReplyReceiver`: where webhook replies are POSTed; records each, dedupes on `idempotencyKey` as a
   real receiver would, and can answer the next requests with chosen statuses.
+- `Recorder`: a listener that answers every request `200 {"errcode": 0}` and records it, to prove that
+  claw never called a URL it was handed by a forged message.
 - `post_signed`: a webhook sender (HMAC-signed POST, retried like a provider when asked).
 """
 
@@ -76,7 +78,7 @@ class _Threaded:
         finally:
             await runner.cleanup()
 
-    def wait_until(self, predicate: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
+    def wait_until(self, predicate: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
         deadline = time.monotonic() + timeout
         with self.lock:
             while not (value := predicate()):
@@ -137,7 +139,7 @@ class FakeTelegram(_Threaded):
         with self.lock:
             return [c for c in self.calls if c.method == method]
 
-    def wait_calls(self, method: str, n: int, timeout: float = 20.0) -> list[Call]:
+    def wait_calls(self, method: str, n: int, timeout: float = 60.0) -> list[Call]:
         return self.wait_until(lambda: (c := self.calls_of(method)) and len(c) >= n and c, timeout, f"{n} {method}")
 
     # --- the API ------------------------------------------------------------------------------
@@ -295,7 +297,7 @@ class ReplyReceiver(_Threaded):
                 seen.setdefault(r.body["idempotencyKey"], r.body)
             return list(seen.values())
 
-    def wait_unique(self, n: int, timeout: float = 20.0) -> list[dict[str, Any]]:
+    def wait_unique(self, n: int, timeout: float = 60.0) -> list[dict[str, Any]]:
         return self.wait_until(lambda: len(u := self.unique()) >= n and u, timeout, f"{n} replies")
 
     async def _reply(self, request: web.Request) -> web.Response:
@@ -305,6 +307,26 @@ class ReplyReceiver(_Threaded):
             self.lock.notify_all()
             status, headers = self.statuses.popleft() if self.statuses else (200, {})
         return web.json_response({"ok": status < 300}, status=status, headers=headers)
+
+
+class Recorder(_Threaded):
+    """Answers any method on any path `200 {"errcode": 0, "errmsg": "ok"}` (a success to DingTalk's and most
+    platforms' clients, so a call that should not happen is not hidden by a fallback) and records it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[tuple[str, str, bytes]] = []
+        """(method, path with query, body) of each request, in arrival order."""
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_route("*", "/{tail:.*}", self._any)
+
+    async def _any(self, request: web.Request) -> web.Response:
+        body = await request.read()
+        with self.lock:
+            self.requests.append((request.method, request.path_qs, body))
+            self.lock.notify_all()
+        return web.json_response({"errcode": 0, "errmsg": "ok"})
 
 
 def signed_request(url: str, secret: str, body: bytes, *, timestamp: int | None = None,

@@ -22,7 +22,7 @@ from claw.errors import UsageError
 from claw.paths import Paths
 from tests.channels.conftest import Channels, Start, _toml, eventually
 from tests.channels.dingtalk_fake import CLIENT_ID, CLIENT_SECRET, FakeDingTalk, callback_request
-from tests.channels.fakes import post
+from tests.channels.fakes import Recorder, post
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
 from tests.support.processes import run_claw
@@ -58,11 +58,12 @@ async def test_a_signed_single_chat_message_is_answered_through_its_session_webh
     claw_env.server.script(text("## Hello\n\n**Ada**, see `claw help`"))
     ch = await start_channels(dingtalk_config(dingtalk, allowFrom=["staff-ada"]))
     assert await deliver(ch, dingtalk.message("hi there")) == (200, {"ok": True, "status": "accepted"})
-    (reply,) = await eventually(dingtalk.replies, what="the reply")
+    await eventually(dingtalk.replies, what="the reply")
+    await ch.settled()  # nothing left to send: one reply is all there will be
+    (reply,) = dingtalk.replies()
     assert reply == {"via": "webhook", "to": "staff-ada", "title": "Hello",
                      "text": "## Hello\n\n**Ada**, see claw help"}  # fmt: skip
     assert claw_env.server.chat_requests[0].messages[-1]["content"] == "hi there"
-    await ch.settled()
     (row,) = ch.rows("channel_inbox")
     ctx = json.loads(row["ctx"])
     assert row["status"] == "done" and (ctx["chat_type"], ctx["sender_id"]) == ("direct", "staff-ada")
@@ -281,12 +282,17 @@ async def test_a_session_webhook_that_is_not_dingtalks_is_never_called(
     """An HTTP callback's signature covers only its timestamp: a body naming another host must not make claw
     POST the reply there."""
     claw_env.server.script(text("to the right place"))
-    ch = await start_channels(dingtalk_config(dingtalk, allowFrom=["staff-ada"]))
-    forged = {**dingtalk.message("hi"), "sessionWebhook": "http://127.0.0.2:9/robot/sendBySession?session=x"}
-    await deliver(ch, forged)
-    await eventually(dingtalk.replies, what="the reply")
-    await ch.settled()
-    assert [(r["via"], r["to"]) for r in dingtalk.replies()] == [("batchSend", "staff-ada")]
+    elsewhere = Recorder().start()  # a real listener at the forged address: a call there would be recorded
+    try:
+        ch = await start_channels(dingtalk_config(dingtalk, allowFrom=["staff-ada"]))
+        forged = {**dingtalk.message("hi"), "sessionWebhook": f"{elsewhere.url}/robot/sendBySession?session=x"}
+        await deliver(ch, forged)
+        await eventually(lambda: dingtalk.replies() or elsewhere.requests, what="the reply, wherever it goes")
+        await ch.settled()
+        assert elsewhere.requests == []
+        assert [(r["via"], r["to"]) for r in dingtalk.replies()] == [("batchSend", "staff-ada")]
+    finally:
+        elsewhere.stop()
 
 
 async def test_an_allowed_sender_runs_commands(

@@ -9,6 +9,18 @@ from claw.channels.feishu_crypto import CryptoError, decrypt, encrypt, signature
 from claw.channels.feishu_settings import FeishuAccount
 from claw.channels.feishu_wire import Mention, UserId, content_text
 
+# Feishu's own known-answer sample for an event encrypted with Encrypt Key `test key` ("接收事件" → 解密示例,
+# https://open.feishu.cn/document/ukTMukTMukTM/uYDNxYjL2QTM24iN0EjN/event-subscription-configure-/encrypt-key-encryption-configuration-case;
+# the same triple is in the decrypt tests of the Lark SDKs). Made by Feishu, not by claw's `encrypt`, so it checks the
+# key derivation, the IV split and the padding independently of the fake's side.
+FEISHU_SAMPLE_KEY, FEISHU_SAMPLE_BLOB = "test key", "P37w+VZImNgPEO1RBhJ6RtKl7n6zymIbEG1pReEzghk="
+
+
+def test_decrypt_matches_feishus_published_sample() -> None:
+    assert decrypt(FEISHU_SAMPLE_BLOB, FEISHU_SAMPLE_KEY) == "hello world"
+    with pytest.raises(CryptoError):
+        decrypt(FEISHU_SAMPLE_BLOB, "test kez")
+
 
 def test_encrypt_decrypt_round_trip_and_wrong_key() -> None:
     blob = encrypt('{"challenge": "x"}', "key-1")

@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
+from claw.channels.adapter import VerifyError
 from claw.channels.slack import SlackAdapter
 from claw.channels.slack_settings import SlackAccount
+from claw.errors import UsageError
 from tests.channels.conftest import Channels, Start, _toml, eventually
 from tests.channels.slack_fake import (
-    BOT_ID,
     BOT_TOKEN,
     BOT_USER,
     SIGNING_SECRET,
@@ -67,6 +68,7 @@ async def test_a_signed_dm_gets_one_reply_after_its_commit(
     (row,) = ch.rows("channel_inbox")  # committed before the answer
     assert row["dedupe_key"] == f"slack|default|D0000042|{event['event']['ts']}"
     await eventually(lambda: slack.posts(), what="the reply")
+    await ch.settled()  # nothing left to send: one reply is all there will be
     (post,) = slack.posts()
     assert post.params["channel"] == "D0000042" and post.params["text"] == "Hello *Ada*"  # mrkdwn
     assert "thread_ts" not in post.params and post.auth == f"Bearer {BOT_TOKEN}"
@@ -75,11 +77,35 @@ async def test_a_signed_dm_gets_one_reply_after_its_commit(
     ctx = json.loads(row["ctx"])
     assert ctx["sender_name"] == "Ada L" and ctx["chat_type"] == "direct"
     await send(ch, message("second"))
-    await eventually(lambda: len(slack.posts()) == 2, what="the second reply")
-    assert len(slack.calls_of("users.info")) == 1  # the name is cached
+    await eventually(lambda: len(slack.posts()) >= 2, what="the second reply")
+    await ch.settled()
+    assert len(slack.posts()) == 2 and len(slack.calls_of("users.info")) == 1  # the name is cached
     (account,) = (await ch.call("channels.status"))["accounts"]
     assert account["channel"] == "slack" and account["state"] == "running"
     assert account["detail"] == "events at /slack/default"
+
+
+# Slack's worked example in "Verifying requests from Slack"
+# (https://api.slack.com/authentication/verifying-requests-from-slack, now docs.slack.dev/authentication/...): a slash
+# command's form body signed at 1531420618 with the example signing secret. Made by Slack, not by the fake's `sign`.
+SLACK_EXAMPLE_SECRET, SLACK_EXAMPLE_TIMESTAMP = "8f742231b10e8888abcd99yyyzzz85a5", "1531420618"
+SLACK_EXAMPLE_BODY = (
+    b"token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V"
+    b"&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text="
+    b"&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN"
+    b"&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c"
+)
+SLACK_EXAMPLE_SIGNATURE = "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503"
+
+
+def test_slacks_published_signing_example_verifies_and_the_fake_signs_alike() -> None:
+    adapter = SlackAdapter("default", SlackAccount(signing_secret=SLACK_EXAMPLE_SECRET, mode="events"))
+    headers = {"X-Slack-Request-Timestamp": SLACK_EXAMPLE_TIMESTAMP, "X-Slack-Signature": SLACK_EXAMPLE_SIGNATURE}
+    now = int(SLACK_EXAMPLE_TIMESTAMP) + 30
+    adapter.verify(headers, SLACK_EXAMPLE_BODY, now=now)  # raises VerifyError if it does not verify
+    with pytest.raises(VerifyError, match="invalid signature"):
+        adapter.verify(headers, SLACK_EXAMPLE_BODY.replace(b"foobar", b"foobaz"), now=now)
+    assert sign(SLACK_EXAMPLE_BODY, SLACK_EXAMPLE_TIMESTAMP, SLACK_EXAMPLE_SECRET) == SLACK_EXAMPLE_SIGNATURE
 
 
 async def test_bad_and_stale_signatures_are_refused_and_url_verification_answered(
@@ -245,7 +271,9 @@ def test_automation_targets_are_checked() -> None:
     assert adapter.address("C0123ABCD:1700000000.000100") == (
         "slack|default|C0123ABCD|1700000000.000100", {"channel": "C0123ABCD", "thread_ts": "1700000000.000100"},
     )  # fmt: skip
-    assert BOT_ID  # the adapter was built without connecting anywhere
+    with pytest.raises(UsageError, match="invalid slack target"):
+        adapter.address("#general")
+    assert adapter.bot is None  # checked and addressed offline: the adapter never asked Slack who it is
 
 
 async def test_each_account_has_its_own_url_and_signing_secret(

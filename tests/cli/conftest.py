@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.support import processes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # Variables from the developer's shell that would change what these commands do.
@@ -26,19 +27,10 @@ def claw_home(tmp_path: Path) -> Path:
 def run_claw(claw_home: Path) -> RunClaw:
     """`run_claw("config", "get", "gateway.port", env={...}, expect=0)` runs `python -m claw …`."""
 
-    def run(
-        *args: str, env: dict[str, str] | None = None, expect: int | None = 0
-    ) -> subprocess.CompletedProcess[str]:
+    def run(*args: str, env: dict[str, str] | None = None, expect: int | None = 0) -> subprocess.CompletedProcess[str]:
         full_env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
-        full_env.update({"CLAW_HOME": str(claw_home), "PYTHONPATH": str(REPO_ROOT), **(env or {})})
-        done = subprocess.run(
-            [sys.executable, "-m", "claw", *args],
-            env=full_env,
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        full_env.update({"CLAW_HOME": str(claw_home), **(env or {})})
+        done = processes.run_claw(full_env, *args)
         if expect is not None:
             assert done.returncode == expect, (
                 f"claw {' '.join(args)} -> {done.returncode}\n{done.stdout}\n{done.stderr}"

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.processes import run_claw
 
 
 def claw(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CLAW_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "claw", *args], env=env, capture_output=True, text=True, timeout=60)
+    return run_claw(env, *args)
 
 
 def test_add_ls_route_rm(tmp_path: Path) -> None:
@@ -49,10 +50,7 @@ def test_agent_flag_routes_a_turn_to_that_agent(claw_env) -> None:
     assert claw(home, "agents", "add", "work").returncode == 0
     (home / "workspace-work" / "SOUL.md").write_text("You are the WORK agent.")
     claw_env.server.script(text("from work"))
-    done = subprocess.run(
-        [sys.executable, "-m", "claw", "agent", "-m", "hi", "--agent", "work"],
-        env=claw_env.env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-    )
+    done = run_claw(claw_env.env, "agent", "-m", "hi", "--agent", "work")
     assert done.returncode == 0, done.stderr
     assert "You are the WORK agent." in claw_env.server.last_request().body["messages"][0]["content"]
     rows = json.loads(claw(home, "sessions", "ls", "--agent", "work", "--json").stdout)

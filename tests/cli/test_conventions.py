@@ -27,7 +27,8 @@ Done = subprocess.CompletedProcess[str]
 
 def claw_with_stdin(env: dict[str, str], *args: str, stdin: str | int) -> Done:
     """`python -m claw ARGS` with `stdin` as its standard input: text (a pipe) or a file descriptor."""
-    piped = isinstance(stdin, str)
+    if isinstance(stdin, str):
+        return run_claw(env, *args, input=stdin)
     return subprocess.run(
         [sys.executable, "-m", "claw", *args],
         env={**env, "PYTHONPATH": str(REPO)},
@@ -35,8 +36,7 @@ def claw_with_stdin(env: dict[str, str], *args: str, stdin: str | int) -> Done:
         capture_output=True,
         text=True,
         timeout=60,
-        input=stdin if piped else None,
-        stdin=None if piped else stdin,
+        stdin=stdin,
     )
 
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -89,19 +86,19 @@ def test_an_endpoint_that_is_down_says_so_at_once(claw_env: ClawEnv) -> None:
     done = run_claw(claw_env.env, "doctor", "model", REF)
     assert done.returncode == 1 and done.stderr == ""
     lines = done.stdout.splitlines()
-    # The doctor's own clock, not the subprocess's wall time: on a busy machine (the suite runs in parallel)
-    # interpreter start-up alone can take seconds. Refused at once means well under the 5 s list timeout.
-    assert lines[-1].startswith("took ") and float(lines[-1].split()[1]) < 2.5, lines[-1]
-    assert lines[1].startswith("✗ endpoint") and f"cannot reach http://127.0.0.1:{port}/v1" in lines[1]
+    # "At once" is judged by what the doctor did, not by a clock a loaded machine can miss: it gave up on the
+    # refused connection itself (httpx's "All connection attempts failed"), not on the 5 s list timeout, which
+    # it reports as "(no answer)".
+    assert lines[1].startswith("✗ endpoint"), lines
+    assert lines[1].endswith(f"cannot reach http://127.0.0.1:{port}/v1 (All connection attempts failed)"), lines[1]
+    assert lines[-1].startswith("took "), lines[-1]
     assert "→ start the server, or point claw at it: providers.ollama.baseUrl" in lines[2]
     assert all("skipped: the endpoint line failed" in line for line in lines[3:-2] if not line.lstrip().startswith("→"))
 
 
 def test_no_model_configured_is_one_line_and_exit_2(claw_env: ClawEnv) -> None:
     env = {k: v for k, v in claw_env.env.items() if k != "CLAW_MODEL"}
-    done = subprocess.run(
-        [sys.executable, "-m", "claw", "doctor", "model"], env=env, capture_output=True, text=True, timeout=60
-    )
+    done = run_claw(env, "doctor", "model")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("claw: no model configured") and len(done.stderr.splitlines()) == 1
 
@@ -202,12 +199,9 @@ async def test_ollama_reached_as_openai_gets_its_window_and_num_ctx() -> None:
 
 async def test_a_model_that_never_answers_costs_one_timeout() -> None:
     with ScriptedModelServer(models=(MODEL,), default=lambda _r: hang(), local=LocalServer("ollama", 8192)) as server:
-        start = time.perf_counter()
-        lines = await _doctor(server, timeout=0.5)
-        elapsed = time.perf_counter() - start
-        assert len(server.chat_requests) == 1
-    assert elapsed < 3
-    assert lines["stream"][0] == "fail" and lines["stream"][1] == "no reply within 0.5 s (timed out)"
+        lines = await _doctor(server, timeout=2)
+        assert len(server.chat_requests) == 1  # one call waited out; every later line skipped without a call
+    assert lines["stream"][0] == "fail" and lines["stream"][1] == "no reply within 2 s (timed out)"
     assert {lines[name][1] for name in NAMES[2:]} == {"skipped: the stream line timed out"}
 
 
@@ -220,12 +214,12 @@ async def test_a_long_prompt_too_slow_for_the_timeout_says_how_to_shorten_it() -
     with ScriptedModelServer(
         models=(MODEL,), default=slow_on_long_prompts, local=LocalServer("ollama", 8192)
     ) as server:
-        lines = await _doctor(server, timeout=0.5)
+        lines = await _doctor(server, timeout=2)
     status, detail, fix = lines["long prompt"]
-    assert status == "warn" and detail.startswith("no reply within 0.5 s to a ~")
+    assert status == "warn" and detail.startswith("no reply within 2 s to a ~")
     assert (
-        fix == "give it longer: --timeout 2, or a smaller check: --probe-tokens 2764"
-    )  # half of 90% of 8,192 less the 2,048 reserve
+        fix == "give it longer: --timeout 8, or a smaller check: --probe-tokens 2764"
+    )  # four times the timeout; half of 90% of 8,192 less the 2,048 reserve
     assert lines["tool call"][0] == "ok"
 
 

@@ -42,17 +42,18 @@ def test_connection_errors_are_recorded_and_shown(claw_env: ClawEnv) -> None:
 
 
 def test_error_after_partial_reply_is_on_its_own_line_and_recorded(claw_env: ClawEnv) -> None:
-    write_config(claw_env.home, "[agents.defaults]\ntimeout_seconds = 1\n")
+    # Long enough for the partial reply to arrive first on a loaded machine.
+    write_config(claw_env.home, "[agents.defaults]\ntimeout_seconds = 10\n")
     claw_env.server.script(hang("Half an answer"))  # streams its text, then stalls past the run's timeout
     done = run_claw(claw_env.env, "agent", "-m", "hi")
     assert done.returncode == 1, done
     assert done.stdout == "Half an answer\n"  # the reply's line is ended before the error is printed
-    assert done.stderr.strip().splitlines() == ["claw: error: run timed out after 1 s"]
+    assert done.stderr.strip().splitlines() == ["claw: error: run timed out after 10 s"]
     last = _entries(claw_env)[-1]
     assert last["role"] == "assistant" and last.get("interrupted") and last["reason"] == "error", last
-    assert last["content"] == "Half an answer" and last["error"] == "run timed out after 1 s"
+    assert last["content"] == "Half an answer" and last["error"] == "run timed out after 10 s"
     assert not last.get("aborted")  # a timeout is a failure, not the user stopping the run
     shown = run_claw(claw_env.env, "sessions", "show", "main")
     flat = " ".join(shown.stdout.split())
-    assert "interrupted: the run failed (run timed out after 1 s)" in flat and "Half an answer" in flat, shown.stdout
+    assert "interrupted: the run failed (run timed out after 10 s)" in flat and "Half an answer" in flat, shown.stdout
     assert "(aborted)" not in flat

@@ -4,24 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.compaction.conftest import Model, config, filler_turns, seed, write_config
 from tests.support.fixtures import ClawEnv
+from tests.support.processes import run_claw
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def claw(env: ClawEnv, *args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "claw", *args],
-        env={**env.env, "PYTHONPATH": str(REPO_ROOT)},
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_claw(env.env, *args)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     return done
 

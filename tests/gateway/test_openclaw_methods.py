@@ -31,7 +31,7 @@ def named(events: Events, name: str) -> list[dict[str, Any]]:
     return [payload for event, payload in events if event == name]
 
 
-async def until(events: Events, done: Any, timeout: float = 10.0) -> None:
+async def until(events: Events, done: Any, timeout: float = 30.0) -> None:
     async with asyncio.timeout(timeout):
         while not done(events):
             await asyncio.sleep(0.01)

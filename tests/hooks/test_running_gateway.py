@@ -11,7 +11,7 @@ from tests.server.test_gateway_cli import GATEWAY_TOKEN, claw, start_gateway
 from tests.support.fixtures import ClawEnv
 
 
-def _wait_for(path: Path, timeout: float = 15) -> str:
+def _wait_for(path: Path, timeout: float = 60) -> str:
     deadline = time.monotonic() + timeout
     while not path.exists() or not path.read_text(encoding="utf-8"):
         assert time.monotonic() < deadline, f"{path} never appeared"

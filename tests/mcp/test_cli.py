@@ -38,8 +38,10 @@ def test_add_test_tools_ls_rm(claw_env: ClawEnv) -> None:
 def test_a_server_that_cannot_start_fails_the_test_in_one_line(claw_env: ClawEnv) -> None:
     run_claw(claw_env.env, "mcp", "add", "gone", "--", "/nonexistent/mcp-server")
     done = run_claw(claw_env.env, "mcp", "test", "gone")
-    assert done.returncode == 1 and "failed to start" in done.stdout
-    assert "Traceback" not in done.stderr
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == ["gone: failed to start: cannot start the command: "
+                                        "'/nonexistent/mcp-server' is not on PATH"]  # fmt: skip
+    assert "Traceback" not in done.stderr and done.stderr.splitlines()[-1] == "claw: MCP server gone did not start"
 
 
 def test_import_keeps_secrets_out_of_the_config(claw_env: ClawEnv, tmp_path) -> None:

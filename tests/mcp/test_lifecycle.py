@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -116,10 +117,18 @@ async def test_stop_during_a_long_call_cancels_it_on_the_server(
     await until(lambda: events_file.exists() and "cancelled 60" in events_file.read_text(), "the server's cancel")
 
 
+HTTP_AUTHORIZATION = "Bearer not-a-real-token"
+
+
 @pytest.fixture
 def http_server():
+    """A streamable HTTP server that answers only requests carrying `Authorization: HTTP_AUTHORIZATION`."""
     proc = subprocess.Popen(
-        [sys.executable, str(SERVERS), "http"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        [sys.executable, str(SERVERS), "http"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "MCP_TEST_AUTHORIZATION": HTTP_AUTHORIZATION},
     )
     try:
         line = read_until(proc.stdout, lambda seen: "\n" in seen, what="the HTTP server's port")
@@ -127,12 +136,13 @@ def http_server():
     finally:
         proc.terminate()
         proc.wait(10)
+        proc.stdout.close()
 
 
 async def test_a_streamable_http_server_with_a_header_from_the_environment(
-    claw_env: ClawEnv, local_clients, http_server: str, monkeypatch
-) -> None:
-    monkeypatch.setenv("TEST_MCP_AUTH", "Bearer not-a-real-token")
+    http_server: str, claw_env: ClawEnv, local_clients, monkeypatch
+) -> None:  # the server first, so that it outlives the clients (they end their session with it)
+    monkeypatch.setenv("TEST_MCP_AUTH", HTTP_AUTHORIZATION)
     import tomlkit
 
     table = {"url": http_server, "headersEnv": {"Authorization": "TEST_MCP_AUTH"}}

@@ -9,19 +9,13 @@ from pathlib import Path
 
 from tests.memory.conftest import EMBED_MODEL, write_config
 from tests.support.fixtures import ClawEnv
+from tests.support.processes import run_claw
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def claw(env: ClawEnv, *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "claw", *args],
-        env={**env.env, "PYTHONPATH": str(REPO_ROOT)},
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_claw(env.env, *args)
     assert done.returncode == expect, f"claw {' '.join(args)} -> {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done
 

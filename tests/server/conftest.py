@@ -104,7 +104,7 @@ class Wire:
     async def send(self, frame: dict[str, Any] | str | bytes) -> None:
         await self.ws.send(frame if isinstance(frame, str | bytes) else json.dumps(frame))
 
-    async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
+    async def recv(self, timeout: float = 30.0) -> dict[str, Any]:
         async with asyncio.timeout(timeout):
             while True:
                 frame = json.loads(await self.ws.recv())
@@ -112,7 +112,7 @@ class Wire:
                 if frame["type"] != "event" or frame["event"] not in self.quiet:
                     return frame
 
-    async def res(self, frame_id: str | None, timeout: float = 10.0) -> dict[str, Any]:
+    async def res(self, frame_id: str | None, timeout: float = 30.0) -> dict[str, Any]:
         """The next `res` with `frame_id` (events and other responses arriving first are kept)."""
         while True:
             frame = await self.recv(timeout)

@@ -243,27 +243,36 @@ async def test_a_client_that_stops_reading_never_stalls_the_run(claw_env: ClawEn
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.connect(("127.0.0.1", served.server.port))
-    stuck = Wire(await connect(served.url, sock=sock, max_queue=1, max_size=None))
-    await stuck.send(connect_frame())
-    await stuck.res("c1")
-    claw_env.server.script(text("x" * 6_000_000, chunk=65_536))  # far more than the socket buffers hold
-    await stuck.send({"type": "req", "id": "a", "method": "agent", "params": {"message": "big", "idempotencyKey": "b"}})
-    # From here on the stuck client reads nothing. The run still ends, promptly, and others see all of it.
-    watcher = await open_wire(served.url)
-    async with deadline(20, "the stuck client's run to become active"):
-        while not served.gateway.runs.active():
-            await asyncio.sleep(0.01)
-    run_id = served.gateway.runs.active()[0].id
-    follow = await watcher.request("agent.follow", {"runId": run_id})
-    final = await watcher.res(follow["id"], timeout=30)
-    assert final["payload"]["status"] == "ok" and len(final["payload"]["text"]) == 6_000_000
-    deltas = "".join(e["payload"]["data"].get("delta", "") for e in watcher.events if e["event"] == "agent")
-    assert len(deltas) == 6_000_000
-    # The stuck connection was dropped (the bounded wait for its socket ran out), not waited for.
-    async with deadline(20, "the stuck connection to be dropped"):
-        while len(served.server.connections) != 1:
-            await asyncio.sleep(0.05)
-    await watcher.close()
+    websocket = await connect(served.url, sock=sock, max_queue=1, max_size=None)
+    watcher: Wire | None = None
+    try:
+        stuck = Wire(websocket)
+        await stuck.send(connect_frame())
+        await stuck.res("c1")
+        claw_env.server.script(text("x" * 6_000_000, chunk=65_536))  # far more than the socket buffers hold
+        params = {"message": "big", "idempotencyKey": "b"}
+        await stuck.send({"type": "req", "id": "a", "method": "agent", "params": params})
+        # From here on the stuck client reads nothing. The run still ends, promptly, and others see all of it.
+        watcher = await open_wire(served.url)
+        async with deadline(20, "the stuck client's run to become active"):
+            while not served.gateway.runs.active():
+                await asyncio.sleep(0.01)
+        run_id = served.gateway.runs.active()[0].id
+        follow = await watcher.request("agent.follow", {"runId": run_id})
+        final = await watcher.res(follow["id"], timeout=60)
+        assert final["payload"]["status"] == "ok" and len(final["payload"]["text"]) == 6_000_000
+        deltas = "".join(e["payload"]["data"].get("delta", "") for e in watcher.events if e["event"] == "agent")
+        assert len(deltas) == 6_000_000
+        # The stuck connection was dropped (its socket took nothing for the whole send timeout), not waited for;
+        # the watcher, which reads, however slowly the loop lets it, stays.
+        async with deadline(20, "the stuck connection to be dropped"):
+            while len(served.server.connections) != 1:
+                await asyncio.sleep(0.05)
+    finally:
+        if watcher is not None:
+            await watcher.close()
+        await websocket.close()
+        sock.close()
 
 
 async def test_draining_refuses_new_runs_but_serves_the_rest(served: Served) -> None:

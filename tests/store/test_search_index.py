@@ -51,7 +51,9 @@ def test_archived_sessions_stay_searchable_under_their_key(store: SessionStore) 
     store.reset("agent:main:main")
     _turn(store, "agent:main:main", "fresh start", "hello")
     hits = store.search_index().search("marmalade")
-    catch_up(store, store.search_index())
+    assert [(h.session_id, h.session_key) for h in hits] == [(old_id, "agent:main:main")]
+    catch_up(store, store.search_index())  # as before any search: taking in the archive keeps the key
+    hits = store.search_index().search("marmalade")
     assert [(h.session_id, h.session_key) for h in hits] == [(old_id, "agent:main:main")]
     assert store.get("agent:main:main").session_id != old_id  # type: ignore[union-attr]
 

@@ -64,7 +64,7 @@ class Roles:
         return answer(request) if callable(answer) else answer
 
 
-async def eventually(check: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
+async def eventually(check: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
     """Poll `check` until it returns something truthy (generous: the machine is shared)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
@@ -76,7 +76,7 @@ async def eventually(check: Callable[[], Any], timeout: float = 20.0, what: str 
         await asyncio.sleep(0.05)
 
 
-async def settle(gateway_client: LocalClient, run_id: str, timeout: float = 30.0) -> dict[str, Any]:
+async def settle(gateway_client: LocalClient, run_id: str, timeout: float = 60.0) -> dict[str, Any]:
     """Wait (as `claw agent -m` does) until everything run `run_id` started has settled."""
     known: list[str] = []
     async with asyncio.timeout(timeout):

@@ -14,11 +14,14 @@ from tests.server.test_gateway_cli import GATEWAY_TOKEN, REPO, GatewayProc, star
 from tests.subagents.conftest import Roles, turn_message
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text, tool_call
+from tests.support.processes import run_claw
 
 Done = subprocess.CompletedProcess[str]
 
 
 def claw(env: dict[str, str], *args: str, timeout: float = 90, flags: tuple[str, ...] = ()) -> Done:
+    if not flags:
+        return run_claw(env, *args, timeout=timeout)
     return subprocess.run(
         [sys.executable, *flags, "-m", "claw", *args],
         env=env,

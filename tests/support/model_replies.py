@@ -201,7 +201,7 @@ class RecordedRequest:
     index: int = 0  # position in the server's records
     finished: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
 
-    def wait_finished(self, timeout: float = 10.0) -> float:
+    def wait_finished(self, timeout: float = 30.0) -> float:
         """``finished_at``, once the handler has ended. A client can read the reply's last byte before the
         server's loop gets back to the handler that wrote it, so read the end stamps through this."""
         if not self.finished.wait(timeout):

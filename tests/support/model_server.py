@@ -208,7 +208,7 @@ class ScriptedModelServer:
         assert records, "the model server has received no request"
         return records[-1]
 
-    def wait_for_requests(self, n: int, timeout: float = 5.0, *,
+    def wait_for_requests(self, n: int, timeout: float = 30.0, *,
                           path: str | None = None) -> list[RecordedRequest]:
         """Block until ``n`` requests (to ``path``, if given) have arrived; return the first ``n``.
 
@@ -222,7 +222,7 @@ class ScriptedModelServer:
                 raise TimeoutError(f"expected {n} requests, got {len(matching())} within {timeout}s")
             return matching()[:n]
 
-    async def wait_for_requests_async(self, n: int, timeout: float = 5.0, *,  # noqa: ASYNC109 (as the sync one)
+    async def wait_for_requests_async(self, n: int, timeout: float = 30.0, *,  # noqa: ASYNC109 (as the sync one)
                                       path: str | None = None) -> list[RecordedRequest]:
         """``wait_for_requests`` for async tests: waits in a worker thread, the test's loop keeps running."""
         return await asyncio.to_thread(self.wait_for_requests, n, timeout, path=path)

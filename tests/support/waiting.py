@@ -21,7 +21,7 @@ async def deadline(seconds: float, what: str) -> AsyncIterator[None]:
         raise AssertionError(f"timed out after {seconds:g}s waiting for {what}") from None
 
 
-def read_until(stream: IO[str], seen: Callable[[str], bool], timeout: float = 30.0, what: str = "output") -> str:
+def read_until(stream: IO[str], seen: Callable[[str], bool], timeout: float = 60.0, what: str = "output") -> str:
     """Read a child process's pipe until `seen(text so far)`; returns that text (ASCII output assumed).
 
     Reads the file descriptor directly, so `Popen.communicate()` afterwards gets exactly the rest."""

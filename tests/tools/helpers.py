@@ -33,7 +33,7 @@ def process_gone(pid: int) -> bool:
     return stat[stat.rfind(b")") + 2 :].split()[0] in (b"Z", b"X")
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
     """Poll `predicate` until it holds or `timeout` seconds pass; its last value."""
     deadline = time.monotonic() + timeout
     while not predicate():

@@ -95,7 +95,13 @@ ASKED = [
 
 
 @pytest.mark.parametrize(("command", "why"), ASKED, ids=[c for c, _ in ASKED])
-def test_anything_more_asks_and_says_why(files: Path, command: str, why: str) -> None:
+def test_anything_more_asks_and_says_why(
+    files: Path, outside: Path, monkeypatch: pytest.MonkeyPatch, command: str, why: str
+) -> None:
+    # A HOME of the test's own, with the file `~/.profile` names: a path that does not exist passes the check
+    # (nothing to read), so the real HOME's files must not decide the verdict.
+    monkeypatch.setenv("HOME", str(outside))
+    (outside / ".profile").write_text("export SECRET=1\n")
     verdict = decide(command, ExecSettings(), [], cwd=files, path_env=PATH)
     assert verdict.action == "ask" and not verdict.allowlisted, verdict
     assert why in verdict.reason, verdict.reason

@@ -63,10 +63,19 @@ TOOLS: dict[str, dict[str, Any]] = {
 }
 
 
+@pytest.fixture
+def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's own, empty HOME: an escape through `~` would land here, not in the real user's."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
 @pytest.mark.parametrize("tool", list(TOOLS))
 @pytest.mark.parametrize("form", FORMS)
 async def test_escape_is_refused_and_nothing_outside_changes(
-    call: CallTool, workspace: Path, outside: Path, tool: str, form: str
+    call: CallTool, workspace: Path, outside: Path, own_home: Path, tool: str, form: str
 ) -> None:
     path, shown = _arrange(form, workspace, outside)
     before = snapshot(outside)
@@ -79,7 +88,7 @@ async def test_escape_is_refused_and_nothing_outside_changes(
     assert "top secret" not in result.text
     assert snapshot(outside) == before
     assert snapshot(workspace) == workspace_before
-    assert not (Path.home() / HOME_PROBE).exists()
+    assert not (own_home / HOME_PROBE).exists()
     assert not (outside / "created.txt").exists()
 
 

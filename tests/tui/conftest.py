@@ -58,7 +58,7 @@ async def console(claw_env: ClawEnv, workspace: Path) -> AsyncIterator[Callable[
         await item.client.close()
 
 
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
     """Let the app run until `condition()` is truthy; its value. Fails with `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while True:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 
 from claw.errors import ConfigError
 from claw.tui.app import make_app
 from claw.tui.approvals import BrokerApprovals
 from claw.tui.widgets.conversation.notice import Notice
+from tests.support.processes import run_claw
 from tests.tui.conftest import SIZE, type_and_send, wait_for
 
 
@@ -44,14 +43,7 @@ async def test_failed_connection_exits_with_the_error(claw_env) -> None:
 
 
 def test_claw_chat_with_an_unknown_agent_is_a_one_line_error(claw_env) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "claw", "chat", "--agent", "nosuch"],
-        env=claw_env.env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_claw(claw_env.env, "chat", "--agent", "nosuch")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.rstrip().endswith(

@@ -31,7 +31,7 @@ def _cursor(tmux: Tmux) -> tuple[int, int]:
     return int(x), int(y)
 
 
-def _wait_until(condition, what: str, timeout: float = 20.0):
+def _wait_until(condition, what: str, timeout: float = 60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if value := condition():

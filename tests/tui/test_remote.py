@@ -3,15 +3,13 @@ the editor and exec approvals all go over the WebSocket protocol."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from claw.tui.screens.approval_screen import ApprovalScreen
 from claw.tui.screens.editor_screen import EditorScreen
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
 from claw.tui.widgets.conversation.tool_card import ToolCard
 from tests.gateway.conftest import write_config
 from tests.support.model_server import slow, text, tool_call
+from tests.support.processes import run_claw
 from tests.tui.conftest import SIZE, type_and_send, wait_for
 
 
@@ -57,13 +55,7 @@ async def test_console_over_websocket(claw_env, remote_console, workspace) -> No
 
 
 def test_url_with_nothing_listening_is_one_line_error(claw_env) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "claw", "chat", "--url", "ws://127.0.0.1:9/"],
-        env={**claw_env.env, "CLAW_GATEWAY_TOKEN": "x"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_claw({**claw_env.env, "CLAW_GATEWAY_TOKEN": "x"}, "chat", "--url", "ws://127.0.0.1:9/")
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("claw: cannot connect to the gateway at ws://127.0.0.1:9/")

@@ -28,7 +28,7 @@ def test_a_second_console_and_a_gateway_leave_the_services_to_the_first_console(
     command = f"cd {REPO_ROOT} && {sys.executable} -m claw chat"
     started = tmux("new-session", "-d", "-x", "200", "-y", "30", "-s", "chat", "sh", "-c", command)
     assert started.returncode == 0, started.stderr
-    first = tmux.wait_for("test-model")
+    first = tmux.wait_for("test-model", timeout=90)  # a console's first frame takes 10-25 s on a loaded machine
     assert "no automations or channels here" not in first
 
     gateway = subprocess.run(
@@ -48,7 +48,7 @@ def test_a_second_console_and_a_gateway_leave_the_services_to_the_first_console(
     second = Tmux(tmux.env)  # a console of its own, in another terminal
     try:
         second("new-session", "-d", "-x", "200", "-y", "30", "-s", "chat", "sh", "-c", command)
-        shown = second.wait_for("no automations or channels here")
+        shown = second.wait_for("no automations or channels here", timeout=90)
         assert "claw chat (pid " in shown and "runs them" in shown
     finally:
         second.kill()

@@ -76,6 +76,7 @@ class ChatScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self.services_notice = services_notice
+        self._services_noticed = False
         """Why this console runs no background services, if it runs none (shown in the status bar)."""
         self.client: GatewayClient | None = None
         """Set by the app once connected (`attach`); until then the status bar says "connecting"."""
@@ -149,6 +150,10 @@ class ChatScreen(Screen[None]):
     @work(exclusive=True, group="connect", exit_on_error=False)
     async def connect(self) -> None:
         await self.loader.connect()
+        if self.services_notice and not self._services_noticed:
+            # Also in the status bar, where a narrow terminal cuts it off: said once where it wraps.
+            self._services_noticed = True
+            await self.conversation.add_notice(self.services_notice, "warning")
         self.refresh_mcp()
         if self._mcp_poll is None:  # once, though a console may connect again
             self._mcp_poll = self.set_interval(MCP_POLL_SECONDS, self._poll_mcp)
