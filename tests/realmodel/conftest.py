@@ -6,7 +6,6 @@ tests skip, saying so; with `CI` set they fail instead (CI runs the script first
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from tests.support.fixtures import ClawEnv
 from tests.support.llama_server import MODEL_NAME, LlamaServer, find_llama
+from tests.support.unavailable import unavailable
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -28,9 +28,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
     """A started `llama-server -m smollm2.gguf -c 4096 --jinja`, shared by the session's tests."""
     found = find_llama()
     if isinstance(found, str):
-        if os.environ.get("CI"):
-            pytest.fail(found)
-        pytest.skip(found)
+        unavailable(found)
     server = LlamaServer(*found, log_path=tmp_path_factory.mktemp("llama") / "server.log")
     try:
         server.wait_ready()
