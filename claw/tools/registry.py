@@ -134,7 +134,7 @@ class ToolRegistry:
         if name in ctx.denied_tools:
             return ToolResult(f"{name} is not available here: {ctx.denied_tools[name]}", is_error=True)
         if tool is None:
-            known = ", ".join(n for n in self._tools if n not in ctx.denied_tools) or "none"
+            known = ", ".join(n for n in self.names if n not in ctx.denied_tools) or "none"
             return ToolResult(f"unknown tool {name!r}; available tools: {known}", is_error=True)
         args = _parse_arguments(name, raw_arguments)
         if isinstance(args, ToolResult):
