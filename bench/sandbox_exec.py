@@ -7,8 +7,9 @@ pipe, wait, the stop machinery armed), with the launches `ExecTool` builds, the 
 and a temporary workspace; interleaved run by run so that the machine's drift hits them alike:
 
   plain      `/bin/sh -c "echo hi"` in its own group: what exec did before the sandbox (the floor)
-  reaped     sandbox off: under claw/tools/process_reaper.py (a Python subreaper)
+  reaped     sandbox off: under claw/tools/process_reaper.py (a Python subreaper), default limits applied
   sandboxed  under bwrap, with the mounts of an agent's default sandbox (argv built each run, as exec does)
+             and the default limits applied between fork and exec
 
 Target: sandboxed p50 less than 20 ms above plain p50. For scale, the whole tool call (`ToolRegistry.call`:
 arguments, the exec policy, the sandbox choice, the launch, the result) is timed too, sandboxed and not.
@@ -27,11 +28,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.report import Target, finish, machine_line, median, spread
-from claw.config import AgentSettings
+from claw.config import AgentSettings, ExecSettings
 from claw.paths import Paths
 from claw.tools.base import ApprovalRequest, Decision, ToolContext
-from claw.tools.exec_env import scrubbed_env
+from claw.tools.exec_env import command_env
 from claw.tools.exec_launch import Launch, reaped, sandboxed, shell_argv
+from claw.tools.exec_limits import Limits, launch_spec
 from claw.tools.exec_process import run_launch
 from claw.tools.registry import ToolRegistry, builtin_tools
 from claw.tools.sandbox import SandboxSpec
@@ -90,16 +92,21 @@ async def measure(runs: int) -> dict[str, list[float]]:
     if not probe.usable or probe.bwrap is None:
         raise SystemExit(f"bwrap cannot sandbox here: {probe.detail} ({probe.fix})")
     print(f"sandbox: {probe.detail}")
-    bwrap, env, registry = probe.bwrap, scrubbed_env(), ToolRegistry(builtin_tools())
+    bwrap, env, registry = probe.bwrap, command_env(), ToolRegistry(builtin_tools())
     times: dict[str, list[float]] = {name: [] for name in ("plain", "reaped", "sandboxed", "tool off", "tool all")}
     with tempfile.TemporaryDirectory(prefix="claw-bench-sandbox-") as tmp:
         workspace = Path(tmp)
         paths = Paths.from_env()
+        defaults = ExecSettings()  # the default limits, as exec applies them (no cgroup: root's costs a mkdir more)
+        limits = Limits(
+            defaults.max_processes, defaults.max_memory_mb, defaults.max_file_size_mb, defaults.max_cpu_seconds
+        )
+        start = launch_spec(limits, umask=0o022)
         hidden = (paths.config_dir, paths.data_dir, Path.home())
         launches: dict[str, Callable[[], Launch]] = {
             "plain": lambda: Launch(tuple(shell_argv("echo hi")), sandboxed=False),
-            "reaped": lambda: reaped("echo hi", env, timeout_grace=1.0, abort_grace=0.25),
-            "sandboxed": lambda: sandboxed(bwrap, SandboxSpec(workspace, hidden=hidden), "echo hi"),
+            "reaped": lambda: reaped("echo hi", env, timeout_grace=1.0, abort_grace=0.25, start=start),
+            "sandboxed": lambda: sandboxed(bwrap, SandboxSpec(workspace, hidden=hidden), "echo hi", start=start),
         }
         contexts = {"tool off": context(workspace, "off"), "tool all": context(workspace, "all")}
         for run in range(runs + 3):  # three warm-up rounds

@@ -38,6 +38,7 @@ _DAY = 86_400.0
 _MAX_TOKENS = 100_000_000
 _MAX_CHARS = 100_000_000
 _MAX_REQUEST_BYTES = 1024 * 1024 * 1024
+_MAX_MB = 16 * 1024 * 1024  # 16 TiB
 PRICES_KEY = "modelPrices"
 
 
@@ -66,6 +67,29 @@ class ExecSettings(Section):
     default_allowlist: bool = True
     """Run the read-only commands of claw/tools/default_allowlist.py (`ls`, `cat`, `grep`…) unasked while
     their paths stay inside the workspace."""
+    max_processes: int = Field(default=256, ge=0, le=1_000_000)
+    """Processes (threads included) one command may run at once, beyond those the user already runs; 0: no
+    limit. A gateway running as root needs a pids cgroup it can make for this (the kernel spares root)."""
+    max_memory_mb: int = Field(default=4096, ge=0, le=_MAX_MB)
+    """Memory one process of a command may allocate (RLIMIT_DATA, in MiB); 0: no limit."""
+    max_file_size_mb: int = Field(default=4096, ge=0, le=_MAX_MB)
+    """The largest file one command may write (RLIMIT_FSIZE, in MiB); 0: no limit."""
+    max_cpu_seconds: int = Field(default=600, ge=0, le=int(_DAY))
+    """CPU time one process of a command may use (RLIMIT_CPU, seconds); then SIGXCPU, and SIGKILL a second
+    later; 0: no limit. The wall-clock limit is `timeoutSeconds`."""
+    pass_env: tuple[str, ...] = ()
+    """Variables of claw's environment that commands get besides the defaults (PATH, HOME, USER, SHELL, TERM,
+    LOGNAME, LANG, LANGUAGE, TZ, LC_*). A name is passed as it is; a glob (`GIT_*`) passes only what matches
+    and looks like no secret (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*PASSWORD*`, `*_AUTH`, `DATABASE_URL`, a URL
+    with a user and password …). See claw/tools/exec_env.py."""
+
+    @field_validator("pass_env")
+    @classmethod
+    def _pass_env_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if not re.fullmatch(r"[A-Za-z_*?\[\]!][A-Za-z0-9_*?\[\]!]*", entry):
+                raise ValueError(f"{entry!r} is not a variable name or a glob of names (like GIT_*)")
+        return value
 
 
 class SessionToolSettings(Section):
@@ -229,6 +253,9 @@ class GatewaySettings(Section):
     """Largest WebSocket frame after the handshake (before it: 64 KiB); 25 MiB as in OpenClaw."""
     max_body_bytes: int = Field(default=20 * 1024 * 1024, ge=1024, le=_MAX_REQUEST_BYTES)
     """Largest HTTP request body (`/v1/chat/completions`)."""
+    handshake_timeout_seconds: float = Field(default=10.0, gt=0, le=600)
+    """A connection that has not sent a full HTTP request (its headers) or, on the WebSocket, its `connect`
+    within this time is closed, so sockets that dribble bytes cannot pile up; the owner is served meanwhile."""
     shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=3600)
     """On SIGINT/SIGTERM, how long running turns may take to finish before they are aborted."""
 

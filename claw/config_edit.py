@@ -52,7 +52,10 @@ def resolve_key(key: str) -> tuple[str, ...]:
     canonical: list[str] = []
     for part in parts:
         where = ".".join(canonical) or "the top level"
-        if isinstance(node, type) and issubclass(node, BaseModel):
+        if canonical == ["models"] and part == "prices":  # `[models.prices."p/m"]`: kept apart on load
+            node = ConfigFile.model_fields["model_prices"].annotation
+            canonical.append(part)
+        elif isinstance(node, type) and issubclass(node, BaseModel):
             fields = {info.alias or name: (name, info) for name, info in node.model_fields.items()}
             alias = part if part in fields else to_camel(part)
             if alias not in fields:

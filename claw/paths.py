@@ -112,6 +112,32 @@ class Paths:
         return self.data_dir / "memory" / f"{agent_id}.sqlite"
 
 
+PRIVATE_UMASK = 0o077
+_user_umask: int | None = None
+
+
+def use_private_umask() -> None:
+    """Make everything this process creates private to its user (folders 0700, files 0600), once, at start.
+
+    Called by the `claw` entry point: the state dir's logs, databases with their WAL and SHM files, MCP
+    logs and transcripts then never depend on the umask claw was started with (under 022 they came out
+    0755/0644, and `claw doctor` flagged claw's own files). What the user's commands create (`exec`) is
+    theirs: they run with the umask claw found (`user_umask`)."""
+    global _user_umask
+    previous = os.umask(PRIVATE_UMASK)
+    if _user_umask is None:
+        _user_umask = previous
+
+
+def user_umask() -> int:
+    """The umask claw was started with (this process's own when `use_private_umask` was not called)."""
+    if _user_umask is not None:
+        return _user_umask
+    current = os.umask(PRIVATE_UMASK)
+    os.umask(current)
+    return current
+
+
 def ensure_private_dir(path: Path) -> Path:
     """Create `path` and any missing parents with mode 0700; tighten `path` itself if it already exists.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 
 UNTRUSTED_OPEN = "<<<EXTERNAL_UNTRUSTED_CONTENT>>>"
 UNTRUSTED_CLOSE = "<<<END_EXTERNAL_UNTRUSTED_CONTENT>>>"
@@ -35,3 +36,23 @@ def wrap_untrusted(text: str, source: str, *, notice: bool = False, marker_id: s
         f'{head}<<<EXTERNAL_UNTRUSTED_CONTENT id="{ident}">>>\nSource: {source}\n---\n{cleaned}\n'
         f'<<<END_EXTERNAL_UNTRUSTED_CONTENT id="{ident}">>>'
     )
+
+
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Bidirectional controls: a name with U+202E (right-to-left override) displays reversed."""
+_ESCAPED = frozenset({"Cc", "Zl", "Zp"})
+"""Control characters (ESC starts a terminal sequence) and line/paragraph separators."""
+
+
+def shown(name: str, *, keep: str = "") -> str:
+    """A name claw did not write (a file, an archive member, a skill, a session label, a server's tool)
+    as it may be printed: control and bidirectional characters become visible escapes (`\\x1b`,
+    `\\u202e`), so the name cannot move the cursor, recolour the terminal or display reversed. Other
+    characters (accents, emoji and their joiners) stay; so do those in `keep` (e.g. a message's newline)."""
+    if name.isprintable():  # no Cc, Zl, Zp and no bidi control (they are Cf): the common case, at once
+        return name
+    return "".join(ch if ch in keep or not _escaped(ch) else ascii(ch)[1:-1] for ch in name)
+
+
+def _escaped(ch: str) -> bool:
+    return ch in _BIDI or unicodedata.category(ch) in _ESCAPED

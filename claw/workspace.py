@@ -14,6 +14,7 @@ from pathlib import Path
 from claw.config import Config
 from claw.errors import UsageError
 from claw.paths import Paths, ensure_private_dir
+from claw.safe_read import RefusedFile, read_agent_text
 
 BOOTSTRAP_NAMES: dict[str, str] = {
     "soul": "SOUL.md",
@@ -98,33 +99,40 @@ def _copy_new(source: Path | None, target: Path) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class FileSize:
-    """How big a workspace file is, and whether injecting it would cut it."""
+    """How big a workspace file is, and whether injecting it would cut it (or why it is not read at all)."""
 
     name: str
     exists: bool
     chars: int
     cap: int | None
+    refused: str | None = None
+    """Why claw will not read it (`claw.safe_read`): a link out, a FIFO, too big …; None when it is read."""
 
     @property
     def truncated(self) -> bool:
         return self.cap is not None and self.chars > self.cap
 
 
-def measure(path: Path, cap: int | None) -> FileSize:
-    """Size `path` in characters (trailing whitespace ignored, as the injector trims it)."""
+def measure(path: Path, cap: int | None, *, allow_hardlinks: bool = False) -> FileSize:
+    """Size `path` in characters (trailing whitespace ignored, as the injector trims it), read as the
+    injector reads it: a file `claw.safe_read` refuses counts as present, empty and refused."""
     cap = None if path.name in NOT_INJECTED else cap
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
+        text = read_agent_text(path.parent, path.name, allow_hardlinks=allow_hardlinks)
+    except RefusedFile as refused:
+        return FileSize(path.name, True, 0, cap, refused.message)
+    if text is None:
         return FileSize(path.name, False, 0, cap)
     return FileSize(path.name, True, len(text.rstrip()), cap)
 
 
 def file_report(path: Path, cap: int | None) -> str:
-    """One line like `SOUL.md: 1,234 chars of 20,000 cap`, warning when the file will be truncated."""
+    """One line like `SOUL.md: 1,234 chars of 20,000 cap`, warning when the file will be truncated or skipped."""
     size = measure(path, cap)
     if not size.exists:
         return f"{size.name}: missing"
+    if size.refused is not None:
+        return f"{size.name}: skipped, never read into a prompt: {size.refused}"
     if size.cap is None:
         return f"{size.name}: {size.chars:,} chars (searched with memory_search, not injected whole)"
     line = f"{size.name}: {size.chars:,} chars of {size.cap:,} cap"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -14,3 +16,12 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     they start rather than compute; `PYTEST_WORKERS` overrides."""
     wanted = os.environ.get("PYTEST_WORKERS")
     return int(wanted) if wanted else 2 * (os.cpu_count() or 1)
+
+
+@pytest.fixture(autouse=True)
+def _surface_leaks() -> Iterator[None]:
+    """Collect garbage after each test (this fixture is torn down last), so a socket, file, transport or process
+    the test leaked warns during its own teardown, failing it (see `filterwarnings` in pyproject.toml), rather
+    than during whichever test the collector happens to run in later."""
+    yield
+    gc.collect()

@@ -27,3 +27,11 @@ def test_gateway_and_runtime_never_import_textual() -> None:
     probe = "import sys, claw.compose, claw.gateway.methods, claw.agent.runner; print('textual' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_skills_prompt_imports_no_url_or_mail_stack() -> None:
+    # `xml.sax.saxutils` (for one escape) pulled in urllib.request, http.client, email and ssl.
+    stacks = ("xml.sax", "urllib.request", "http.client", "email", "ssl")
+    probe = f"import sys, claw.skills.prompt; print([m for m in {stacks!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from claw.agent.env import AgentEnv
 from claw.agent.run_request import RunRequest
+from claw.safe_read import RefusedFile, read_agent_text, skip_warning
 
 log = logging.getLogger(__name__)
 
@@ -50,17 +51,23 @@ def trim_bootstrap(name: str, text: str, max_chars: int) -> str:
 
 
 class BootstrapLoader:
-    """Reads a workspace's bootstrap files, re-reading only those whose mtime or size changed."""
+    """Reads a workspace's bootstrap files, re-reading only those whose identity, mtime or size changed.
+
+    The agent can write these files, so each is read by `claw.safe_read`'s rule: a link out of the
+    workspace, a FIFO or device, a hard link and an oversized file are skipped with one warning.
+    """
 
     def __init__(self, names: tuple[str, ...] = BOOTSTRAP_FILES) -> None:
         self._names = names
-        self._cache: dict[Path, tuple[int, int, str]] = {}
+        self._cache: dict[Path, tuple[tuple[int, int, int, int], str | None]] = {}
 
-    def load(self, workspace: Path, max_chars: int, total_max_chars: int) -> list[BootstrapFile]:
+    def load(
+        self, workspace: Path, max_chars: int, total_max_chars: int, *, allow_hardlinks: bool = False
+    ) -> list[BootstrapFile]:
         files: list[BootstrapFile] = []
         remaining = total_max_chars
         for name in self._names:
-            text = self._read(workspace / name)
+            text = self._read(workspace, name, allow_hardlinks)
             if not text or not text.strip():
                 continue
             if remaining < MIN_REMAINING_CHARS:
@@ -70,20 +77,23 @@ class BootstrapLoader:
             files.append(BootstrapFile(name, workspace / name, len(text.rstrip()), content))
         return files
 
-    def _read(self, path: Path) -> str | None:
+    def _read(self, workspace: Path, name: str, allow_hardlinks: bool) -> str | None:
+        path = workspace / name
         try:
-            st = os.stat(path)
+            st = os.stat(path)  # only to know whether it changed; the read itself follows nothing out
         except OSError:
             self._cache.pop(path, None)
             return None
+        stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
         hit = self._cache.get(path)
-        if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
-            return hit[2]
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
-        self._cache[path] = (st.st_mtime_ns, st.st_size, text)
+            text = read_agent_text(workspace, name, allow_hardlinks=allow_hardlinks)
+        except RefusedFile as refused:
+            skip_warning(refused, "bootstrap file")  # once per change: the refusal is cached too
+            text = None
+        self._cache[path] = (stamp, text)
         return text
 
 
@@ -94,13 +104,16 @@ class BootstrapFilter(Protocol):
 
 
 async def filter_for_run(
-    filters: list[BootstrapFilter], run: RunRequest, env: AgentEnv, load: Callable[[], list[BootstrapFile]]
+    filters: list[BootstrapFilter],
+    run: RunRequest,
+    env: AgentEnv,
+    load: Callable[[], Awaitable[list[BootstrapFile]]],
 ) -> list[BootstrapFile] | None:
     """The run's files: what `filters` make of the files `load` reads (a failing filter changes nothing),
     to be injected into every prompt of the run; None with no filters, so each prompt build reads them."""
     if not filters:
         return None
-    files = load()
+    files = await load()
     for bootstrap_filter in filters:
         try:
             files = await bootstrap_filter(run, env, list(files))

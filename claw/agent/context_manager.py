@@ -12,6 +12,7 @@ Counters live in the session entry's `extra`: `compactionCount`, `memoryFlushCom
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -45,6 +46,7 @@ from claw.providers.ollama_options import is_ollama, num_ctx_body
 from claw.providers.openai_compat import KEYLESS_PROVIDERS, endpoint
 from claw.providers.refs import ModelRef
 from claw.providers.server_window import probe_window, server_root
+from claw.safe_read import READ_TIMEOUT
 from claw.store.transcript import Transcript, utc_now_iso
 from claw.tools.base import ToolContext
 from claw.tools.registry import ToolRegistry
@@ -181,7 +183,7 @@ class ContextManager:
             entries = await asyncio.to_thread(turn.transcript.read)
         files = turn.bootstrap  # the run's files once its agent:bootstrap hooks changed them
         if files is None:
-            files = self.load_bootstrap(settings, workspace, turn.session_key)
+            files = await self.load_bootstrap(settings, workspace, turn.session_key)
         await self.discover_window(turn.chain)
         window = self.window(settings, turn.chain)
         small = is_small(window) or turn.squeeze
@@ -243,10 +245,23 @@ class ContextManager:
         """Take the model's ratio from a call's `usage.prompt_tokens` (`TokenRatios.from_usage`)."""
         self.ratios.from_usage(str(self._router.resolve(ref)), prompt, prompt_tokens)
 
-    def load_bootstrap(self, settings: AgentSettings, workspace: Path, session_key: str) -> list[BootstrapFile]:
-        """The workspace's bootstrap files for a prompt of `session_key` (a subagent gets fewer)."""
+    async def load_bootstrap(self, settings: AgentSettings, workspace: Path, session_key: str) -> list[BootstrapFile]:
+        """The workspace's bootstrap files for a prompt of `session_key` (a subagent gets fewer), read in a
+        thread under `READ_TIMEOUT`: a file on a stuck disk costs the prompt its bootstrap files, not the loop."""
         loader = self._subagent_bootstrap if is_subagent_key(session_key) else self._bootstrap  # openclaw-spec §4.2
-        return loader.load(workspace, settings.bootstrap_max_chars, settings.bootstrap_total_max_chars)
+        load = functools.partial(
+            loader.load,
+            workspace,
+            settings.bootstrap_max_chars,
+            settings.bootstrap_total_max_chars,
+            allow_hardlinks=settings.tools.files.allow_hardlinks,
+        )
+        try:
+            async with asyncio.timeout(READ_TIMEOUT):
+                return await asyncio.to_thread(load)
+        except TimeoutError:
+            log.warning("skipped the bootstrap files of %s: reading them took over %gs", workspace, READ_TIMEOUT)
+            return []
 
     async def prepare(self, turn: Turn, tool_ctx: ToolContext) -> AssembledContext:
         """`build`, with the memory flush and compaction run first when the prompt is near or over the limit;

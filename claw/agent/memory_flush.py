@@ -19,12 +19,15 @@ from typing import Any
 from claw.agent.model_turn import ModelTurn
 from claw.agent.tokens import estimate_message
 from claw.agent.turn import no_events
+from claw.errors import ClawError
 from claw.paths import ensure_private_dir
 from claw.providers.failover import ModelRouter
-from claw.store.atomic import atomic_write_text
+from claw.safe_read import read_agent_text
 from claw.store.file_lock import locked
 from claw.tools.base import ToolContext
 from claw.tools.registry import ToolRegistry
+from claw.tools.safe_open import write_file
+from claw.tools.workspace_paths import resolve_in_workspace
 
 log = logging.getLogger(__name__)
 
@@ -97,21 +100,30 @@ async def flush_memory(
     notes = text.strip()
     if not notes or notes.upper().startswith(SILENT_TOKEN):
         return FlushResult(None, rounds)
-    await asyncio.to_thread(_append, tool_ctx.workspace / rel, notes, now, tool_ctx.session_key)
+    try:
+        await asyncio.to_thread(_append, tool_ctx.workspace, rel, notes, now, tool_ctx.session_key)
+    except ClawError as exc:  # the note is a link out, a FIFO …: the notes are lost, nothing outside is touched
+        log.warning("memory flush: not writing %s: %s", rel, exc.message)
+        return FlushResult(None, rounds)
     return FlushResult(rel, rounds)
 
 
-def _append(path: Path, notes: str, now: datetime, session_key: str) -> None:
+def _append(workspace: Path, rel: str, notes: str, now: datetime, session_key: str) -> None:
     """Add the notes to the day's file, read and rewritten under its lock, so two sessions flushing
-    at once (in one gateway or two) both keep their notes."""
+    at once (in one gateway or two) both keep their notes.
+
+    The agent can write the note (or make it a link to ~/.ssh/id_rsa, or a FIFO): it is read by the rule for
+    agent-writable files and rewritten through the workspace walk, so nothing outside is read into it or
+    written; a refusal raises `ClawError`."""
+    path = resolve_in_workspace(workspace, rel)  # memory/ must not lead out before its lock file is made there
     ensure_private_dir(path.parent)
     with locked(path):
-        try:
-            existing = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        existing = read_agent_text(workspace, rel)
+        if existing is None:
             existing = f"# {now.strftime('%Y-%m-%d')}\n"
         block = f"## {now.strftime('%H:%M')} — notes kept before compaction ({session_key})\n\n{notes}\n"
-        atomic_write_text(path, existing.rstrip("\n") + "\n\n" + block, mode=None)
+        data = (existing.rstrip("\n") + "\n\n" + block).encode("utf-8")
+        write_file(workspace, rel, data, tool="memory flush", allow_hardlinks=False)
 
 
 def fit_messages(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ Everything a run's prompts are built from is put together once, as its `Turn`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import Mapping
@@ -230,8 +231,9 @@ class AgentRunner:
             sender_authorized=run.ctx.command_authorized,
             denied_tools=denied,
             skill_env=skill_env,
+            notice=lambda message: emit(Stream.LIFECYCLE, run_event.waiting(message)),
         )
-        load = lambda: self.context.load_bootstrap(env.settings, env.workspace, run.session_key)  # noqa: E731
+        load = functools.partial(self.context.load_bootstrap, env.settings, env.workspace, run.session_key)
         bootstrap = await filter_for_run(self.bootstrap_filters, run, env, load)
         turn = Turn(env, run.session_key, transcript, tools, extra, chain, emit, bootstrap)
         return turn, tool_ctx

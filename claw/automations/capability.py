@@ -22,7 +22,7 @@ class AutomationsCapability(BaseCapability):
     """Scheduled jobs. `deliver` sends a job's reply to a channel target (the channels capability's)."""
 
     name = "automations"
-    method_namespaces = ("automations.",)
+    method_namespaces = ("automations.", "cron.")  # cron.*: OpenClaw's names for the same jobs
 
     def __init__(self, host: AutomationsHost, deliver: Deliver | None = None) -> None:
         self._host = host
@@ -42,9 +42,10 @@ class AutomationsCapability(BaseCapability):
         return (AutomationsTool(lambda: self.manager),)
 
     def methods(self) -> Mapping[str, Method]:
+        from claw.automations.cron_methods import cron_methods
         from claw.automations.methods import automation_methods  # on first use: see claw.gateway.method_table
 
-        return automation_methods(self.manager)
+        return {**automation_methods(self.manager), **cron_methods(self.manager)}
 
     def services(self) -> Sequence[GatewayService]:
         from claw.automations.scheduler import Scheduler

@@ -37,13 +37,14 @@ def new_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def _insert_run(conn: sqlite3.Connection, run: JobRun, owner: str) -> None:
+def _insert_run(conn: sqlite3.Connection, run: JobRun, owner: str, job_name: str) -> None:
+    """`job_name` is kept with the run so its history is found by name after the job is removed."""
     conn.execute(
-        f"INSERT INTO automation_runs ({_RUN_COLUMNS}, owner) VALUES ({', '.join('?' * 16)})",
+        f"INSERT INTO automation_runs ({_RUN_COLUMNS}, owner, job_name) VALUES ({', '.join('?' * 17)})",
         (
             run.id, run.job_id, run.slot, run.trigger, run.missed, run.status, run.agent_run_id,
             run.session_key, run.started_at, run.finished_at, run.error, run.output, run.delivery,
-            run.delivery_status, run.delivery_error, owner,
+            run.delivery_status, run.delivery_error, owner, job_name,
         ),
     )  # fmt: skip
 
@@ -98,7 +99,7 @@ def claim_due(conn: sqlite3.Connection, now: float, started_at: float, owner: st
             run = _new_run(job, slot=slot, trigger=trigger, missed=missed, status="running", now=now)
             job = replace(job, running_run_id=run.id)
         job = replace(job, next_run_at=following)
-        _insert_run(conn, run, owner)
+        _insert_run(conn, run, owner, job.name)
         save_job(conn, job)
         claims.append(Claim(job, run))
     return claims
@@ -116,7 +117,7 @@ def claim_manual(conn: sqlite3.Connection, job: Job, now: float, owner: str) -> 
         raise ClawError(f"automation {job.name!r} is already running (ledger run {current.running_run_id})")
     run = _new_run(current, slot=None, trigger="manual", missed=0, status="running", now=now)
     current = replace(current, running_run_id=run.id)
-    _insert_run(conn, run, owner)
+    _insert_run(conn, run, owner, current.name)
     save_job(conn, current)
     return Claim(current, run)
 
@@ -182,6 +183,15 @@ def recover_orphans(conn: sqlite3.Connection, now: float, is_orphan: Callable[[s
         )
         recovered.append(finished)
     return recovered
+
+
+def removed_job_id(conn: sqlite3.Connection, ref: str) -> str | None:
+    """The id of a removed job whose runs are still in the ledger, by its id or the name it had."""
+    row = conn.execute(
+        "SELECT job_id FROM automation_runs WHERE job_id = ? OR job_name = ? ORDER BY started_at DESC LIMIT 1",
+        (ref, ref),
+    ).fetchone()
+    return None if row is None else str(row[0])
 
 
 def list_runs(conn: sqlite3.Connection, job_id: str, limit: int) -> list[JobRun]:

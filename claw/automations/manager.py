@@ -146,9 +146,10 @@ class AutomationManager:
             try:
                 job_id = store.find_job(conn, ref).id
             except NotFoundError:
-                job_id = ref  # a removed job (e.g. a one-shot that succeeded) keeps its history
-                if not ledger.list_runs(conn, job_id, 1):
+                removed = ledger.removed_job_id(conn, ref)  # a one-shot that succeeded keeps its history
+                if removed is None:
                     raise
+                job_id = removed
             return ledger.list_runs(conn, job_id, limit)
 
         return await self.db.aread(read)

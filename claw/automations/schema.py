@@ -55,4 +55,10 @@ CREATE INDEX automation_runs_job ON automation_runs (job_id, started_at);
 CREATE INDEX automation_runs_running ON automation_runs (status) WHERE status = 'running';
 """
 
-MIGRATIONS: tuple[Migration, ...] = (Migration("automations", 1, "jobs_and_runs", _JOBS_AND_RUNS),)
+# A run keeps its job's name: a removed job's history (a one-shot that succeeded) is still found by name.
+_RUN_JOB_NAME = "ALTER TABLE automation_runs ADD COLUMN job_name TEXT;"
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("automations", 1, "jobs_and_runs", _JOBS_AND_RUNS),
+    Migration("automations", 2, "run_job_name", _RUN_JOB_NAME),
+)

@@ -62,8 +62,15 @@ def find_job(conn: sqlite3.Connection, ref: str) -> Job:
         row = conn.execute(f"SELECT {_COLUMNS} FROM automation_jobs WHERE name = ?", (ref,)).fetchone()
         job = None if row is None else Job.from_row(row)
     if job is None:
-        raise NotFoundError(f"no automation {ref!r} (see `claw automations ls`)")
+        raise NotFoundError(unknown_job(conn, ref))
     return job
+
+
+def unknown_job(conn: sqlite3.Connection, ref: str) -> str:
+    """The one-line error for a job reference that names none: the jobs there are."""
+    names = [row[0] for row in conn.execute("SELECT name FROM automation_jobs ORDER BY name LIMIT 21")]
+    listed = ", ".join(names[:20]) + (", …" if len(names) > 20 else "")
+    return f"no job named {ref!r} (jobs: {listed or 'none yet; see `claw automations add --help`'})"
 
 
 def list_jobs(conn: sqlite3.Connection) -> list[Job]:

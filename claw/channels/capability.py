@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 class ChannelsCapability(BaseCapability):
     name = "channels"
-    method_namespaces = ("channels.", "outbox.", "pairing.")
+    method_namespaces = ("channels.", "outbox.", "pairing.", "message.")  # message.action: OpenClaw's send
 
     def __init__(self, host: ChannelsHost) -> None:
         self._host = host

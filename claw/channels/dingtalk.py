@@ -34,7 +34,7 @@ from claw.channels.dingtalk_api import DingTalkApi, DingTalkError
 from claw.channels.dingtalk_cards import DingTalkCards
 from claw.channels.dingtalk_settings import DingTalkAccount
 from claw.channels.dingtalk_stream import DingTalkStream
-from claw.channels.dingtalk_wire import CHANNEL, DtMessage, check_sign, to_inbound
+from claw.channels.dingtalk_wire import CHANNEL, DtMessage, SignCache, check_sign, to_inbound
 from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
 from claw.channels.tasks import cancel_and_wait
@@ -78,6 +78,7 @@ class DingTalkAdapter:
             else DingTalkCards(self.api, settings.card_template_id, settings.card_content_key, settings.robot())
         )
         self.stream: DingTalkStream | None = None
+        self.signs = SignCache(settings.tolerance_seconds)
         self._host: ChannelHost | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -91,7 +92,8 @@ class DingTalkAdapter:
             raise VerifyError(404, "this account is in stream mode, not http")
         if not secret:
             raise VerifyError(503, "no client secret configured")
-        problem = check_sign(headers, secret, time.time() if now is None else now, self.settings.tolerance_seconds)
+        now = time.time() if now is None else now
+        problem = check_sign(headers, secret, now, self.settings.tolerance_seconds)
         if problem:
             raise VerifyError(401, problem, presented=headers.get("sign") if problem == "invalid sign" else None)
         try:
@@ -99,9 +101,13 @@ class DingTalkAdapter:
         except (UnicodeDecodeError, JsonError) as exc:
             raise VerifyError(400, f"invalid JSON: {exc}") from None
         try:
-            return DtMessage.model_validate(raw)
+            message = DtMessage.model_validate(raw)
         except ValidationError as exc:
             raise VerifyError(400, f"not a DingTalk robot message ({first_problem(exc, 'message')})") from None
+        replayed = self.signs.bind(headers, message.msgId, now)
+        if replayed:
+            raise VerifyError(401, replayed)
+        return message
 
     def verify(self, headers: Mapping[str, str], body: bytes) -> None:
         self.open(headers, body)

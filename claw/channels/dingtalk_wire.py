@@ -1,7 +1,10 @@
 """DingTalk robot callbacks: the `timestamp` + `sign` check, and a message → `Inbound`.
 
 DingTalk signs each HTTP callback with `sign = base64(HMAC-SHA256(secret, timestamp + "\\n" + secret))`,
-`timestamp` in milliseconds, and documents a one-hour window; both travel as headers. A message
+`timestamp` in milliseconds, and documents a one-hour window; both travel as headers. The signature
+covers neither the body nor the message id, so anyone who saw one pair could sign any message with it
+for the rest of the hour: `SignCache` binds each pair to the first `msgId` it came with, and refuses it
+with any other (the same `msgId` again is a redelivery, which the inbox dedupes). A message
 (`conversationType` "1": a single chat, "2": a group, where DingTalk only delivers @mentions of the
 robot) is keyed by its `msgId`, which a redelivery repeats. Single chats are sessions of the sender
 (`senderStaffId`), groups of the conversation (`conversationId`). The reply target keeps the
@@ -13,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,6 +44,32 @@ def check_sign(headers: Mapping[str, str], secret: str, now: float, tolerance: f
     if not hmac.compare_digest(given.encode("utf-8"), sign(timestamp, secret).encode("utf-8")):
         return "invalid sign"
     return None
+
+
+class SignCache:
+    """The `(timestamp, sign)` pairs seen within the window, each with the `msgId` it first came with.
+
+    Kept in memory, at most `limit` pairs (the oldest are dropped first); a pair is forgotten once its
+    timestamp is out of the window, when `check_sign` refuses it anyway."""
+
+    def __init__(self, tolerance: float, limit: int = 100_000) -> None:
+        self.tolerance = tolerance
+        self.limit = limit
+        self._seen: OrderedDict[tuple[str, str], tuple[str, float]] = OrderedDict()
+
+    def bind(self, headers: Mapping[str, str], msg_id: str, now: float) -> str | None:
+        """Record the pair of a signed request for `msg_id`; why it is refused when it came with another."""
+        while self._seen:  # the oldest first: out of the window, or over the limit
+            key, (_, expires) = next(iter(self._seen.items()))
+            if expires >= now and len(self._seen) < self.limit:
+                break
+            del self._seen[key]
+        pair = (headers.get("timestamp", ""), headers.get("sign", ""))
+        seen = self._seen.get(pair)
+        if seen is not None:
+            return None if seen[0] == msg_id else "replayed timestamp and sign"
+        self._seen[pair] = (msg_id, int(pair[0]) / 1000 + self.tolerance)
+        return None
 
 
 class _Wire(BaseModel):

@@ -21,7 +21,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BeforeValidator, Field
 
 from claw.channels import inbox, outbox, pairing
-from claw.gateway.rpc_params import Flag, NonEmptyStr, NoParams, OptionalStr, Params, PositiveInt, takes
+from claw.errors import NotFoundError, UsageError
+from claw.gateway.rpc_params import (
+    ClosedParams,
+    Flag,
+    NonEmptyStr,
+    NoParams,
+    OptionalStr,
+    Params,
+    PositiveInt,
+    takes,
+)
 
 if TYPE_CHECKING:
     from claw.channels.adapter import ChannelAdapter
@@ -147,6 +157,49 @@ async def outbox_retry(manager: ChannelManager, _gateway: object, params: Outbox
     return {**row.to_wire(), "delivering": m.running}
 
 
+class MessageActionParams(ClosedParams):
+    """OpenClaw's `message.action` (`openclaw message send`): `action` on `channel`, its own `params`."""
+
+    channel: str = Field(min_length=1)
+    action: str = Field(min_length=1)
+    params: dict[str, Any]
+    idempotency_key: str = Field(min_length=1)
+    reply: Any = None
+    account_id: str | None = None
+    requester_account_id: str | None = None
+    requester_sender_id: str | None = None
+    sender_is_owner: bool | None = None
+    session_key: str | None = None
+    session_id: str | None = None
+    inbound_turn_kind: str | None = None
+    agent_id: str | None = None
+    tool_context: Any = None
+    conversation_read_origin: str | None = None
+
+
+@takes(MessageActionParams)
+async def message_action(manager: ChannelManager, _gateway: object, params: MessageActionParams) -> dict[str, Any]:
+    """`send` only: the text goes through claw's outbox to `<channel>:<to>` (rendered, split, delivered and
+    retried like any reply). OpenClaw's other message actions (react, edit, poll …) are refused by name."""
+    from claw.channels.announce import queue_announcement
+
+    if params.action != "send":
+        raise UsageError(f"claw's channels send messages; message action {params.action!r} is not served")
+    fields = params.params
+    target = fields.get("to", fields.get("target"))
+    text = fields.get("message", fields.get("text"))
+    if not isinstance(target, str) or not target.strip():
+        raise UsageError("invalid message.action params: params.to must be a non-empty string")
+    if not isinstance(text, str) or not text.strip():
+        raise UsageError("claw sends text messages: params.message must be a non-empty string")
+    target = target.strip().removeprefix(f"{params.channel}:")  # OpenClaw's CLI sends `telegram:123`
+    row_id = await queue_announcement(manager, params.channel, target, text, run_id=params.idempotency_key)
+    if row_id is None:
+        raise NotFoundError(f"no {params.channel} account is configured (see `claw channels ls`)")
+    return {"ok": True, "channel": params.channel, "action": "send", "to": target,
+            "messageId": f"outbox:{row_id}", "queued": True}  # fmt: skip
+
+
 def channel_methods(manager: ChannelManager) -> dict[str, Method]:
     """These methods by wire name, bound to `manager`."""
     return {
@@ -156,4 +209,5 @@ def channel_methods(manager: ChannelManager) -> dict[str, Method]:
         "pairing.approve": partial(pairing_approve, manager),
         "outbox.list": partial(outbox_list, manager),
         "outbox.retry": partial(outbox_retry, manager),
+        "message.action": partial(message_action, manager),
     }

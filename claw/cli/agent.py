@@ -45,9 +45,9 @@ def agent(
 
         if session is not None:
             raise UsageError("--continue picks the session itself: drop --session, or drop --continue")
-        from claw.cli.sessions_pick import latest_session_key
+        from claw.cli.sessions_pick import continued_session_key
 
-        session = latest_session_key(agent_id, url)
+        session = continued_session_key(agent_id, url)
     from claw.cli.remote_turn import gateway_url, run_remote_turn
 
     here = Paths.from_env()

@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from claw.errors import ClawError
+from claw.paths import use_private_umask
 
 app = typer.Typer(
     name="claw",
@@ -207,6 +208,7 @@ def _opens_console(args: list[str]) -> bool:
 
 def main() -> None:
     """Entry point: user errors become one line on stderr and a non-zero exit, never a traceback."""
+    use_private_umask()
     args = ["chat"] if _opens_console(sys.argv[1:]) else sys.argv[1:]
     first = args[0] if args else None
     if first != "--version":  # the version needs no subcommand: none is imported
@@ -214,7 +216,9 @@ def main() -> None:
     try:
         app(args=args)
     except ClawError as exc:
-        print(f"claw: {exc.message}", file=sys.stderr)
+        from claw.untrusted import shown  # the message may name a file or an archive member claw did not write
+
+        print(f"claw: {shown(exc.message, keep=chr(10))}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         print("claw: interrupted", file=sys.stderr)

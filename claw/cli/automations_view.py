@@ -8,12 +8,19 @@ from typing import Any
 from claw.cli.table import Column, local_time, print_table
 
 
-def _next(job: dict[str, Any]) -> str:
+def _next(job: dict[str, Any], *, short: bool = False) -> str:
+    """The next run in the job's zone; `short` (a table's cell, next to the TZ column): without the zone's
+    abbreviation, and this year's date without the year, so the schedule and zone keep their room."""
+    from datetime import date
+
     from claw.automations.timezones import local_text
 
     if not job["enabled"] or job["nextRunAtMs"] is None:
         return "-"
-    return local_text(job["nextRunAtMs"] / 1000, job["tz"])
+    text = local_text(job["nextRunAtMs"] / 1000, job["tz"])
+    if short:
+        text = text[:16].removeprefix(f"{date.today().year}-")
+    return text
 
 
 def schedule_cell(job: dict[str, Any]) -> str:
@@ -31,11 +38,11 @@ def job_line(job: dict[str, Any]) -> str:
 _JOB_COLUMNS = (
     Column("ID"),
     Column("NAME", flex=True, floor=8),
-    Column("SCHEDULE", flex=True, floor=16),
-    Column("TZ", flex=True, floor=10, cut="middle"),  # America/Argentina/Buenos_Aires: the city is the telling part
+    Column("SCHEDULE", flex=True, cut="note"),  # the expression whole, its description shrinking
+    Column("TZ"),  # a zone stays whole
     Column("NEXT RUN"),
     Column("LAST"),
-    Column("DELIVERS", flex=True, floor=12),  # telegram:<chatId> or a webhook's host: the start tells them apart
+    Column("TO", flex=True, floor=12),  # telegram:<chatId> or a webhook's host: the start tells them apart
     Column("ON"),
 )
 
@@ -48,7 +55,8 @@ def jobs_table(jobs: list[dict[str, Any]], *, wide: bool = False) -> None:
             last = "running"
         elif job["consecutiveErrors"] and job["lastStatus"] == "error":
             last = f"error ×{job['consecutiveErrors']}"
-        cells = (job["id"], job["name"], schedule_cell(job), job["tz"], _next(job), last, _delivers(job), _on(job))
+        cells = (job["id"], job["name"], schedule_cell(job), job["tz"], _next(job, short=True), last, _delivers(job))
+        cells += (_on(job),)
         rows.append(cells)
     print_table(_JOB_COLUMNS, rows, wide=wide)
 
@@ -95,14 +103,14 @@ def run_result(run: dict[str, Any]) -> None:
 
 
 _RUN_COLUMNS = (
-    Column("RUN ID", flex=True, floor=12),
+    Column("RUN ID"),  # the ledger's 12-character id, whole (the agent run's id is in --json)
     Column("STARTED"),
     Column("FINISHED"),
     Column("STATUS"),
     Column("TOKENS", right=True),
     Column("COST", right=True),
     Column("TRIGGER", flex=True, floor=8),
-    Column("ERROR / OUTPUT", flex=True, floor=12),
+    Column("RESULT", flex=True, floor=12),  # the error, or the output
 )
 
 
@@ -126,5 +134,5 @@ def runs_table(rows: list[dict[str, Any]], *, wide: bool = False) -> None:
         if started[:5] == f"{this_year}-":  # so do this year's dates without the year (`12-01 22:10`)
             started = started[5:]
         spent = (tokens_cell(row), cost_cell(row))  # merged in from the usage ledger (claw/cli/usage.py)
-        lines.append((row["runId"] or row["id"], started, finished, row["status"], *spent, trigger, detail))
+        lines.append((row["id"], started, finished, row["status"], *spent, trigger, detail))
     print_table(_RUN_COLUMNS, lines, wide=wide)

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from claw.cli.table import Column, print_table
+from claw.untrusted import shown
 
 
 def ago(stamp: float | None) -> str:
@@ -64,10 +65,11 @@ def status_lines(status: dict[str, Any]) -> None:
     if not status["running"]:
         print("No gateway is running the channels (start one with `claw gateway run`); backlog from gateway.db:")
     for a in status["accounts"]:
-        print(f"{a['channel']}/{a['accountId']}: {a['state']}" + (f" — {a['detail']}" if a.get("detail") else ""))
+        detail = f" — {a['detail']}" if a.get("detail") else ""
+        print(shown(f"{a['channel']}/{a['accountId']}: {a['state']}{detail}"))
         print(f"  last poll: {ago(a.get('lastPollAt'))} · last message: {ago(a.get('lastInboundAt'))}")
         if a.get("lastError"):
-            print(f"  last error: {a['lastError']} ({ago(a.get('lastErrorAt'))})")
+            print(shown(f"  last error: {a['lastError']} ({ago(a.get('lastErrorAt'))})"))
         print(f"  inbox: {counts(a['inbox'])} · outbox pending: {counts(a['outbox'])}")
 
 

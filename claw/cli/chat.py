@@ -40,16 +40,18 @@ def chat(
     from claw.paths import Paths, check_agent_id
     from claw.server.runtime_file import read_runtime
     from claw.tui.logging_setup import log_to_file
+    from claw.tui.themes import check_theme
 
     check_agent_id(agent_id)
+    check_theme(theme)
     if sum((session is not None, resume_latest, resume)) > 1:
         from claw.errors import UsageError
 
         raise UsageError("use one of --session, --continue and --resume")
     if resume_latest:
-        from claw.cli.sessions_pick import latest_session_key
+        from claw.cli.sessions_pick import continued_session_key
 
-        session = latest_session_key(agent_id, url)
+        session = continued_session_key(agent_id, url)
     elif resume:
         from claw.cli.sessions_pick import pick_session_first
 
@@ -112,7 +114,10 @@ async def _run_local(**options: str | None) -> None:
         from claw.tui.approvals import BrokerApprovals
 
         paths, config = load(options["agent_id"])
+        from claw.mcp.capability import McpCapability
+
         gateway = build_gateway(paths, config, services=Gateway.capability_services if owner else ())
+        gateway.capability(McpCapability).dont_wait_for_servers()  # the first reply never waits for a server
         await gateway.start()
         return LocalClient(gateway, channel="tui"), BrokerApprovals(gateway.approvals)
 

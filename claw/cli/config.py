@@ -120,7 +120,7 @@ def _table_lines(
     return lines
 
 
-@app.command("set")
+@app.command("set", context_settings={"ignore_unknown_options": True})  # `set KEY -5`: a value, not an option
 def set_cmd(
     key: str = KeyArgument,
     value: str = typer.Argument(

@@ -128,6 +128,7 @@ def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[lis
     findings += with_config("workspace", lambda c, w: [check_workspace(paths, c, agent)])
     findings += with_config("model", lambda c, w: doctor_services.check_models(c, agent))
     findings += _guarded("gateway", lambda: [doctor_services.check_gateway(paths)])
+    findings += _guarded("gateway db", lambda: [doctor_state.check_database(paths)])
     findings += _guarded("sessions", lambda: [doctor_agent.check_sessions(paths, agent)])
     findings += with_config("skills", lambda c, w: [doctor_agent.check_skills(paths, c, agent, w)])
     findings += with_config("hooks", lambda c, w: [doctor_agent.check_hooks(paths, c, agent, w)])

@@ -7,10 +7,11 @@ from typing import Any
 import typer
 
 from claw.cli.common import AgentOption, JsonOption, WideOption, listing
+from claw.untrusted import shown
 
 app = typer.Typer(help="List, enable and disable lifecycle hooks.", no_args_is_help=True)
 
-_MARKS = {"enabled": "✓", "disabled": "✗", "shadowed": "~", "invalid": "!"}
+_MARKS = {"enabled": "✓", "disabled": "○", "shadowed": "~", "invalid": "!", "changed": "!"}  # ○: off by choice
 
 
 def _call(method: str, **params: Any) -> Any:
@@ -48,15 +49,15 @@ def ls(agent_id: str = AgentOption, json_out: bool = JsonOption, wide: bool = Wi
         table.append((_MARKS[row["status"]], row["name"], ", ".join(row["events"]), row["source"], state, row["path"]))
     print_table(columns, table, wide=wide)
     for row in rows:
-        if row["status"] in ("shadowed", "invalid"):
-            print(f"{_MARKS[row['status']]} {row['name']} ({row['source']}): {row['reason']}")
+        if row["status"] in ("shadowed", "invalid", "changed"):
+            print(shown(f"{_MARKS[row['status']]} {row['name']} ({row['source']}): {row['reason']}"))
 
 
 @app.command("enable")
 def enable(name: str = typer.Argument(..., help="Hook name."), agent_id: str = AgentOption) -> None:
     """Run the hook from now on (written to config.toml as hooks.entries.NAME)."""
     row = _call("hooks.enable", name=name, agentId=agent_id)
-    print(f"Enabled hook {row['name']} ({row['source']}, {row['path']}) for {', '.join(row['events'])}.")
+    print(shown(f"Enabled hook {row['name']} ({row['source']}, {row['path']}) for {', '.join(row['events'])}."))
     if row["source"] == "workspace":
         print("Note: a workspace hook runs code the agent itself can edit; keep an eye on its folder.")
 
@@ -65,4 +66,4 @@ def enable(name: str = typer.Argument(..., help="Hook name."), agent_id: str = A
 def disable(name: str = typer.Argument(..., help="Hook name."), agent_id: str = AgentOption) -> None:
     """Stop running the hook (written to config.toml as hooks.entries.NAME)."""
     row = _call("hooks.disable", name=name, agentId=agent_id)
-    print(f"Disabled hook {row['name']} ({row['source']}).")
+    print(shown(f"Disabled hook {row['name']} ({row['source']})."))

@@ -165,6 +165,9 @@ def _print_summary(agent: str, done: list[tuple[str, Path, str]], ws: Path) -> N
         return
     typer.echo(f"\nWorkspace: {ws}  (edit with `claw workspace edit soul`)")
     typer.echo("Next steps:")
-    typer.echo("  claw config set agents.defaults.model openai/gpt-4o-mini   # or ollama/…, see config.toml")
+    if model := os.environ.get("CLAW_MODEL"):  # already chosen for this shell: keep it, do not suggest another
+        typer.echo(f"  claw config set agents.defaults.model {model}   # CLAW_MODEL's, kept without the variable")
+    else:
+        typer.echo("  claw config set agents.defaults.model openai/gpt-4o-mini   # or ollama/…, see config.toml")
     typer.echo("  export OPENAI_API_KEY=…                                   # if your provider needs a key")
     typer.echo('  claw agent -m "hello"')

@@ -13,6 +13,7 @@ from typing import Any
 import typer
 
 from claw.cli.common import JsonOption, listing, print_json
+from claw.untrusted import shown
 
 app = typer.Typer(help="MCP servers: list, add, test, import; and `serve` claw to MCP clients.", no_args_is_help=True)
 NameArg = typer.Argument(..., help="The server's name under [mcp.servers].")
@@ -56,11 +57,14 @@ def tools(
     if json_out:
         print_json(rows)
         return
-    for row in rows:
-        note = f"  SKIPPED: {row['skipped']}" if row["skipped"] else f"  {row['description']}"
-        print(f"{row['name']}{note}")
     if not rows:
         print("No tools.")
+        return
+    from claw.cli.table import Column, print_table  # aligned, like every listing
+
+    columns = (Column("TOOL", flex=True, floor=16), Column("DESCRIPTION", flex=True))
+    cells = [(r["name"], f"SKIPPED: {r['skipped']}" if r["skipped"] else r["description"]) for r in rows]
+    print_table(columns, [(shown(name), shown(text)) for name, text in cells])  # a server's text: untrusted
 
 
 async def _local_tools(server: str | None) -> list[dict[str, Any]]:
@@ -184,9 +188,13 @@ def test(name: str = NameArg, json_out: bool = JsonOption) -> None:
             print(f"{name}: up in {report['startSeconds']:.2f} s, {len(report['tools'])} tools, "
                   f"stopped in {report['stopSeconds']:.2f} s")
             for tool in report["tools"]:
-                print(f"  {tool}")
+                print(f"  {shown(tool)}")
         else:
             print(f"{name}: failed to start: {report['error']}")
+            if report["sees"]:
+                print("What it sees in its sandbox (`binds` adds to it, `sandbox = false` turns it off):")
+                for line in report["sees"]:
+                    print(f"  {line}")
     if report["state"] != "up":
         raise ClawError(f"MCP server {name} did not start")
 
@@ -194,7 +202,9 @@ def test(name: str = NameArg, json_out: bool = JsonOption) -> None:
 async def _test(name: str) -> dict[str, Any]:
     from claw.cli.common import load
     from claw.mcp.manager import McpManager
+    from claw.mcp.sandboxing import what_it_sees
 
+    _quiet_failures()
     paths, config = load()
     manager = McpManager.from_config(paths, config)
     _known(manager, name)
@@ -208,8 +218,16 @@ async def _test(name: str) -> dict[str, Any]:
     state, error = connection.status.state, connection.status.last_error
     tools = [t.name for t in connection.status.tools]
     await connection.aclose()
+    sees = what_it_sees(connection) if state != "up" and connection.status.sandbox == "bwrap" else []
     return {"state": state, "error": error, "tools": tools, "startSeconds": round(started - began, 3),
-            "stopSeconds": round(time.monotonic() - started, 3)}
+            "stopSeconds": round(time.monotonic() - started, 3), "sees": sees}
+
+
+def _quiet_failures() -> None:
+    """The command reports a server's failure itself: the connection's log line would say it twice."""
+    import logging
+
+    logging.getLogger("claw.mcp.connection").setLevel(logging.ERROR)
 
 
 @app.command("import")
@@ -235,7 +253,7 @@ def resources(name: str = NameArg, json_out: bool = JsonOption) -> None:
     import asyncio
 
     rows = asyncio.run(_listing(name, "resources"))
-    _print_rows(rows, json_out, "uri")
+    _print_rows(rows, json_out, "uri", f"{name} offers no resources.")
 
 
 @app.command("prompts")
@@ -244,20 +262,27 @@ def prompts(name: str = NameArg, json_out: bool = JsonOption) -> None:
     import asyncio
 
     rows = asyncio.run(_listing(name, "prompts"))
-    _print_rows(rows, json_out, "name")
+    _print_rows(rows, json_out, "name", f"{name} offers no prompts.")
 
 
-def _print_rows(rows: list[dict[str, Any]], json_out: bool, key: str) -> None:
+def _print_rows(rows: list[dict[str, Any]] | None, json_out: bool, key: str, none_offered: str) -> None:
+    """`rows` None: the server does not offer the kind at all (it answered "Method not found")."""
     if json_out:
-        print_json(rows)
+        print_json(rows or [])
+        return
+    if rows is None:
+        print(none_offered)
         return
     for row in rows:
-        print(f"{row[key]}  {row.get('description') or ''}".rstrip())
+        print(shown(f"{row[key]}  {row.get('description') or ''}".rstrip()))
     if not rows:
         print("None.")
 
 
-async def _listing(name: str, what: str) -> list[dict[str, Any]]:
+async def _listing(name: str, what: str) -> list[dict[str, Any]] | None:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import METHOD_NOT_FOUND
+
     from claw.cli.common import load
     from claw.errors import ClawError
     from claw.mcp.manager import McpManager
@@ -266,21 +291,31 @@ async def _listing(name: str, what: str) -> list[dict[str, Any]]:
     manager = McpManager.from_config(paths, config)
     _known(manager, name)
     connection = manager.connections[name]
+    _quiet_failures()
     connection.start()
     try:
         await connection.wait_first_attempt()
         if connection.status.state != "up":
             raise ClawError(f"MCP server {name} did not start: {connection.status.last_error}")
         session = await connection.session()
-        if what == "resources":
-            found = (await session.list_resources()).resources
-            return [{"uri": str(r.uri), "name": r.name, "description": r.description, "mimeType": r.mime_type}
-                    for r in found]
-        listed = (await session.list_prompts()).prompts
-        return [{"name": p.name, "description": p.description,
-                 "arguments": [a.name for a in p.arguments or ()]} for p in listed]
+        try:
+            return await _listed(session, what)
+        except MCPError as exc:
+            if exc.code == METHOD_NOT_FOUND:  # a server that offers only tools, say
+                return None
+            raise ClawError(f"MCP server {name}: listing its {what} failed: {exc}") from None
     finally:
         await connection.aclose()
+
+
+async def _listed(session: Any, what: str) -> list[dict[str, Any]]:
+    if what == "resources":
+        found = (await session.list_resources()).resources
+        return [{"uri": str(r.uri), "name": r.name, "description": r.description, "mimeType": r.mime_type}
+                for r in found]
+    listed = (await session.list_prompts()).prompts
+    return [{"name": p.name, "description": p.description,
+             "arguments": [a.name for a in p.arguments or ()]} for p in listed]
 
 
 @app.command("serve")

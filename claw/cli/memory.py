@@ -7,6 +7,7 @@ from typing import Any
 import typer
 
 from claw.cli.common import AgentOption, JsonOption
+from claw.untrusted import shown
 
 app = typer.Typer(help="Search and maintain the memory index (MEMORY.md and memory/*.md).", no_args_is_help=True)
 
@@ -56,12 +57,12 @@ def search(
         return
     for n, hit in enumerate(found["results"], start=1):
         heading = f"  · {hit['heading']}" if hit.get("heading") else ""
-        print(f"\n{n}. {hit['citation']}  score {hit['score']:.3f}{heading}")
+        print(f"\n{n}. {shown(hit['citation'])}  score {hit['score']:.3f}{shown(heading)}")
         if explain:
             for line in _explanation(hit, weights, hybrid=mode == "hybrid"):
                 print(f"   {line}")
-        for line in hit["snippet"].splitlines()[:6]:
-            print(f"   {line}")
+        for line in hit["snippet"].splitlines()[:6]:  # the agent's own writing: no escape sequences through
+            print(f"   {shown(line)}")
 
 
 def _explanation(hit: dict[str, Any], weights: dict[str, float], *, hybrid: bool) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from claw.cli.common import JsonOption, WideOption, listing
+from claw.untrusted import shown
 
 app = typer.Typer(help="Pairing codes sent to unknown senders; approve one to let its sender in.",
                   no_args_is_help=True)  # fmt: skip
@@ -50,4 +51,4 @@ def approve(
         print_json(request)
         return
     name = f" ({request['senderName']})" if request.get("senderName") else ""
-    print(f"Approved {request['channel']}/{request['accountId']} sender {request['senderId']}{name}.")
+    print(shown(f"Approved {request['channel']}/{request['accountId']} sender {request['senderId']}{name}."))

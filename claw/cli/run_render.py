@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from claw.cli.subagent_wait import wait_for_subagents
@@ -28,9 +29,17 @@ wrong, like any usage error; 1 for a command that failed (`failed`)."""
 async def ask_on_terminal(request: ApprovalRequest) -> Decision:
     """Ask on the terminal, saying why the policy asks (the reason says when "always" covers only this command)."""
     why = f"why: {request.reason}\n" if request.reason else ""
-    prompt = f"\nexec wants to run:\n  {request.command}\nin {request.cwd}\n{why}Allow? [o]nce / [a]lways / [N]o: "
-    answer = await asyncio.to_thread(_read_answer, prompt)
-    return {"o": "allow-once", "a": "allow-always"}.get(answer[:1].lower(), "deny")  # type: ignore[return-value]
+    choices = "[o]nce / [a]lways / [N]o" if request.allow_always else "[o]nce / [N]o"  # only what can work
+    prompt = f"\nexec wants to run:\n  {request.command}\nin {request.cwd}\n{why}Allow? {choices}: "
+    from claw.cli.terminal_renderer import approval_waited
+
+    asked_at = time.monotonic()
+    try:
+        answer = await asyncio.to_thread(_read_answer, prompt)
+    finally:
+        approval_waited(time.monotonic() - asked_at)  # the call's time is shown without the wait
+    offered = {"o": "allow-once", "a": "allow-always"} if request.allow_always else {"o": "allow-once"}
+    return offered.get(answer[:1].lower(), "deny")  # type: ignore[return-value]
 
 
 def _read_answer(prompt: str) -> str:
@@ -53,8 +62,10 @@ async def run_one_turn(
     """Run `message` as one turn in an in-process gateway; return the process exit code."""
     from claw.client.local import LocalClient
     from claw.compose import build_gateway
+    from claw.mcp.capability import McpCapability
 
     gateway = build_gateway(paths, config)
+    gateway.capability(McpCapability).dont_wait_for_servers()  # one turn: never wait for a server not used
     client = LocalClient(gateway)
     if wants_terminal_approvals(json_out):
         gateway.approvals.set_approver(ask_on_terminal)

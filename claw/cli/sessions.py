@@ -10,6 +10,7 @@ import typer
 
 from claw.cli import sessions_find
 from claw.cli.common import AgentOption, JsonOption, WideOption, listing
+from claw.untrusted import shown
 
 app = typer.Typer(help="List, search, read, fork, reset, remove and export sessions.", no_args_is_help=True)
 
@@ -33,7 +34,7 @@ def ls(
     wide: bool = WideOption,
 ) -> None:
     """Table of sessions: key, id, messages, last updated, cost (priced now, from the usage ledger)."""
-    from claw.cli.common import print_json
+    from claw.cli.common import print_json_rows
     from claw.cli.usage import cost_cell, with_costs
 
     rows = with_costs(_call(agent_id, "sessions.list")["sessions"], agent_id)
@@ -41,7 +42,7 @@ def ls(
         _print_tree(rows, json_out, agent_id, wide)
         return
     if json_out:
-        print_json(rows)
+        print_json_rows(rows)
         return
     if not rows:
         print(f'No sessions yet for agent {agent_id}. Start one with: claw agent -m "hello"')
@@ -75,14 +76,18 @@ def _print_tree(rows: list[dict[str, Any]], json_out: bool, agent_id: str, wide:
     from claw.cli.table import Column, local_time, print_table
 
     columns = (
-        Column("SESSION", flex=True, floor=24, cut="middle"),  # the middle: the tree's branch and the key's tail stay
+        Column("SESSION", flex=True, floor=24, cut="note"),  # the branch and key, then the fork or spawn note
         Column("STATUS"),
         Column("UPDATED"),
         Column("LAST MESSAGE", flex=True),
     )
     table = [
-        (label(depth, row, agent_id), row.get("subagentStatus"), local_time(row["updatedAt"]),
-         row["lastMessagePreview"] or "")
+        (
+            label(depth, row, agent_id),
+            row.get("subagentStatus"),
+            local_time(row["updatedAt"]),
+            row["lastMessagePreview"] or "",
+        )
         for depth, row in flatten(forest)
     ]
     print_table(columns, table, wide=wide)
@@ -114,7 +119,7 @@ def show(
     console = Console(highlight=False)
     from claw.transcript_entries import undone_ids
 
-    console.print(f"[bold]{history['sessionKey']}[/] (id {history['sessionId']})")
+    console.print(f"[bold]{escape(shown(history['sessionKey']))}[/] (id {history['sessionId']})")
     undone = undone_ids(history["messages"])  # kept in the record, out of the model's history (/undo)
     for entry in history["messages"]:
         if entry.get("id") in undone and "role" in entry:
@@ -170,14 +175,15 @@ def reset(key: str = KeyArgument, agent_id: str = AgentOption, json_out: bool = 
 
         print_json(result)
     else:
-        print(f"Reset {result['key']}: new session id {result['entry']['sessionId']} (old transcript in archive/).")
+        new_id = result["entry"]["sessionId"]
+        print(f"Reset {shown(result['key'])}: new session id {new_id} (old transcript in archive/).")
 
 
 @app.command("rm")
 def rm(key: str = typer.Argument(..., help="Session key to remove."), agent_id: str = AgentOption) -> None:
     """Remove a session from the index (its transcript is kept in archive/)."""
     result = _call(agent_id, "sessions.delete", key=key)
-    print(f"Removed {result['key']} (transcript kept in archive/).")
+    print(f"Removed {shown(result['key'])} (transcript kept in archive/).")
 
 
 @app.command("export")

@@ -13,6 +13,7 @@ from typing import Any
 import typer
 
 from claw.cli.common import AgentOption, JsonOption
+from claw.untrusted import shown
 
 _RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -120,5 +121,5 @@ def fork(
 
         print_json(row)
         return
-    print(f"Forked {row['forkedFrom']} at message {row['forkedAt']} into {row['key']}.")
-    print(f"Continue it with: claw chat -s {row['key']}   (or claw agent -s {row['key']} -m …)")
+    print(shown(f"Forked {row['forkedFrom']} at message {row['forkedAt']} into {row['key']}."))
+    print(shown(f"Continue it with: claw chat -s {row['key']}   (or claw agent -s {row['key']} -m …)"))

@@ -22,6 +22,16 @@ def pick_latest(rows: list[dict[str, Any]]) -> str | None:
     return None
 
 
+def continued_session_key(agent_id: str, url: str | None = None) -> str | None:
+    """`latest_session_key`, said on stderr (dim): `-c` never continues a session without naming it."""
+    key = latest_session_key(agent_id, url)
+    from rich.console import Console
+
+    said = f"continuing {key}" if key else f"no conversation of {agent_id} yet: starting its main session"
+    Console(stderr=True, highlight=False).print(said, style="dim", markup=False)
+    return key
+
+
 def latest_session_key(agent_id: str, url: str | None = None) -> str | None:
     """The key `--continue` opens for `agent_id` (None: the agent has no conversation yet)."""
     import asyncio

@@ -15,6 +15,13 @@ app = typer.Typer(help="List, inspect, install, create and remove skills.", no_a
 _MARKS = {"ok": "✓", "ineligible": "✗", "shadowed": "~", "invalid": "!"}
 
 
+def _say(line: str, file: Any = None) -> None:
+    """Print a line that carries names claw did not write (a skill's name, files, archive members)."""
+    from claw.untrusted import shown
+
+    print(shown(line), file=file)
+
+
 def _call(agent_id: str, method: str, **params: Any) -> Any:
     """One gateway method for `agent_id`, through the running gateway when there is one."""
     from claw.cli.gateway_call import call_agent_method
@@ -38,7 +45,7 @@ def ls(
         return
     if not rows:
         hint = "" if show_all else " usable (try --all)"
-        print(f"No skills{hint}. Write one with `claw skills new NAME` or install one with `claw skills add PATH`.")
+        _say(f"No skills{hint}. Write one with `claw skills new NAME` or install one with `claw skills add PATH`.")
         return
     from claw.cli.table import Column, print_table
 
@@ -62,27 +69,27 @@ def info(name: str = typer.Argument(..., help="Skill name."), agent_id: str = Ag
 
         print_json(data)
         return
-    print(f"{data['name']} ({data['source']}) — {'ready' if data['eligible'] else 'not usable'}")
+    _say(f"{data['name']} ({data['source']}) — {'ready' if data['eligible'] else 'not usable'}")
     if data["reason"]:
-        print(f"  why:         {data['reason']}")
-    print(f"  description: {data['description']}")
-    print(f"  path:        {data['path']}")
+        _say(f"  why:         {data['reason']}")
+    _say(f"  description: {data['description']}")
+    _say(f"  path:        {data['path']}")
     req = data.get("requires") or {}
     needs = [f"{key} {', '.join(values)}" for key, values in req.items() if values]
     if data.get("os"):
         needs.append(f"os {', '.join(data['os'])}")
     if "requires" in data:
-        print(
+        _say(
             f"  needs:       {'; '.join(needs) or 'nothing'}" + (" (always: checks skipped)" if data["always"] else "")
         )
         invocable = f"{data['command']} or /skill {data['name']}" if data["userInvocable"] else "no"
-        print(f"  run by hand: {invocable}")
-        print(f"  in prompt:   {'no (disable-model-invocation)' if data['disableModelInvocation'] else 'yes'}")
-        print(f"  files:       {', '.join(data['files'])}")
+        _say(f"  run by hand: {invocable}")
+        _say(f"  in prompt:   {'no (disable-model-invocation)' if data['disableModelInvocation'] else 'yes'}")
+        _say(f"  files:       {', '.join(data['files'])}")
         if data["scripts"]:
-            print(f"  scripts:     {', '.join(data['scripts'])}")
+            _say(f"  scripts:     {', '.join(data['scripts'])}")
     for copy in data.get("copies", []):
-        print(f"  also at:     {copy['path']} ({copy['reason']})")
+        _say(f"  also at:     {copy['path']} ({copy['reason']})")
 
 
 @app.command("check")
@@ -101,9 +108,9 @@ def check(
         return
     for row in data["skills"]:
         detail = f": {row['reason']}" if row["reason"] else ""
-        print(f"{_MARKS[row['status']]} {row['name']} ({row['source']}){detail}")
+        _say(f"{_MARKS[row['status']]} {row['name']} ({row['source']}){detail}")
     c = data["counts"]
-    print(f"{c['ok']} ready, {c['ineligible']} not eligible, {c['shadowed']} shadowed, {c['invalid']} invalid")
+    _say(f"{c['ok']} ready, {c['ineligible']} not eligible, {c['shadowed']} shadowed, {c['invalid']} invalid")
 
 
 @app.command("add")
@@ -119,12 +126,12 @@ def add(
     paths, _config = load()
     done = add_skill(source, paths.skills_dir, force=force, trust=trust)
     verb = "Replaced" if done.replaced else "Installed"
-    print(f"{verb} skill {done.skill.name} at {done.skill.directory}")
+    _say(f"{verb} skill {done.skill.name} at {done.skill.directory}")
     for finding in done.findings:
-        print(f"warning: SKILL.md {finding} (installed because of --trust)", file=sys.stderr)
+        _say(f"warning: SKILL.md {finding} (installed because of --trust)", file=sys.stderr)
     if done.scripts:
         listed = ", ".join(done.scripts)
-        print(
+        _say(
             f"warning: {done.skill.name} carries scripts ({listed}); read them before the agent runs them",
             file=sys.stderr,
         )
@@ -145,11 +152,11 @@ def new(
     paths, config = load(agent_id)
     parent = paths.skills_dir if managed else workspace_dir(paths, config, agent_id) / "skills"
     created = scaffold(name, parent, description)
-    print(f"Created {created}")
+    _say(f"Created {created}")
     if description is None:  # the placeholder keeps it out of the prompt until the user writes one
-        print("Write its description (the model picks skills by it) and steps, then run `claw skills check`.")
+        _say("Write its description (the model picks skills by it) and steps, then run `claw skills check`.")
     else:
-        print("Edit it, then run `claw skills check`.")
+        _say("Edit it, then run `claw skills check`.")
 
 
 @app.command("rm")
@@ -160,4 +167,4 @@ def rm(name: str = typer.Argument(..., help="An installed skill's name.")) -> No
 
     paths, _config = load()
     removed = remove_skill(name, paths.skills_dir)
-    print(f"Removed skill {name} ({removed})")
+    _say(f"Removed skill {name} ({removed})")

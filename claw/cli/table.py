@@ -4,7 +4,9 @@ Every listing (`claw sessions ls`, `skills ls`, …) prints through `print_table
 alike. The width is the terminal's, or 80 columns when stdout is not a terminal (`COLUMNS` overrides
 both, as `shutil.get_terminal_size` reads it). Fixed columns (ids, counts, dates, states) are never
 cut; flexible ones (keys, names, paths, messages) give up room widest first, down to a floor, then
-down to their header. A cell never wraps: its whitespace is collapsed and it is cut with "…".
+down to their header. A `cut="note"` column holds a key with a note after it (`0 9 * * 1-5 (At 09:00 …)`,
+`myfork (fork at message 8)`): its notes shrink first, and its keys only once free text is down to its floor.
+A cell never wraps: its whitespace is collapsed and it is cut with "…".
 `--wide` turns cutting off; `--json` has every value as it is.
 """
 
@@ -13,7 +15,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -36,8 +37,9 @@ class Column:
     """May be cut to fit the width; a fixed column is always shown whole."""
     floor: int = 10
     """A flexible column is cut below this many cells (or its header's width) only when nothing else can give."""
-    cut: Literal["end", "middle"] = "end"
-    """Where a cut value loses its text: paths and keys keep both ends (their tails tell rows apart)."""
+    cut: Literal["end", "middle", "note"] = "end"
+    """Where a cut value loses its text: paths and keys keep both ends (their tails tell rows apart); a
+    key followed by a note in parentheses loses the note first."""
     right: bool = False
     """Align right (numbers)."""
 
@@ -48,14 +50,14 @@ def terminal_width() -> int:
 
 
 def one_line(value: object) -> str:
-    """`value` as a single-line cell: None is "—", runs of whitespace become one space, control characters go
-    (a preview can hold a model's escape sequences; a table must not pass them to the terminal)."""
+    """`value` as a single-line cell: None is "—", runs of whitespace become one space, control characters
+    and bidi controls are escaped (a preview can hold a model's escape sequences, a label a right-to-left
+    override: a table never passes them to the terminal)."""
     if value is None:
         return "—"
-    text = " ".join(str(value).split())
-    if not text.isprintable():
-        text = "".join(ch for ch in text if unicodedata.category(ch) != "Cc")
-    return text
+    from claw.untrusted import shown
+
+    return shown(" ".join(str(value).split()))
 
 
 def local_time(iso: str | int | float | None) -> str:
@@ -71,12 +73,27 @@ def local_time(iso: str | int | float | None) -> str:
         return iso
 
 
-def cut(text: str, width: int, where: Literal["end", "middle"] = "end") -> str:
+def note_start(text: str) -> int:
+    """Where the note after a key starts (` (`), or the text's length when it has none."""
+    at = text.find(" (")
+    return len(text) if at < 0 else at
+
+
+def _kept(text: str) -> int:
+    """The cells a `cut="note"` cell keeps while anything else can give: its key, and " …" for a note."""
+    at = note_start(text)
+    return cell_len(text[:at]) + (2 if at < len(text) else 0)
+
+
+def cut(text: str, width: int, where: Literal["end", "middle", "note"] = "end") -> str:
     """`text` in at most `width` cells, the lost part shown as "…"."""
     if cell_len(text) <= width:
         return text
     if width <= 1:
         return ELLIPSIS[:width]
+    if where == "note":  # the key whole while it fits, the note shrinking after it; else the key's middle goes
+        key = text[: note_start(text)]
+        return _leading(text, width - 1) + ELLIPSIS if cell_len(key) <= width - 1 else cut(key, width, "middle")
     room = width - 1
     if where == "middle":
         head = room // 2
@@ -95,18 +112,21 @@ def _leading(text: str, cells: int) -> str:
     return text
 
 
-def fit(columns: Sequence[Column], natural: Sequence[int], width: int) -> list[int]:
+def fit(columns: Sequence[Column], natural: Sequence[int], width: int, keep: Sequence[int] | None = None) -> list[int]:
     """Column widths that add up (with the gaps) to at most `width` where the flexible columns allow it.
 
     The widest flexible column gives up one cell at a time (of two as wide, the one further right), so the
     long message or path shrinks before the short name next to it; first down to each column's floor, then,
     if that is not enough, down to its header. Fixed columns keep their natural width, so a terminal too
-    narrow for them overflows."""
+    narrow for them overflows. `keep`: a floor per column that only the last pass goes below (the keys of
+    a `cut="note"` column: the free text of every other column gives way first)."""
     widths = list(natural)
     excess = sum(widths) + len(GAP) * (len(widths) - 1) - width
-    soft = [min(n, max(c.floor, cell_len(c.header))) for c, n in zip(columns, natural, strict=True)]
+    keep = keep or [0] * len(columns)
+    soft = [min(n, max(c.floor, cell_len(c.header), k)) for c, n, k in zip(columns, natural, keep, strict=True)]
+    keys = [min(n, max(cell_len(c.header), k)) for c, n, k in zip(columns, natural, keep, strict=True)]
     hard = [min(n, cell_len(c.header)) for c, n in zip(columns, natural, strict=True)]
-    for floors in (soft, hard):
+    for floors in (soft, keys, hard):
         while excess > 0:
             shrinkable = [i for i, c in enumerate(columns) if c.flex and widths[i] > max(floors[i], 1)]
             if not shrinkable:
@@ -124,7 +144,8 @@ def render(
     header = [column.header for column in columns]
     body = [[one_line(value) for value in row] for row in rows]
     natural = [max(cell_len(line[i]) for line in (header, *body)) for i in range(len(columns))]
-    widths = natural if wide else fit(columns, natural, terminal_width() if width is None else width)
+    keep = [max((_kept(line[i]) for line in body), default=0) if c.cut == "note" else 0 for i, c in enumerate(columns)]
+    widths = natural if wide else fit(columns, natural, terminal_width() if width is None else width, keep)
     lines = []
     for line in (header, *body):
         cells = []

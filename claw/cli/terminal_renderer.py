@@ -14,6 +14,14 @@ from claw.gateway.run_event import TRUNCATED_LENGTH, TRUNCATED_NOTE, Phase, RunE
 
 THINKING_MARK = "(thinking…)"
 
+_approval_wait = [0.0]
+"""Seconds spent waiting for the user's exec approvals in this process, all told (`ask_on_terminal` adds):
+a call's time is shown without them, the wait apart, as the console does."""
+
+
+def approval_waited(seconds: float) -> None:
+    _approval_wait[0] += seconds
+
 
 class TerminalRenderer:
     """Reply text to stdout as it streams; tool calls, failovers and errors to stderr. The model's
@@ -22,7 +30,7 @@ class TerminalRenderer:
 
     def __init__(self) -> None:
         self._mid_line = False
-        self._tool_started: dict[str, float] = {}
+        self._tool_started: dict[str, tuple[float, float]] = {}  # call → (its start, the approval wait then)
         self._thinking_said = False  # for the current model call
 
     def handle(self, event: RunEvent) -> None:
@@ -66,14 +74,17 @@ class TerminalRenderer:
     def _tool(self, data: dict[str, Any]) -> None:
         call_id = data.get("toolCallId", "")
         if data.get("phase") == ToolPhase.START:
-            self._tool_started[call_id] = time.perf_counter()
+            self._tool_started[call_id] = (time.perf_counter(), _approval_wait[0])
             self._note(f"→ {data['name']} {_summary(data.get('args'))}")
             return
-        elapsed = (time.perf_counter() - self._tool_started.pop(call_id, time.perf_counter())) * 1000
+        started, wait_before = self._tool_started.pop(call_id, (time.perf_counter(), _approval_wait[0]))
+        waited = _approval_wait[0] - wait_before
+        elapsed = max(0.0, time.perf_counter() - started - waited) * 1000
         mark = "✗" if data.get("isError") else "✓"
         first = (data.get("result") or "").strip().splitlines()[:1]
         detail = f": {_clip(first[0])}" if data.get("isError") and first else ""
-        self._note(f"{mark} {data['name']} ({elapsed:.0f} ms){detail}")
+        asked = f", {waited:.1f} s waiting for approval" if waited >= 0.05 else ""
+        self._note(f"{mark} {data['name']} ({elapsed:.0f} ms{asked}){detail}")
 
     def _newline(self) -> None:
         if self._mid_line:

@@ -31,7 +31,7 @@ def usage(
         None, "--since", help="Only calls since a span ago (7d, 24h, 2w) or a date (2026-01-31)."
     ),
     agent: str = typer.Option(None, "--agent", "-a", help="Only this agent's calls."),
-    job: str = typer.Option(None, "--job", help="Only the calls of this automation job's runs (its id)."),
+    job: str = typer.Option(None, "--job", help="Only the calls of this automation job's runs (its name or id)."),
     session: str = typer.Option(None, "--session", help="Only this session's calls (a session key)."),
     json_out: bool = JsonOption,
     wide: bool = WideOption,

@@ -42,12 +42,13 @@ def show_cmd(
     paths, config = load(agent)
     ws = ws_mod.workspace_dir(paths, config, agent)
     if name is not None:
+        from claw.safe_read import read_agent_text
+
         path = ws / ws_mod.resolve_name(name)
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
+        text = read_agent_text(ws, path.name)  # a link out or a FIFO: a one-line refusal, never a hang
+        if text is None:
             hint = f"create it with `claw workspace edit {name}`"
-            raise NotFoundError(f"{path} does not exist; {hint}") from None
+            raise NotFoundError(f"{path} does not exist; {hint}")
         sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
         return
 
@@ -57,30 +58,38 @@ def show_cmd(
     notes, skills = ws_mod.count_daily_notes(ws), ws_mod.count_skills(ws)
     if as_json:
         files = [
-            {"name": s.name, "exists": s.exists, "chars": s.chars, "cap": s.cap, "truncated": s.truncated}
+            {
+                "name": s.name,
+                "exists": s.exists,
+                "chars": s.chars,
+                "cap": s.cap,
+                "truncated": s.truncated,
+                "refused": s.refused,
+            }
             for s in sizes
         ]
         print_json({"workspace": str(ws), "files": files, "dailyNotes": notes, "skills": skills})
         return
 
-    from rich.console import Console
-    from rich.table import Table
+    from claw.cli.table import Column, print_table  # the same plain table as every other listing
 
-    table = Table(title=f"workspace {ws}", title_justify="left")
-    for column in ("file", "chars", "cap", "status"):
-        table.add_column(column, justify="right" if column in ("chars", "cap") else "left")
-    for s in sizes:
-        table.add_row(s.name, f"{s.chars:,}" if s.exists else "-", f"{s.cap:,}" if s.cap else "-", _status(s))
-    console = Console(highlight=False)
-    console.print(table)
+    print(f"workspace {ws}")
+    columns = (Column("FILE"), Column("CHARS", right=True), Column("CAP", right=True), Column("STATUS", flex=True))
+    rows = [(s.name, f"{s.chars:,}" if s.exists else "-", f"{s.cap:,}" if s.cap else "-", _status(s)) for s in sizes]
+    print_table(columns, rows)
     total = sum(min(s.chars, s.cap) for s in sizes if s.cap)
-    console.print(f"injected total: up to {total:,} of {settings.bootstrap_total_max_chars:,} chars")
-    console.print(f"memory/: {notes} daily notes    skills/: {skills} skills")
+    print(f"injected total: up to {total:,} of {settings.bootstrap_total_max_chars:,} chars")
+    print(f"memory/: {notes} daily notes    skills/: {skills} skills")
+    for s in sizes:
+        if s.refused is not None:
+            print(f"skipped {s.name}: {s.refused}")
 
 
 def _status(size: FileSize) -> str:
     if not size.exists:
         return "missing"
+    if size.refused is not None:
+        return "SKIPPED (see below)"
     if size.cap is None:
         return "searched, not injected"
     if size.chars == 0:

@@ -6,6 +6,7 @@ client which talks to a running gateway over WebSocket starts fast.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -26,15 +27,35 @@ class RunHandle:
     """Set when `reply` is a command's error (`unknown-command`, `usage`, `failed`), not its answer."""
 
     @classmethod
-    def from_wire(cls, payload: dict[str, Any]) -> RunHandle:
-        return cls(
-            payload["status"],
-            payload["agentId"],
-            payload["sessionKey"],
-            payload.get("runId"),
-            payload.get("reply"),
-            payload.get("error"),
-        )
+    def from_wire(cls, payload: Any, *, agent_id: str = "main", session_key: str = "") -> RunHandle:
+        """The `agent` method's first answer. claw's gateway answers `{status, agentId, sessionKey, runId |
+        reply}`; OpenClaw's answers a slash command (`/new`, `/status`) with its one final result, no
+        accepted ack: `{runId, status: "ok" | "error", summary, result: {payloads: [{text}]}}`, which is a
+        reply here (no run to follow). Any other shape is shown as it came, never a crash; `agent_id` and
+        `session_key` (what was asked for) stand in for what the answer leaves out."""
+        if not isinstance(payload, dict) or not isinstance(payload.get("status"), str):
+            return cls("unexpected", agent_id, session_key, reply=_shown(payload), error="unexpected")
+        agent = payload.get("agentId") if isinstance(payload.get("agentId"), str) else agent_id
+        key = payload.get("sessionKey") if isinstance(payload.get("sessionKey"), str) else session_key
+        status = payload["status"]
+        if status in ("ok", "error", "timeout") and ("result" in payload or "summary" in payload):
+            result = payload.get("result") if isinstance(payload.get("result"), dict) else {}
+            payloads = result.get("payloads") if isinstance(result.get("payloads"), list) else []
+            texts = [p["text"] for p in payloads if isinstance(p, dict) and isinstance(p.get("text"), str)]
+            reply = "\n".join(texts) or str(payload.get("summary") or payload.get("error") or status)
+            return cls("command", agent, key, reply=reply, error=None if status == "ok" else status)
+        run_id = payload.get("runId") if isinstance(payload.get("runId"), str) else None
+        reply = payload.get("reply") if isinstance(payload.get("reply"), str) else None
+        error = payload.get("error") if isinstance(payload.get("error"), str) else None
+        if run_id is None and reply is None:
+            return cls("unexpected", agent, key, reply=_shown(payload), error="unexpected")
+        return cls(status, agent, key, run_id, reply, error)
+
+
+def _shown(payload: Any) -> str:
+    """An answer the client did not expect, as it came (cut short)."""
+    text = json.dumps(payload, ensure_ascii=False, default=repr)
+    return f"the gateway answered: {text if len(text) <= 500 else text[:500] + '…'}"
 
 
 class GatewayClient(Protocol):

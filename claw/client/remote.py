@@ -195,7 +195,8 @@ class RemoteClient:
             params["sessionKey"] = session_key
         if model is not None:
             params["model"] = model
-        return RunHandle.from_wire(await self._request("agent", params, self._call_timeout))
+        answer = await self._request("agent", params, self._call_timeout)
+        return RunHandle.from_wire(answer, agent_id=agent_id, session_key=session_key or "")
 
     async def events(self, run_id: str) -> AsyncIterator[RunEvent]:
         queue = self._runs.get(run_id)
@@ -360,6 +361,7 @@ class RemoteClient:
             str(asked.get("cwd", "")),
             str(asked.get("reason", "")),
             str(asked.get("tool", "exec")),
+            asked.get("allowAlways") is not False,
         )
         try:
             decision = await approver(request)

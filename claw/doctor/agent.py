@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from claw.memory.schema import connect
 from claw.paths import Paths
 from claw.skills.catalog import build_report
 from claw.store.session_entry import SessionEntry
-from claw.store.sessions import INDEX_NAME
+from claw.store.session_table import DB_NAME, JSON_NAME
 from claw.store.transcript import Transcript
 
 
@@ -28,11 +29,14 @@ def check_sessions(paths: Paths, agent_id: str) -> Finding:
     if not folder.is_dir():
         return ok(name, "none yet")
     problems: list[Finding] = []
-    for corrupt in sorted(folder.glob(f"{INDEX_NAME}.corrupt-*")):
-        detail = f"a corrupt {INDEX_NAME} was moved aside to {corrupt}"
+    for corrupt in sorted(folder.glob(f"{JSON_NAME}.corrupt-*")):
+        detail = f"a corrupt {JSON_NAME} was moved aside to {corrupt}"
         fix = f"recover what you need from {corrupt.name}, then delete it (transcripts were not touched)"
         problems.append(warn(name, detail, fix))
-    keys, index_problem = _read_index(folder / INDEX_NAME)
+    if (folder / JSON_NAME).exists():  # not yet imported into sessions.sqlite (the next command does that)
+        keys, index_problem = _read_index(folder / JSON_NAME)
+    else:
+        keys, index_problem = _read_table(folder / DB_NAME)
     if index_problem:
         problems.append(index_problem)
     transcripts = sorted(folder.glob("*.jsonl"))
@@ -40,7 +44,7 @@ def check_sessions(paths: Paths, agent_id: str) -> Finding:
         transcript = Transcript(path)
         transcript.read()  # each transcript is parsed once, here
         if transcript.last_read_skipped:
-            key = keys.get(path.stem, f"session {path.stem} (not in {INDEX_NAME})")
+            key = keys.get(path.stem, f"session {path.stem} (not in the index)")
             lines = "line" if transcript.last_read_skipped == 1 else "lines"
             detail = f"{key}: {transcript.last_read_skipped} malformed {lines} skipped when read ({path.name})"
             fix = f"nothing is lost beyond those lines; if the session misbehaves, `claw sessions reset {key}`"
@@ -48,6 +52,17 @@ def check_sessions(paths: Paths, agent_id: str) -> Finding:
     read = _count(len(transcripts), "transcript")
     healthy = f"{len(keys)} in the index, {read} read cleanly" if transcripts else "none yet"
     return combine(name, problems, healthy)
+
+
+def _read_table(path: Path) -> tuple[dict[str, str], Finding | None]:
+    """Session id → key from sessions.sqlite, opened read-only."""
+    if not path.exists():
+        return {}, None
+    try:
+        with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as conn:
+            return {session_id: key for key, session_id in conn.execute("SELECT key, session_id FROM sessions")}, None
+    except sqlite3.Error as exc:
+        return {}, warn("sessions", f"{path} cannot be read ({exc})", f"move {path.name} aside; transcripts are kept")
 
 
 def _read_index(path: Path) -> tuple[dict[str, str], Finding | None]:

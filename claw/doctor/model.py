@@ -202,7 +202,7 @@ async def _fixed_prompt(
 
     agent = config.agent(agent_id)
     workspace = workspace_dir(Paths.from_env(), config, agent_id)
-    files = manager.load_bootstrap(agent, workspace, f"agent:{agent_id}:main")
+    files = await manager.load_bootstrap(agent, workspace, f"agent:{agent_id}:main")
     tools = ToolRegistry(builtin_tools()).schemas()
     small = is_small(window)
 

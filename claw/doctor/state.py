@@ -6,6 +6,7 @@ Each check has a finder that says what is wrong; `--fix` repairs exactly what th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -18,7 +19,7 @@ from claw.config import Config, load_config
 from claw.doctor.finding import Finding, fail, listed, ok, warn
 from claw.errors import ConfigError
 from claw.paths import Paths
-from claw.server.auth import TOKEN_ENV
+from claw.server.auth import TOKEN_ENV, TOKEN_FILE_FIX
 from claw.store.atomic import STALE_TEMP_SECONDS, temp_target
 
 FIX_COMMAND = "claw doctor --fix"
@@ -126,10 +127,38 @@ def check_token(paths: Paths) -> Finding:
     mode = stat.S_IMODE(st.st_mode)
     if mode & 0o077:
         return warn(name, f"{file} is {mode:04o}: other users can read it", f"{FIX_COMMAND} (makes it 0600)")
-    if not from_env and not file.read_text(encoding="utf-8", errors="replace").strip():
-        return warn(name, f"{file} is empty", "delete it, then run `claw init` to write a new one")
-    source = f"from {TOKEN_ENV} (the file is not used)" if from_env else str(file)
-    return ok(name, f"{source}, 0600")
+    if from_env:
+        return ok(name, f"from {TOKEN_ENV} (the file is not used), 0600")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return fail(name, f"{file} is not UTF-8 text: the gateway cannot start with it", TOKEN_FILE_FIX)
+    except OSError as exc:
+        return fail(name, f"cannot read {file}: {exc.strerror}", TOKEN_FILE_FIX)
+    if not text.strip():
+        return warn(name, f"{file} is empty", TOKEN_FILE_FIX)
+    return ok(name, f"{file}, 0600")
+
+
+def check_database(paths: Paths) -> Finding:
+    """gateway.db opens and SQLite's `quick_check` finds it whole (read-only: a running gateway may use it)."""
+    import sqlite3
+
+    from claw.store.db import damaged, repair_hint
+
+    name, file = "gateway db", paths.gateway_db
+    if not file.exists():
+        return ok(name, f"no {file.name} yet (made on first use)")
+    try:
+        with contextlib.closing(sqlite3.connect(f"{file.as_uri()}?mode=ro", uri=True, timeout=5)) as conn:
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
+    except sqlite3.Error as exc:
+        if damaged(exc):
+            return fail(name, f"{file} is damaged ({exc})", repair_hint(file))
+        return warn(name, f"cannot check {file}: {exc}", "run `claw doctor` again once the gateway is idle")
+    if problems != ["ok"]:
+        return fail(name, f"{file} is damaged ({'; '.join(problems)})", repair_hint(file))
+    return ok(name, f"{file}, intact")
 
 
 def check_config(paths: Paths, agent_id: str) -> tuple[Finding, Config | None]:

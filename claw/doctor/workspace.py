@@ -28,7 +28,8 @@ def check_workspace(paths: Paths, config: Config, agent_id: str) -> Finding:
         return fail(NAME, f"{workspace} does not exist", init)
     settings = config.agent(agent_id)
     cap, total_cap = settings.bootstrap_max_chars, settings.bootstrap_total_max_chars
-    sizes = [measure(workspace / name, cap) for name in BOOTSTRAP_NAMES.values()]
+    hardlinks = settings.tools.files.allow_hardlinks
+    sizes = [measure(workspace / name, cap, allow_hardlinks=hardlinks) for name in BOOTSTRAP_NAMES.values()]
     problems: list[Finding] = []
 
     missing = missing_bootstrap(workspace, bundled_dir("workspace-template"))
@@ -36,7 +37,11 @@ def check_workspace(paths: Paths, config: Config, agent_id: str) -> Finding:
         fix = "claw doctor --fix (copies them from the template, overwriting nothing)"
         problems.append(warn(NAME, f"missing {listed(missing, 6)}", fix))
     for size in sizes:
-        if size.truncated:
+        if size.refused is not None:
+            detail = f"skipped {size.name}: {size.refused}"
+            fix = f"replace {workspace / size.name} with a regular file (the agent's commands can plant such files)"
+            problems.append(warn(NAME, detail, fix))
+        elif size.truncated:
             short = next(key for key, file in BOOTSTRAP_NAMES.items() if file == size.name)
             detail = f"{size.name} is {size.chars:,} chars, over the {cap:,} cap: the prompt gets it cut"
             fix = f"shorten it (`claw workspace edit {short}`) or raise {agent_key(agent_id, 'bootstrapMaxChars')}"

@@ -35,6 +35,7 @@ def approval_row(request: ApprovalRequest, *, expires_at_ms: int | None = None) 
             "sessionKey": request.session_key,
             "reason": request.reason,
             "tool": request.tool,
+            "allowAlways": request.allow_always,
         },
     }
     if expires_at_ms is not None:

@@ -36,6 +36,7 @@ from claw.gateway.methods import CORE_METHODS
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.queueing import QueueController, QueuePolicy, configured_policy
 from claw.gateway.routing import route
+from claw.gateway.rpc_params import ClosedParamsError
 from claw.gateway.run_event import RunEvent, Stream
 from claw.gateway.runs import Run, RunOutcome, RunRegistry, new_run_id
 from claw.gateway.services import GatewayService
@@ -161,7 +162,10 @@ class Gateway:
         method = self.methods.get(name)
         if method is None:
             raise UsageError(f"unknown method: {name}")
-        return await method(self, {**params, "_channel": channel})
+        try:
+            return await method(self, {**params, "_channel": channel})
+        except ClosedParamsError as exc:
+            raise UsageError(f"invalid {name} params: {exc.message}") from None
 
     async def start(self) -> None:
         """Start the services, in order; if one fails, those already started are stopped again."""

@@ -16,6 +16,7 @@ from claw.gateway.approval_rows import approval_row
 from claw.gateway.capability import Method
 from claw.gateway.chat_methods import CHAT_METHODS
 from claw.gateway.msg_context import MsgContext
+from claw.gateway.operator_methods import OPERATOR_METHODS
 from claw.gateway.rpc_params import (
     AgentParams,
     Flag,
@@ -36,6 +37,7 @@ from claw.gateway.session_methods import SESSION_METHODS
 from claw.gateway.session_rows import now_ms, session_row, split_model_ref
 from claw.gateway.system_methods import SYSTEM_METHODS
 from claw.gateway.think_commands import set_think
+from claw.safe_read import read_agent_text_async
 from claw.store.sessions import SessionEntry
 from claw.tools.exec_approvals import DECISIONS
 from claw.workspace import resolve_name
@@ -76,10 +78,10 @@ class WorkspaceWriteParams(WorkspaceFileParams):
     content: str = Field(description="a string")
 
 
-UNSUPPORTED_SESSION_SETTINGS = ("elevated_level", "fast_mode", "group_activation", "reasoning_level",
+UNSUPPORTED_SESSION_SETTINGS = ("archived", "elevated_level", "fast_mode", "group_activation", "reasoning_level",
                                 "response_usage", "trace_level")  # fmt: skip
-"""OpenClaw's per-session settings (its TUI's /elevated, /fast, /activation, /reasoning, /usage, /trace) that
-claw has no such thing for: refused by name, not silently dropped."""
+"""OpenClaw's per-session settings (its TUI's /elevated, /fast, /activation, /reasoning, /usage, /trace, its
+CLI's `sessions archive`) that claw has no such thing for: refused by name, not silently dropped."""
 
 
 class SessionPatchParams(SessionParams):
@@ -90,6 +92,7 @@ class SessionPatchParams(SessionParams):
     verbose_level: Literal["on", "off", "full"] | None = Field(
         None, description="on, off, full, or null: how much of a run's tool calls OpenClaw's clients show"
     )
+    archived: Any = None  # OpenClaw's `sessions archive`: claw keeps no archived-but-listed state
     elevated_level: Any = None
     fast_mode: Any = None
     group_activation: Any = None
@@ -188,7 +191,7 @@ def _sessions_page(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
     settings = gw.config.agent(params.agent_id)
     return {
         "ts": now_ms(),
-        "path": str(gw.paths.sessions_dir(params.agent_id) / "sessions.json"),
+        "path": str(gw.paths.sessions_dir(params.agent_id) / "sessions.sqlite"),
         "count": len(page),
         "totalCount": len(entries),
         "limitApplied": params.limit,
@@ -226,11 +229,25 @@ async def sessions_reset(gw: Gateway, params: SessionParams) -> dict[str, Any]:
     return {"ok": True, "key": key, "entry": session_row(gw, entry)}
 
 
-@takes(SessionParams)
-async def sessions_delete(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+class SessionDeleteParams(SessionParams):
+    """`sessions.delete` with OpenClaw's fields: `expectedSessionId` (refused if the key now names another
+    session), `archivedOnly` (only an archived session: claw keeps none, so it is refused), and
+    `deleteTranscript` (claw keeps the transcript in archive/ either way)."""
+
+    expected_session_id: OptionalStr = None
+    archived_only: Flag = False
+    delete_transcript: Flag = False
+
+
+@takes(SessionDeleteParams)
+async def sessions_delete(gw: Gateway, params: SessionDeleteParams) -> dict[str, Any]:
     key = params.session_key
     store = gw.sessions(params.session_agent)
     entry = store.get(key)
+    if params.archived_only:
+        raise UsageError(f"session {key} is not archived (claw keeps no archived sessions): nothing deleted")
+    if params.expected_session_id and (entry is None or entry.session_id != params.expected_session_id):
+        raise UsageError(f"session {key} is not session {params.expected_session_id} any more: nothing deleted")
     gw.abort_session(key)
 
     def delete() -> list[str] | None:
@@ -250,8 +267,12 @@ async def sessions_delete(gw: Gateway, params: SessionParams) -> dict[str, Any]:
 async def workspace_read(gw: Gateway, params: WorkspaceFileParams) -> dict[str, Any]:
     agent_id = params.agent_id
     name = resolve_name(params.name)
-    path = gw.workspace(agent_id) / name
-    text = await asyncio.to_thread(path.read_text, encoding="utf-8") if path.exists() else ""
+    workspace = gw.workspace(agent_id)
+    path = workspace / name
+    # The agent can plant a link or a FIFO here: read by the rule for agent-writable files (a refusal is the
+    # method's error, naming the file), never by following the name.
+    hardlinks = gw.config.agent(agent_id).tools.files.allow_hardlinks
+    text = await read_agent_text_async(workspace, name, allow_hardlinks=hardlinks) or ""
     return {
         "name": name,
         "path": str(path),
@@ -359,6 +380,7 @@ async def approval_resolve(gw: Gateway, params: ApprovalAnswerParams) -> dict[st
 
 CORE_METHODS: Mapping[str, Method] = {
     **SYSTEM_METHODS,  # health, status, agents.list, models.list, config.get, presence, lists claw has none of
+    **OPERATOR_METHODS,  # logs.tail, diagnostics, node.*, approval.*, wake, secrets.reload: OpenClaw's CLI asks
     "agent": agent,
     "agent.wait": agent_wait,
     "agent.abort": agent_abort,

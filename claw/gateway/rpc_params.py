@@ -71,6 +71,18 @@ class NoParams(Params):
     """A method that takes no parameters (any sent are ignored)."""
 
 
+class ClosedParams(Params):
+    """OpenClaw's closed params objects: a key the model does not name is refused, not ignored, and every
+    problem reads as OpenClaw's own (`invalid cron.add params: at root: unexpected property 'x'`; the
+    gateway adds the method's name, `ClosedParamsError`)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, extra="forbid", frozen=True, strict=True)
+
+
+class ClosedParamsError(UsageError):
+    """Bad parameters of a `ClosedParams` method; `Gateway.call_method` words it as OpenClaw does."""
+
+
 # --- shared field types -------------------------------------------------------------------------
 # Each carries a `description`: the "what is expected" of the error line (a field may give its own).
 
@@ -162,7 +174,10 @@ def parse_params(model: type[P], raw: Mapping[str, Any]) -> P:
     try:
         params = model.model_validate(fields)
     except ValidationError as exc:
-        raise _usage_error(model, fields, exc) from None
+        problem = _usage_error(model, fields, exc)
+        if issubclass(model, ClosedParams):
+            raise ClosedParamsError(problem.message) from None
+        raise problem from None
     if isinstance(params, Params):
         params._caller_channel = str(raw.get(CHANNEL_KEY) or "cli")
     return params
@@ -192,7 +207,9 @@ def _usage_error(model: type[BaseModel], fields: Mapping[str, Any], exc: Validat
         return UsageError(f"invalid parameters: {err['msg']}")
     name = str(err["loc"][0])
     if err["type"] == "extra_forbidden":
-        return UsageError(f"unknown parameter {name!r}")
+        where = "at root" if len(err["loc"]) == 1 else "at /" + "/".join(map(str, err["loc"][:-1]))
+        return UsageError(f"{where}: unexpected property {str(err['loc'][-1])!r}"
+                          if issubclass(model, ClosedParams) else f"unknown parameter {name!r}")  # fmt: skip
     if err["type"] == "value_error":  # one of our validators: its message says what is wrong
         return UsageError(f"invalid parameter {name!r}: {err['ctx']['error']}")
     fields_ = model.model_fields.items()

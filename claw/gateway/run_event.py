@@ -267,6 +267,12 @@ def truncation_warning(model: str | None, reported: int, estimated: int, window:
     }
 
 
+def waiting(message: str) -> dict[str, Any]:
+    """A tool call waits before it can run (an MCP server still starting: `message` says which); the run
+    goes on."""
+    return {"phase": Phase.WARNING, "kind": "waiting", "message": message}
+
+
 def end(text: str, usage: Mapping[str, int], **detail: Any) -> dict[str, Any]:
     """The reply; `detail` e.g. `steeredInto` (the run the message joined instead)."""
     return {"phase": Phase.END, "text": text, "usage": usage, **detail}

@@ -78,7 +78,7 @@ def session_row(gw: Gateway, entry: SessionEntry, *, ended: str | None = None) -
         "modelProvider": provider,
         "model": model,
         "modelOverrideSource": "session" if entry.model_override else None,
-        "contextTokens": settings.context_tokens,
+        "contextTokens": gw.runner.context.window(settings, chain),  # the window the turn budgets, as /context
         "hasActiveRun": bool(active),
         "activeRunIds": [run.id for run in active],
         "status": "running" if running else ("queued" if active else "idle"),

@@ -53,7 +53,7 @@ def _session_summary(gw: Gateway, agent_id: str, now: int) -> dict[str, Any]:
         updated = epoch_ms(entry.updated_at)
         age = None if updated is None else now - updated
         recent.append({"key": entry.session_key, "updatedAt": updated, "age": age})
-    return {"path": str(gw.paths.sessions_dir(agent_id) / "sessions.json"), "count": len(entries), "recent": recent}
+    return {"path": str(gw.paths.sessions_dir(agent_id) / "sessions.sqlite"), "count": len(entries), "recent": recent}
 
 
 @takes(NoParams)
@@ -90,7 +90,7 @@ async def status(gw: Gateway, params: NoParams) -> dict[str, Any]:
         recent_entries += entries[:RECENT_SESSIONS]
         by_agent.append({
             "agentId": agent_id,
-            "path": str(gw.paths.sessions_dir(agent_id) / "sessions.json"),
+            "path": str(gw.paths.sessions_dir(agent_id) / "sessions.sqlite"),
             "count": len(entries),
             "recent": [session_row(gw, e) for e in entries[:RECENT_SESSIONS]],
         })  # fmt: skip

@@ -28,6 +28,8 @@ class Hook:
     export: str = "handle"
     """The function in handler.py that receives the event."""
     emoji: str | None = None
+    pinned: str | None = None
+    """The SHA-256 of handler.py the user enabled (workspace hooks, `HookEntry.sha256`); None: not pinned."""
 
     @property
     def manifest(self) -> Path:

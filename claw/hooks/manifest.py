@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from claw.hooks.hook import HANDLER, MANIFEST, Hook, HookSource
+from claw.safe_read import RefusedFile, read_agent_bytes
 from claw.skills.frontmatter import FrontmatterError, read_frontmatter
 
 MAX_MANIFEST_BYTES = 64_000
@@ -31,13 +32,18 @@ class HookManifestError(ValueError):
 
 def parse_hook(directory: Path, source: HookSource) -> Hook:
     """The hook in `directory`; raises HookManifestError."""
-    file = directory / MANIFEST
+    # A workspace hook is agent-writable: read by that rule (no link out of its location, no FIFO, capped).
     try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise HookManifestError(f"cannot read {MANIFEST}: {exc.strerror}") from None
-    if len(raw) > MAX_MANIFEST_BYTES:
-        raise HookManifestError(f"{MANIFEST} is {len(raw):,} bytes, over the {MAX_MANIFEST_BYTES:,}-byte limit")
+        raw = read_agent_bytes(
+            directory.parent,
+            f"{directory.name}/{MANIFEST}",
+            max_bytes=MAX_MANIFEST_BYTES,
+            allow_hardlinks=source != "workspace",
+        )
+    except RefusedFile as exc:
+        raise HookManifestError(f"skipped {MANIFEST}: {exc.message}") from None
+    if raw is None:
+        raise HookManifestError(f"cannot read {MANIFEST}: it is gone")
     try:
         data, _body = read_frontmatter(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -18,7 +18,8 @@ from pydantic import Field
 
 from claw.config_edit import editing, set_value
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.rpc_params import AgentParams, NonEmptyStr, takes
+from claw.gateway.rpc_params import AgentParams, ClosedParams, NonEmptyStr, takes
+from claw.hooks.loader import HookLoadError, handler_digest
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method
@@ -62,6 +63,13 @@ async def _toggle(registry: HookRegistry, host: HooksHost, params: HookParams, e
             raise UsageError(f"hook {name!r} at {invalid.directory} cannot be loaded: {invalid.reason}")
         raise NotFoundError(f"no hook named {name!r} (see `claw hooks ls`)")
     entry: dict[str, Any] = {"enabled": True, "source": hook.source} if enabled else {"enabled": False}
+    if enabled and hook.source == "workspace":
+        # The agent can write its workspace: pin the handler.py the user enables, so a later change does
+        # not run until the user enables the hook again (claw.hooks.loader).
+        try:
+            entry["sha256"] = await asyncio.to_thread(handler_digest, hook)
+        except HookLoadError as exc:
+            raise UsageError(f"hook {name!r} cannot be enabled: {exc}") from None
     await asyncio.to_thread(_write_entry, host.paths.config_file, name, entry)
     registry.reload_settings()
     row = next(r for r in await asyncio.to_thread(registry.rows, agent_id) if r["name"] == name)
@@ -73,10 +81,54 @@ def _write_entry(path: Path, name: str, entry: dict[str, Any]) -> None:
         set_value(doc, ("hooks", "entries", name), entry)
 
 
+class HooksStatusParams(ClosedParams):
+    """OpenClaw's `hooks.status`: one agent's hooks (default `main`)."""
+
+    agent_id: str | None = None
+
+
+_NO_MISSING = {"bins": [], "anyBins": [], "env": [], "config": [], "os": []}
+
+
+@takes(HooksStatusParams)
+async def hooks_status(
+    registry: HookRegistry, host: HooksHost, _gateway: object, params: HooksStatusParams
+) -> dict[str, Any]:
+    """OpenClaw's hook status report (`openclaw hooks list/check/info`): every hook claw found for the agent;
+    `loadable` when it is enabled and runs, else `blockedReason` says why (disabled, shadowed, invalid)."""
+    agent_id = params.agent_id or "main"
+    host.config.agent(agent_id)
+    rows = await asyncio.to_thread(registry.rows, agent_id)
+    hooks = [
+        {
+            "name": row["name"],
+            "hookKey": row["name"],
+            "description": row["description"],
+            "source": row["source"],
+            "filePath": row["path"],
+            "events": row["events"],
+            "unknownEvents": [],
+            "enabledByConfig": row["enabled"],
+            "requirementsSatisfied": row["status"] != "invalid",
+            "loadable": row["status"] == "enabled",
+            **({} if row["status"] == "enabled" else {"blockedReason": row.get("reason") or row["status"]}),
+            "managedByPlugin": False,
+            "requirements": dict(_NO_MISSING),
+            "missing": dict(_NO_MISSING),
+            "install": [],
+            "configChecks": [],
+        }
+        for row in rows
+    ]
+    return {"agentId": agent_id, "workspaceDir": str(host.workspace(agent_id)),
+            "managedHooksDir": str(host.paths.hooks_dir), "hooks": hooks}  # fmt: skip
+
+
 def hook_methods(registry: HookRegistry, host: HooksHost) -> dict[str, Method]:
     """These methods by wire name, bound to `registry` and `host`."""
     return {
         "hooks.list": partial(hooks_list, registry, host),
         "hooks.enable": partial(hooks_enable, registry, host),
         "hooks.disable": partial(hooks_disable, registry, host),
+        "hooks.status": partial(hooks_status, registry, host),
     }

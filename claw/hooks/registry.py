@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from claw.gateway.hook_events import HookEvent
 from claw.hooks.discovery import Discovery, discover, hook_roots
 from claw.hooks.hook import Hook
 from claw.hooks.invoke import invoke
+from claw.hooks.loader import HookLoadError, handler_digest
 from claw.hooks.settings import HooksSettings
 from claw.paths import Paths
 
@@ -91,7 +92,9 @@ class HookRegistry:
     def matching(self, event: HookEvent) -> list[Hook]:
         """The enabled hooks for `event`, in run order; gateway-wide events use the main agent's workspace."""
         agent_id = getattr(event, "agent_id", None) or DEFAULT_AGENT
-        return [s.hook for s in self.states(agent_id) if s.enabled and s.hook.handles(event.name)]
+        return [
+            _pinned(s.hook, self.settings) for s in self.states(agent_id) if s.enabled and s.hook.handles(event.name)
+        ]
 
     def handlers(self, event: HookEvent) -> list[HookHandler]:
         """`HookSource`: one handler per hook `matching` the event, in the same order."""
@@ -104,9 +107,7 @@ class HookRegistry:
     def rows(self, agent_id: str = DEFAULT_AGENT) -> list[dict[str, Any]]:
         """`claw hooks ls` rows: every hook found, with shadowed and invalid copies last."""
         found = self.discover(agent_id)
-        rows = [
-            _row(s.hook, s.enabled, "enabled" if s.enabled else "disabled", s.reason) for s in self.states(agent_id)
-        ]
+        rows = [_state_row(s, self.settings) for s in self.states(agent_id)]
         rows.sort(key=lambda r: r["name"])
         for shadow in found.shadowed:
             reason = f"shadowed by the {shadow.winner.source} hook at {shadow.winner.directory}"
@@ -125,6 +126,33 @@ class HookRegistry:
                 }
             )
         return rows
+
+
+def _state_row(state: HookState, settings: HooksSettings) -> dict[str, Any]:
+    """The row of a found hook; an enabled workspace hook whose handler.py no longer matches its pin is `changed`."""
+    if not state.enabled:
+        return _row(state.hook, False, "disabled", state.reason)
+    hook = _pinned(state.hook, settings)
+    if hook.pinned is not None:
+        try:
+            digest = handler_digest(hook)
+        except HookLoadError as exc:
+            return _row(hook, True, "changed", str(exc))
+        if digest != hook.pinned:
+            reason = (
+                f"{hook.handler_file} changed since it was enabled, so the changed code does not run; "
+                f"read it, then `claw hooks enable {hook.name}`"
+            )
+            return _row(hook, True, "changed", reason)
+    return _row(hook, True, "enabled", state.reason)
+
+
+def _pinned(hook: Hook, settings: HooksSettings) -> Hook:
+    """`hook` with the handler.py hash it was enabled with, when it is a workspace hook (`claw.hooks.loader`)."""
+    entry = settings.entries.get(hook.name)
+    if hook.source != "workspace" or entry is None or entry.sha256 is None:
+        return hook
+    return replace(hook, pinned=entry.sha256)
 
 
 def _row(hook: Hook, enabled: bool, status: str, reason: str) -> dict[str, Any]:

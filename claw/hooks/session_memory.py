@@ -21,6 +21,7 @@ from claw.gateway.hook_events import CommandEvent
 from claw.paths import ensure_private_dir
 from claw.providers.base import ModelError
 from claw.store.transcript import Transcript
+from claw.tools.workspace_paths import resolve_in_workspace
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,9 @@ async def save_session_summary(event: CommandEvent) -> Path | None:
         "",
         body.strip(),
     ]
-    path = await asyncio.to_thread(write_note, event.workspace / "memory", now, slugify(title), "\n".join(lines) + "\n")
+    # memory/ is the agent's to write: a link there that leads out must not carry the note out (PathEscapeError).
+    directory = await asyncio.to_thread(resolve_in_workspace, event.workspace, "memory")
+    path = await asyncio.to_thread(write_note, directory, now, slugify(title), "\n".join(lines) + "\n")
     event.messages.append(f"Saved a summary of the previous session to memory/{path.name}.")
     return path
 

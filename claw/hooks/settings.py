@@ -18,6 +18,9 @@ class HookEntry(Section):
     """Unset: hooks in $CLAW_HOME/hooks run; bundled and workspace hooks wait until enabled."""
     source: HookSourceName | None = None
     """The copy `enabled = true` was given to; a copy from another location that shadows it stays off."""
+    sha256: str | None = None
+    """A workspace hook's handler.py as `claw hooks enable` saw it (hex SHA-256). The agent can write its
+    workspace, so a handler.py that no longer matches does not run until the user enables the hook again."""
 
 
 class HooksSettings(Section):

@@ -24,18 +24,30 @@ if TYPE_CHECKING:
     from claw.mcp.manager import McpManager
     from claw.tools.registry import ToolSource
 
+
 class McpCapability(BaseCapability):
     name = "mcp"
     method_namespaces = ("mcp.",)
 
     def __init__(self, host: McpHost) -> None:
         self.host = host
+        self.waits_for_servers = True
+        """False: turns do not wait for servers to start (`dont_wait_for_servers`)."""
+
+    def dont_wait_for_servers(self) -> None:
+        """For a one-shot turn and the console: a turn starts its model call at once, with the tools of the
+        servers that are up or were listed before; a call to a server still starting waits for it."""
+        self.waits_for_servers = False
+        if "manager" in self.__dict__:
+            self.manager.waits_for_start = False
 
     @cached_property
     def manager(self) -> McpManager:
         from claw.mcp.manager import McpManager
 
-        return McpManager.from_config(self.host.paths, self.host.config)
+        manager = McpManager.from_config(self.host.paths, self.host.config)
+        manager.waits_for_start = self.waits_for_servers
+        return manager
 
     @cached_property
     def endpoint(self) -> McpHttpEndpoint:

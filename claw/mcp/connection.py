@@ -61,7 +61,10 @@ class McpConnection:
         restart_max_seconds: float = 60.0,
         on_change: Callable[[], None] = lambda: None,
         sandbox: SandboxContext | None = None,
+        listing_file: Path | None = None,
     ) -> None:
+        from claw.mcp import listing_cache
+
         self.name = name
         self.settings = settings
         self.status = ServerStatus(name)
@@ -74,7 +77,12 @@ class McpConnection:
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._first_attempt = asyncio.Event()
+        self._settled = asyncio.Event()
+        """Set while the server is not starting: up, or its attempt failed."""
         self._relist = asyncio.Event()
+        self._listing_file = listing_file
+        self.cached_tools: list[Any] = listing_cache.load(listing_file, settings) if listing_file else []
+        """The tools it listed last time with these settings (claw/mcp/listing_cache.py), offered while it starts."""
 
     @property
     def started(self) -> bool:
@@ -98,6 +106,8 @@ class McpConnection:
             return
         assert self._stop is not None
         self._stop.set()
+        if self.status.state == "starting":  # nothing to finish: an attempt under way is cut off (its process ends)
+            task.cancel()
         try:
             async with asyncio.timeout(15):
                 await task
@@ -106,10 +116,17 @@ class McpConnection:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise
         self.status.state = "stopped"
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """The server's `CallToolResult`; `ServerDown` when it is not up, `TimeoutError` past the timeout."""
+        """The server's `CallToolResult`; `ServerDown` when it is not up, `TimeoutError` past the timeout. A
+        server still starting (its tool offered from its last listing) is waited for, saying so."""
+        if self._session is None and self.status.state in ("starting", "stopped"):
+            self.start()  # offered from its last listing, not started yet (a one-shot turn)
+            await self._wait_until_started()
         session = self._session
         if session is None:
             raise ServerDown(self.name, self.status.last_error)
@@ -126,6 +143,12 @@ class McpConnection:
                 raise ServerDown(self.name, str(exc) or "the connection closed") from None
             raise
 
+    async def _wait_until_started(self) -> None:
+        log.info("waiting for MCP server %s (still starting)", self.name)  # the run says so (McpTool.run)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.settings.startup_timeout_seconds + 5):
+                await self._settled.wait()
+
     async def session(self) -> Any:
         """The live SDK session (for listings: resources, prompts); ServerDown when there is none."""
         if self._session is None:
@@ -135,18 +158,25 @@ class McpConnection:
     async def _supervise(self) -> None:
         assert self._stop is not None
         delay = _FIRST_BACKOFF
+        said = ""
         while not self._stop.is_set():
             began = time.monotonic()
+            offset = _size(self._log_file)
             try:
                 await self._run_once(began)
                 if not self._stop.is_set():
-                    self.status.last_error = "the server closed the connection (it exited or crashed)"
+                    self.status.last_error = self._explained(
+                        "the server closed the connection (it exited or crashed)", offset
+                    )
             except Exception as exc:  # noqa: BLE001 - anything a server does is reported, never raised
-                self.status.last_error = _describe(exc)
-                log.warning("MCP server %s: %s", self.name, self.status.last_error)
+                self.status.last_error = self._explained(_describe(exc), offset)
+                if self.status.last_error != said:  # each restart fails alike: said once, not at every retry
+                    said = self.status.last_error
+                    log.warning("MCP server %s: %s", self.name, said)
             self._session = None
             self.status.state = "stopped" if self._stop.is_set() else "down"
             self._first_attempt.set()
+            self._settled.set()
             self._on_change()
             if self._stop.is_set():
                 return
@@ -159,6 +189,21 @@ class McpConnection:
             if not self._stop.is_set():
                 self.status.restarts += 1
                 self.status.state = "starting"
+                self._settled.clear()
+
+    def _explained(self, error: str, offset: int) -> str:
+        """`error` with the last lines the server wrote to stderr in this attempt, and, when the sandbox
+        likely caused it, the setting that fixes it (claw/mcp/sandboxing.py); "Connection closed" alone
+        tells nobody anything."""
+        from claw.mcp.sandboxing import sandbox_hint
+
+        tail = _stderr_tail(self._log_file, offset) if self.settings.command is not None else ""
+        if error == "Connection closed":
+            error = "the server exited during start-up"
+        if tail:
+            error += f"; its stderr ends: {tail}"
+        hint = sandbox_hint(self.name, error) if self.status.sandbox == "bwrap" else None
+        return f"{error} — {hint}" if hint else error
 
     async def _run_once(self, began: float) -> None:
         import anyio
@@ -187,6 +232,7 @@ class McpConnection:
                     self.status.started_in = time.monotonic() - began
                     self._session, self.status.state, self.status.last_error = session, "up", ""
                     self._first_attempt.set()
+                    self._settled.set()
                     self._on_change()
                     group.start_soon(self._relister, session)
                     await _either(lost, self._stop)
@@ -205,6 +251,11 @@ class McpConnection:
             if not cursor:
                 break
         self.status.tools = tools
+        if self._listing_file is not None:
+            from claw.mcp import listing_cache
+
+            listing_cache.save(self._listing_file, self.settings, tools)
+            self.cached_tools = tools
 
     async def _relister(self, session: Any) -> None:
         """Lists the tools again after each `notifications/tools/list_changed` (outside the SDK's receive
@@ -257,6 +308,26 @@ async def _either(lost: Any, stop: asyncio.Event) -> None:
 
         group.start_soon(first, lost.wait)
         group.start_soon(first, stop.wait)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _stderr_tail(path: Path, offset: int, lines: int = 3) -> str:
+    """The last `lines` non-blank lines written to the server's log since `offset`, joined by ` | ` (npm's
+    notices about its own updates left out: they would push the error out of view)."""
+    try:
+        with path.open("rb") as file:
+            file.seek(max(offset, _size(path) - 16_384))
+            text = file.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    kept = [line.strip()[:200] for line in text.splitlines() if line.strip() and not line.startswith("npm notice")]
+    return " | ".join(kept[-lines:])
 
 
 def _describe(exc: BaseException) -> str:

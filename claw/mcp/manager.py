@@ -2,8 +2,11 @@
 
 Asked for every turn (`tools_for`), it offers each agent the tools of the servers that are up and
 allowed to it, filtered by each server's `tools` / `excludeTools`. Servers are started by the gateway
-service (`startup = "eager"`), or by the first turn that could use them (lazy ones, and every server
-of a one-shot `claw agent`, which starts no services); a turn waits only for a server's first start.
+service (`startup = "eager"`), or by the first turn that could use them (lazy ones); a gateway's turn
+waits only for a server's first start. A one-shot `claw agent -m` and the console wait for none
+(`waits_for_start` False): a turn offers the tools of the servers up and, for the others, their last
+listing (claw/mcp/listing_cache.py), and a server is started by the first call to one of its tools; one
+never listed is started at once, its tools offered from the next turn.
 Above `mcp.catalogueThreshold` tools, a turn gets the catalogue instead (`claw.mcp.catalogue`).
 """
 
@@ -18,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from claw.mcp.catalogue import SEARCH_TOOL, Catalogue
 from claw.mcp.connection import McpConnection
 from claw.mcp.schema import check_schema, tool_name
-from claw.mcp.tool import McpTool, description_of
+from claw.mcp.tool import McpTool, description_of, text_of
+from claw.untrusted import shown
 
 if TYPE_CHECKING:
     from claw.config import Config
@@ -48,6 +52,7 @@ class McpManager:
                 restart_max_seconds=settings.restart_max_seconds,
                 on_change=self._rebuild,
                 sandbox=sandbox,
+                listing_file=paths.data_dir / "mcp" / "listings" / f"{name}.json",
             )
             for name, server in settings.servers.items()
             if server.enabled
@@ -57,6 +62,9 @@ class McpManager:
         self.skipped: dict[str, dict[str, str]] = {}
         """Per server, the tools left out and why (a bad name or schema)."""
         self.catalogue = Catalogue(self)
+        self.waits_for_start = True
+        """A turn waits for the first start of the servers (a gateway); False (a one-shot turn, the console):
+        it offers what is up and, of those still starting, their last listing (`cached_tools`)."""
 
     @classmethod
     def from_config(cls, paths: Paths, config: Config) -> McpManager:
@@ -89,12 +97,18 @@ class McpManager:
     # --- the ToolSource ------------------------------------------------------------------------
 
     async def tools_for(self, agent_id: str, session_key: str) -> Sequence[Tool]:
-        await self.ensure_started()
+        if self.waits_for_start:
+            await self.ensure_started()
+        else:  # a server listed before is started by its first call; one never listed starts now, for next time
+            for connection in self.connections.values():
+                if not connection.cached_tools:
+                    connection.start()
+            self._rebuild()
         offered = [t for t in self.tools.values() if _for_agent(t.connection.settings, agent_id)]
         if len(offered) <= self.settings.catalogue_threshold:
             return offered
         loaded = self.catalogue.loaded(session_key)
-        return [self.catalogue.search_tool(offered), *(t for t in offered if t.connection.name in loaded)]
+        return [self.catalogue.search_tool(offered), *(t for t in offered if t.name in loaded)]
 
     def find(self, name: str, agent_id: str) -> Tool | None:
         if name == SEARCH_TOOL:
@@ -114,8 +128,16 @@ class McpManager:
         tools: dict[str, McpTool] = {}
         for server, connection in self.connections.items():
             skipped: dict[str, str] = {}
-            if connection.status.state == "up":
-                for raw in connection.status.tools:
+            state = connection.status.state
+            listed = (
+                connection.status.tools
+                if state == "up"
+                else connection.cached_tools
+                if state in ("starting", "stopped")
+                else []
+            )
+            if listed:
+                for raw in listed:
                     built = self._tool(server, connection, raw)
                     if isinstance(built, str):
                         skipped[raw.name] = built
@@ -127,7 +149,7 @@ class McpManager:
     def _tool(self, server: str, connection: McpConnection, raw: Any) -> McpTool | str:
         name = tool_name(server, raw.name)
         if name is None:
-            return f"{server}__{raw.name} is not a tool name providers accept (letters, digits, _ and -, ≤ 64)"
+            return f"{server}__{shown(raw.name)} is not a tool name providers accept (letters, digits, _ and -, ≤ 64)"
         checked = check_schema(raw.input_schema)
         if checked.parameters is None:
             return checked.problem
@@ -135,6 +157,7 @@ class McpManager:
         return McpTool(
             name=name,
             description=description_of(raw.description, server),
+            text=text_of(raw.description),
             parameters=checked.parameters,
             remote_name=raw.name,
             read_only=bool(annotations and annotations.read_only_hint),

@@ -8,11 +8,12 @@ with these differences, because a server is a long-lived program the user instal
 command line:
 
 - the network is allowed (servers call APIs, fetch packages);
-- writable: its `cwd`, the workspaces of the agents it serves, and every directory named in its `args`
-  (the convention by which a server is handed its roots: `mcp-server-filesystem /home/me/notes`);
-- read-only: where its command is installed (the prefix of the binary and of what it links to, e.g. a
-  virtualenv and the Python it was made from), the folders of file arguments (a script and its siblings),
-  and the agents' `sandbox.binds` plus the server's own `binds`.
+- writable: its `cwd`, the workspaces of the agents it serves, every directory named in its `args`
+  (the convention by which a server is handed its roots: `mcp-server-filesystem /home/me/notes`), and the
+  download caches of `npx`/`uvx`;
+- read-only: what its command needs to run (claw/mcp/command_needs.py: the install prefix of the binary,
+  of a script's interpreter and of the Python a venv was made from, a node package's `node_modules`, the
+  folders of file arguments), and the agents' `sandbox.binds` plus the server's own `binds`.
 
 Without a usable bwrap, a server left to the default runs unsandboxed and says so (`claw mcp ls`, the
 doctor); one with an explicit `sandbox = true` does not start: nothing claims a sandbox it does not have.
@@ -23,12 +24,12 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claw.tools.sandbox import SYSTEM_PATHS, SandboxSpec
+from claw.tools.sandbox import SandboxSpec
 from claw.tools.sandbox_settings import Bind, parse_bind
 
 if TYPE_CHECKING:
@@ -83,9 +84,7 @@ class Decision:
     refusal: str | None = None
 
 
-def decide(
-    name: str, settings: McpServerSettings, context: SandboxContext | None, probe: SandboxProbe
-) -> Decision:
+def decide(name: str, settings: McpServerSettings, context: SandboxContext | None, probe: SandboxProbe) -> Decision:
     if settings.command is None:
         return Decision(False, "n/a (remote)")
     explicit = settings.sandbox
@@ -105,35 +104,47 @@ def decide(
 
 
 def server_spec(
-    settings: McpServerSettings, context: SandboxContext | None, command: str
+    settings: McpServerSettings, context: SandboxContext | None, command: str, env: Mapping[str, str] | None = None
 ) -> SandboxSpec:
-    """The spec for a server whose command resolved to `command` (an absolute path)."""
+    """The spec for a server whose command resolved to `command` (an absolute path), run with environment
+    `env` (the variables it gets: where npm's and uv's caches are); what the command needs comes from
+    claw/mcp/command_needs.py."""
+    from claw.mcp.command_needs import derive
+
     served = context.served(settings) if context is not None else []
     workspaces = [a.workspace for a in served if a.workspace.is_dir()]
     cwd = Path(settings.cwd).expanduser() if settings.cwd else None
     home = cwd if cwd is not None else (workspaces[0] if workspaces else None)
-    writable = [w for w in workspaces if w != home]
-    read_only = list(_prefixes(command))
-    base = cwd or Path.cwd()
-    for arg in settings.args:
-        path = Path(arg).expanduser()
-        path = path if path.is_absolute() else base / path
-        if "/" not in arg or _system(path):  # not a path; or `/`, /usr …: they stay read-only
-            continue
-        if path.is_dir():
-            writable.append(path)
-        elif path.is_file() and not _system(path.parent):
-            read_only.append(path.parent)
+    hidden = context.hidden if context is not None else ()
+    needs = derive(command, settings.args, env or server_env(settings), cwd=cwd or Path.cwd(), hidden=hidden)
+    writable = [w for w in (*workspaces, *needs.writable) if w != home]
     binds = [Bind(str(w), str(w), True) for w in writable]
     binds += [b for agent in served for b in agent.binds]
     binds += [parse_bind(spec) for spec in settings.binds]
     return SandboxSpec(
         workspace=home,
-        hidden=context.hidden if context is not None else (),
-        read_only=tuple(dict.fromkeys(read_only)),
+        hidden=hidden,
+        read_only=tuple(dict.fromkeys(needs.read_only)),
         binds=tuple(dict.fromkeys(binds)),
         network=True,
     )
+
+
+def server_env(settings: McpServerSettings, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a stdio server runs with, but for its `envFrom` secrets: the SDK's default variables
+    (PATH, HOME …), the cache locations from claw's environment, its own `env`."""
+    from mcp.client.stdio import get_default_environment
+
+    from claw.mcp.command_needs import server_environment
+
+    return get_default_environment() | server_environment(settings.env, os.environ if environ is None else environ)
+
+
+def _system(path: Path) -> bool:
+    from claw.tools.sandbox import SYSTEM_PATHS
+
+    text = os.path.abspath(path)
+    return text == "/" or any(text == s or text.startswith(s + "/") for s in SYSTEM_PATHS)
 
 
 def _homes() -> list[Path]:
@@ -149,24 +160,6 @@ def _homes() -> list[Path]:
 def resolve_command(command: str, env: Mapping[str, str]) -> str | None:
     """The command's path as the SDK would run it (PATH from the server's environment, else claw's)."""
     return shutil.which(command, path=env.get("PATH") or os.environ.get("PATH"))
-
-
-def _prefixes(command: str) -> Sequence[Path]:
-    """Where the binary is installed, as named and after symlinks: `…/venv/bin/python` gives the venv and
-    the Python it links to; a `bin` or `sbin` folder gives its parent. System paths are shown already."""
-    found = []
-    for path in (os.path.abspath(command), os.path.realpath(command)):
-        folder = Path(path).parent
-        prefix = folder.parent if folder.name in ("bin", "sbin") else folder
-        if not _system(prefix):
-            found.append(prefix)
-    return found
-
-
-def _system(path: Path) -> bool:
-    """`/` itself, or within the system paths every sandbox shows read-only."""
-    text = os.path.abspath(path)
-    return text == "/" or any(text == s or text.startswith(s + "/") for s in SYSTEM_PATHS)
 
 
 async def stdio_argv(
@@ -188,11 +181,63 @@ async def stdio_argv(
         raise ConfigError(decision.refusal)
     if not decision.sandboxed or probe.bwrap is None:
         return plain, decision
-    command = resolve_command(settings.command, settings.env)
+    env = server_env(settings)
+    command = resolve_command(settings.command, env)
     if command is None:
         raise FileNotFoundError(f"{settings.command!r} is not on PATH")
-    spec = server_spec(settings, context, command)
+    spec = server_spec(settings, context, command, env)
     return bwrap_argv(probe.bwrap, spec, [command, *settings.args]), decision
+
+
+_SANDBOX_SIGNS = (
+    "No such file",
+    "ENOENT",
+    "Cannot find",
+    "not found",
+    "Read-only file system",
+    "EROFS",
+    "Permission denied",
+    "EACCES",
+    "execvp",
+)
+
+
+def sandbox_hint(name: str, error: str) -> str | None:
+    """For a sandboxed server that failed with a missing or unwritable file: the one setting that fixes it —
+    a bind of the folder of the first absolute path the error names that exists outside the sandbox, else
+    turning its sandbox off. None when the error does not look like the sandbox's doing."""
+    import re
+
+    if not any(sign in error for sign in _SANDBOX_SIGNS):
+        return None
+    for match in reversed(
+        list(re.finditer(r"(?:file://)?(/[^\s'\"`:,;()|]+)", error))
+    ):  # the last path: the one the error is about
+        path = Path(match.group(1).rstrip("."))
+        if path.exists() and not _system(path):
+            return f"the sandbox may hide {path}: `claw config set mcp.servers.{name}.binds '[\"{path}\"]'`"
+    return f"if the sandbox is the cause: `claw config set mcp.servers.{name}.sandbox false`"
+
+
+def what_it_sees(connection: McpConnection) -> list[str]:
+    """For `claw mcp test` of a sandboxed server that failed: the paths it is shown, as lines."""
+    settings = connection.settings
+    env = server_env(settings)
+    command = resolve_command(settings.command or "", env) if settings.command else None
+    if command is None:
+        return []
+    spec = server_spec(settings, connection.sandbox, command, env)
+    lines = ["the system (/usr, /etc …) read-only; /tmp private and empty"]
+    if spec.workspace is not None:
+        lines.append(f"read-write, the working directory: {spec.workspace}")
+    lines += [f"read-only: {p}" for p in spec.read_only]
+    lines += [
+        f"{'read-write' if b.writable else 'read-only'}: {b.source}"
+        + (f" at {b.target}" if b.target != b.source else "")
+        for b in spec.binds
+    ]
+    lines += [f"hidden (empty): {p}" for p in dict.fromkeys(spec.hidden) if p.is_dir()]
+    return lines
 
 
 def planned_sandbox(connection: McpConnection) -> str:

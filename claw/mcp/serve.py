@@ -9,6 +9,7 @@ method of the gateway, so the same permissions and limits apply as for any other
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,15 +31,15 @@ def build_server(client: GatewayClient, *, name: str = "claw") -> MCPServer:
 
     @server.tool(description="Send a message to a claw agent's session and return the agent's reply.")
     async def send_message(message: str, agent: str = "main", session: str | None = None) -> str:
-        return await reply_to(client, message, agent, session)
+        return await _answer(reply_to(client, message, agent, session))
 
     @server.tool(description="List an agent's sessions (key, id, channel, last update).")
     async def list_sessions(agent: str = "main") -> str:
-        return _json(await client.call("sessions.list", agentId=agent))
+        return _json(await _answer(client.call("sessions.list", agentId=agent)))
 
     @server.tool(description="Read the latest messages of a session (give its key from list_sessions).")
     async def read_session(session: str, agent: str = "main", limit: int = 20) -> str:
-        history = await client.call("chat.history", agentId=agent, sessionKey=session, limit=limit)
+        history = await _answer(client.call("chat.history", agentId=agent, sessionKey=session, limit=limit))
         lines = []
         for entry in history.get("messages", []):
             if entry.get("role") in ("user", "assistant", "tool") and entry.get("content"):
@@ -47,11 +48,11 @@ def build_server(client: GatewayClient, *, name: str = "claw") -> MCPServer:
 
     @server.tool(description="Search an agent's memory notes; returns the best matching snippets.")
     async def search_memory(query: str, agent: str = "main", max_results: int = 5) -> str:
-        return _json(await client.call("memory.search", agentId=agent, query=query, maxResults=max_results))
+        return _json(await _answer(client.call("memory.search", agentId=agent, query=query, maxResults=max_results)))
 
     @server.tool(description="List the scheduled automations (cron jobs) and their next runs.")
     async def list_automations() -> str:
-        return _json(await client.call("automations.list"))
+        return _json(await _answer(client.call("automations.list")))
 
     return server
 
@@ -70,6 +71,18 @@ async def reply_to(client: GatewayClient, message: str, agent: str, session: str
     raise RuntimeError("the run's events ended without a reply")
 
 
+async def _answer(work: Awaitable[Any]) -> Any:
+    """`work`'s result; a failure claw explains (an unknown agent, a run that ended in an error) reaches the
+    client with its cause, as a `ToolError`: the SDK would otherwise send only "Error executing tool X"."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from claw.errors import ClawError
+
+    try:
+        return await work
+    except (ClawError, RuntimeError) as exc:
+        raise ToolError(str(exc)) from exc
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1, default=str)
-

@@ -79,6 +79,11 @@ class McpSettings(Section):
     catalogue_threshold: int = Field(default=20, ge=0, le=100_000)
     """Above this many MCP tools, the prompt lists them by name and one line (a catalogue), and the model
     loads a server's full schemas with `mcp_tool_search`; 0 always uses the catalogue."""
+    catalogue_max_chars: int = Field(default=8_000, ge=1_000, le=200_000)
+    """The catalogue's size: tools that do not fit are left out (the model finds them with a `query`)."""
+    load_max_chars: int = Field(default=64_000, ge=1_000, le=1_000_000)
+    """The most schemas one `mcp_tool_search` loads (they are sent with every later call of the session);
+    a search that matches more is refused and asks for narrower words."""
     restart_max_seconds: float = Field(default=60.0, gt=0, le=3600)
     """The longest wait between restarts of a server that keeps failing (the backoff doubles up to it)."""
 

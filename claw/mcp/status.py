@@ -40,7 +40,7 @@ def tool_rows(manager: McpManager, server: str | None = None) -> list[dict[str, 
         {
             "server": t.connection.name,
             "name": t.name,
-            "description": one_line(t.description.split("] ", 1)[-1]),
+            "description": one_line(t.text),
             "readOnly": t.read_only,
             "schemaChars": len(json.dumps(t.parameters)),
             "skipped": "",

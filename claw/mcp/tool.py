@@ -7,6 +7,7 @@ nobody there to ask, a call that needs approval is refused, as exec's is under `
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from claw.mcp.connection import McpConnection, ServerDown
 from claw.mcp.results import to_tool_result
 from claw.tools.allow_entry import AllowEntry
 from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
+from claw.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
     from claw.mcp.settings import Approval
@@ -34,12 +36,16 @@ class McpTool:
     read_only: bool
     connection: McpConnection
     media_dir: Path
+    text: str = ""
+    """The server's own description, unmarked (the catalogue shows its first line and searches all of it)."""
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         refused = await self._authorize(args, ctx)
         if refused is not None:
             return refused
         server = self.connection.name
+        if self.connection.status.state in ("starting", "stopped"):  # offered from its last listing
+            ctx.notice(f"waiting for MCP server {server} (starting)")
         try:
             result = await self.connection.call(self.remote_name, args)
         except ServerDown as exc:
@@ -83,9 +89,20 @@ def one_line(text: str | None, limit: int = 120) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
+def text_of(raw: str | None) -> str:
+    """A server's description as claw keeps it: stripped, at most `_DESCRIPTION_CHARS`."""
+    return (raw or "").strip()[:_DESCRIPTION_CHARS]
+
+
 def description_of(raw: str | None, server: str) -> str:
-    text = (raw or "").strip()[:_DESCRIPTION_CHARS]
-    return f"[MCP {server}] {text}" if text else f"[MCP {server}] (no description)"
+    """A tool's description as the model sees it: the server's text is third-party, marked as such (as its
+    results are). The marker id is derived from the text, so the description, and the prompt cache, stay
+    the same across restarts; the text cannot close the block, since `wrap_untrusted` defangs markers."""
+    text = text_of(raw)
+    if not text:
+        return f"[MCP {server}] (no description)"
+    ident = hashlib.sha256(f"{server}\0{text}".encode()).hexdigest()[:16]
+    return f"[MCP {server}] " + wrap_untrusted(text, f"MCP server {server} (tool description)", marker_id=ident)
 
 
 def _short(value: Any) -> str:

@@ -2,9 +2,9 @@
 
 Secrets are resolved here, at connect time, from claw's environment (`envFrom`, `headersEnv`); a
 variable that is not set is an error naming it (never its value). A stdio server gets the SDK's small
-default environment (PATH, HOME …) plus what its settings give, not all of claw's: a server sees no
-provider key it was not handed. The SDK starts it in a process group of its own and, on close, closes
-its stdin, then terminates the whole group.
+default environment (PATH, HOME …), where npm's and uv's caches are, plus what its settings give, not all
+of claw's: a server sees no provider key it was not handed. The SDK starts it in a process group of its
+own and, on close, closes its stdin, then terminates the whole group.
 """
 
 from __future__ import annotations
@@ -46,15 +46,17 @@ async def open_transport(
         if settings.command is not None:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
+            from claw.mcp.command_needs import server_environment
+
             command, *args = argv or (settings.command, *settings.args)
             params = StdioServerParameters(
                 command=command,
                 args=args,
-                env={**settings.env, **resolved_env(name, settings.env_from, env)},
+                env={**server_environment(settings.env, env), **resolved_env(name, settings.env_from, env)},
                 cwd=settings.cwd,
             )
             log_file.parent.mkdir(parents=True, exist_ok=True)
-            errlog = stack.enter_context(log_file.open("a", encoding="utf-8"))
+            errlog = stack.enter_context(_private_log(log_file))
             streams = await stack.enter_async_context(stdio_client(params, errlog=errlog))
         else:
             import httpx2
@@ -74,3 +76,10 @@ async def open_transport(
                 client = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=timeout))
                 streams = await stack.enter_async_context(streamable_http_client(settings.url, http_client=client))
         yield streams[0], streams[1]
+
+
+def _private_log(path: Path) -> Any:
+    """The server's stderr log, opened for appending, readable by the owner only (0600, old ones too)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.fchmod(fd, 0o600)
+    return os.fdopen(fd, "a", encoding="utf-8")

@@ -29,6 +29,7 @@ from claw.memory.files import MemoryFile, list_memory_files
 from claw.memory.schema import connect
 from claw.memory.vectors import VectorTable, normalise, pack
 from claw.paths import ensure_private_dir
+from claw.safe_read import RefusedFile, read_agent_text, skip_warning
 
 log = logging.getLogger(__name__)
 
@@ -177,11 +178,14 @@ class MemoryIndex:
             old = known.pop(mf.rel, None)
             if old is not None and old[1] == mf.mtime_ns and old[2] == mf.size:
                 continue
+            # The agent writes its notes: read by that rule (claw.safe_read), by the name the listing found, so a
+            # link swapped in or a FIFO planted since is skipped with a warning, never followed or waited on.
             try:
-                with open(mf.path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError as exc:
-                log.warning("memory: cannot read %s: %s", mf.path, exc)
+                text = read_agent_text(self.workspace, mf.rel)
+            except RefusedFile as refused:
+                skip_warning(refused, "memory file")
+                continue
+            if text is None:
                 continue
             digest = text_hash(text)
             now = datetime.now(UTC).isoformat(timespec="seconds")

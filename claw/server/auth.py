@@ -24,6 +24,8 @@ __all__ = ["TOKEN_ENV", "AuthLimiter", "bearer_credential", "browser_refusal", "
            "is_loopback", "origin_allowed", "resolve_token", "tokens_match"]  # fmt: skip
 
 TOKEN_ENV = "CLAW_GATEWAY_TOKEN"
+TOKEN_FILE_FIX = "delete it, then run `claw init` to write a new one (clients then need the new token)"
+"""What to do about a token file that cannot be used."""
 _FROM_ANOTHER_SITE = frozenset({"cross-site", "same-site"})
 """`Sec-Fetch-Site` values of a request some web page made (ports do not make sites: any page on
 localhost is `same-site`); `same-origin` and `none` (typed in the address bar) are not such requests."""
@@ -41,6 +43,8 @@ def resolve_token(paths: Paths, environ: Mapping[str, str] | None = None) -> tup
         return None, "none"
     except OSError as exc:
         raise ConfigError(f"cannot read the gateway token file {paths.token_file}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"the gateway token file {paths.token_file} is not UTF-8 text; {TOKEN_FILE_FIX}") from None
     return (text, "file") if text else (None, "none")
 
 

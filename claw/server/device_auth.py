@@ -55,7 +55,8 @@ def b64url(data: bytes) -> str:
 def _b64url_decode(text: str) -> bytes:
     if len(text) > 4096:
         raise ValueError("too long")
-    return base64.urlsafe_b64decode(text.replace("+", "-").replace("/", "_").rstrip("=") + "=" * (-len(text) % 4))
+    bare = text.replace("+", "-").replace("/", "_").rstrip("=")
+    return base64.urlsafe_b64decode(bare + "=" * (-len(bare) % 4))
 
 
 def raw_public_key(public_key: str) -> bytes:

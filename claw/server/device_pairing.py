@@ -4,6 +4,7 @@
     device.pair.approve {requestId}     → {requestId, device}
     device.pair.reject  {requestId}     → {requestId, deviceId}
     device.pair.remove  {deviceId}      → {deviceId}          and the device's connections are closed
+    device.pair.rename  {deviceId, label} → {deviceId, displayName}
 
 The shapes are OpenClaw's (`openclaw devices list|approve|reject|remove` call exactly these): a pending
 request is `{requestId, deviceId, publicKey, displayName?, platform?, clientId?, clientMode?, role?,
@@ -57,6 +58,7 @@ class DevicePairing:
             "device.pair.approve": self.approve,
             "device.pair.reject": self.reject,
             "device.pair.remove": self.remove,
+            "device.pair.rename": self.rename,
         }
 
     async def list(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -93,6 +95,19 @@ class DevicePairing:
         # The connection sends its answer before it yields, and a close waits for a send under way.
         self._cut(removed, REMOVED_REASON)
         return {"deviceId": removed}
+
+    async def rename(self, params: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(params) - {"deviceId", "label"})
+        if unknown:
+            raise UsageError(f"invalid device.pair.rename params: unexpected property {unknown[0]!r}")
+        device_id, label = params.get("deviceId"), params.get("label")
+        for name, value in (("deviceId", device_id), ("label", label)):
+            if not isinstance(value, str) or not value.strip():
+                raise UsageError(f"invalid device.pair.rename params: {name} must be a non-empty string")
+        record = await asyncio.to_thread(self._registry.rename, str(device_id), str(label).strip())
+        if record is None:
+            raise NotFoundError("unknown deviceId")
+        return {"deviceId": record["deviceId"], "displayName": record["displayName"]}
 
     def paired_device(self, record: dict[str, Any]) -> dict[str, Any]:
         """A paired record as OpenClaw's `device.pair.list` shows one (no key material beyond the public key)."""

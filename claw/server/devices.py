@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from claw.errors import NotFoundError, UsageError
+from claw.server.device_auth import b64url, raw_public_key
 
 PAIRED, PENDING, REVOKED = "paired", "pending", "revoked"
 MAX_PENDING = 64
@@ -63,21 +64,24 @@ class DeviceRegistry:
             records = self._read()
         return sorted(records.values(), key=lambda r: r.get("createdAtMs", 0), reverse=True)
 
-    def admit(self, device_id: str, public_key: str, *, local: bool, client: dict[str, Any]) -> Admission:
-        """Record a device that proved its key, and say whether it may connect."""
+    def admit(self, device_id: str, raw_key: bytes, *, local: bool, client: dict[str, Any]) -> Admission:
+        """Record a device that proved its key (`raw_key`, the 32 bytes `verify` returns), and say whether
+        it may connect. Keys are compared as raw bytes and stored in one canonical form, so the same key
+        sent as a PEM, padded or in standard base64 is the same device: a revoked key stays revoked."""
         now = _now_ms()
+        public_key = b64url(raw_key)
         with self._locked():
             records = self._read()
             record = records.get(device_id)
-            if record is not None and record.get("publicKey") != public_key:
+            if record is not None and record["status"] == REVOKED:
+                return Admission(REVOKED)  # whatever key the record holds: revocation is by id, the key's hash
+            if record is not None and _raw_or_none(str(record.get("publicKey", ""))) != raw_key:
                 record = None  # the same id with another key cannot happen (the id is the key's hash)
             if record is not None and record["status"] == PAIRED:
                 if now - int(record.get("lastSeenAtMs", 0)) >= SEEN_WRITE_INTERVAL_MS:
                     record["lastSeenAtMs"] = now
                     self._write(records)
                 return Admission(PAIRED)
-            if record is not None and record["status"] == REVOKED:
-                return Admission(REVOKED)
             if local:
                 records[device_id] = {**_base(device_id, public_key, client, now), "status": PAIRED,
                                       "autoApproved": True, "approvedAtMs": now, "lastSeenAtMs": now}  # fmt: skip
@@ -146,6 +150,17 @@ class DeviceRegistry:
             self._write(records)
             return record
 
+    def rename(self, device_id: str, label: str) -> dict[str, Any] | None:
+        """Name the paired device `device_id` (its full id) `label`; None when no paired device has that id."""
+        with self._locked():
+            records = self._read()
+            record = records.get(device_id.strip().lower())
+            if record is None or record.get("status") != PAIRED:
+                return None
+            record["displayName"] = label
+            self._write(records)
+            return record
+
     def statuses(self) -> dict[str, str]:
         """Each device id's status, read without the lock: the file is replaced atomically, so a reader
         sees the previous version or the next, never half of one (the watch reads it this way)."""
@@ -193,6 +208,14 @@ class DeviceRegistry:
 
 def _base(device_id: str, public_key: str, client: dict[str, Any], now: int) -> dict[str, Any]:
     return {"deviceId": device_id, "publicKey": public_key, "createdAtMs": now, **client}
+
+
+def _raw_or_none(public_key: str) -> bytes | None:
+    """A stored key as raw bytes (records from before keys were stored canonically may hold a PEM)."""
+    try:
+        return raw_public_key(public_key)
+    except ValueError:
+        return None
 
 
 def _forget_oldest_pending(records: dict[str, dict[str, Any]]) -> None:

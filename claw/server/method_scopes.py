@@ -9,7 +9,9 @@ otherwise: a capability's new mutating method is closed to a read/write client u
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 READ = "operator.read"
 WRITE = "operator.write"
@@ -43,7 +45,7 @@ METHOD_SCOPES: dict[str, str] = {
     "sessions.steer": WRITE,
     "sessions.reindex": WRITE,
     "sessions.reset": ADMIN,
-    "sessions.delete": ADMIN,
+    "sessions.delete": ADMIN,  # WRITE with archivedOnly (see required_scope)
     "sessions.compact": ADMIN,
     "workspace.read": READ,
     "workspace.write": ADMIN,
@@ -57,12 +59,35 @@ METHOD_SCOPES: dict[str, str] = {
     "device.pair.approve": PAIRING,
     "device.pair.reject": PAIRING,
     "device.pair.remove": PAIRING,
+    "device.pair.rename": PAIRING,
+    "logs.tail": READ,
+    "diagnostics.stability": READ,
+    "doctor.memory.status": READ,
+    "openclaw.approval.list": APPROVALS,
+    "approval.get": APPROVALS,
+    "approval.resolve": APPROVALS,
+    "wake": WRITE,
+    "message.action": WRITE,
+    "secrets.reload": ADMIN,
+    "node.pair.list": PAIRING,
+    "cron.runs": READ,
+    "usage.cost": READ,  # cron.list, .get, .status: read by their names; .add, .update, .remove, .run: admin
 }
 """Methods whose scope the name alone would not give (OpenClaw's assignments where it has the method)."""
 
 
-def required_scope(method: str) -> str:
-    """The scope `method` needs."""
+_RESET_COMMAND = re.compile(r"^/(new|reset)(\s|$)", re.IGNORECASE)
+_DELETE_AT_WRITE = frozenset({"key", "sessionKey", "agentId", "deleteTranscript", "expectedSessionId", "archivedOnly"})
+
+
+def required_scope(method: str, params: Mapping[str, Any] | None = None) -> str:
+    """The scope `method` needs; for the two whose scope OpenClaw takes from the params, with these `params`:
+    `agent` with `/new` or `/reset` resets a session (admin), and `sessions.delete` is a writer's only
+    with `archivedOnly: true` and nothing beyond OpenClaw's own delete fields (else admin)."""
+    if method == "agent" and params is not None and _RESET_COMMAND.match(str(params.get("message", "")).strip()):
+        return ADMIN
+    if method == "sessions.delete" and params is not None:
+        return WRITE if params.get("archivedOnly") is True and set(params) <= _DELETE_AT_WRITE else ADMIN
     known = METHOD_SCOPES.get(method)
     if known is not None:
         return known
@@ -77,7 +102,7 @@ def satisfied(needed: str, granted: Iterable[str]) -> bool:
     return needed in held or ADMIN in held or (needed == READ and WRITE in held)
 
 
-def missing_scope(method: str, granted: Iterable[str]) -> str | None:
-    """The scope `method` needs that `granted` lacks, or None when it may be called."""
-    needed = required_scope(method)
+def missing_scope(method: str, granted: Iterable[str], params: Mapping[str, Any] | None = None) -> str | None:
+    """The scope `method` (called with `params`) needs that `granted` lacks, or None when it may be called."""
+    needed = required_scope(method, params)
     return None if satisfied(needed, granted) else needed

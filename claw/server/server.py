@@ -114,6 +114,9 @@ class GatewayServer:
             access_log_class=_AccessLogger,
             access_log=logging.getLogger("claw.gateway.access"),
             shutdown_timeout=2.0,
+            # aiohttp's keep-alive timer runs from the connection's start and between requests, and bytes that
+            # do not complete a request do not reset it: it is the header timeout that drops slowloris sockets.
+            keepalive_timeout=self.settings.handshake_timeout_s,
         )
         await runner.setup()
         site = web.TCPSite(runner, self.settings.bind, self.settings.port, backlog=1024)
@@ -307,6 +310,9 @@ _PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")
 """A loopback peer sending these is a proxy speaking for someone else: not local for device pairing."""
 
 
+CLOSE_WAIT_S = 2.0
+
+
 class _WebSocket(web.WebSocketResponse):
     """A WebSocket whose frame cap can be lifted once the connection is authenticated.
 
@@ -316,7 +322,9 @@ class _WebSocket(web.WebSocketResponse):
     oversized frame (1009), which it does without a reason."""
 
     def __init__(self, cap: int, *, heartbeat: float) -> None:
-        super().__init__(max_msg_size=cap + 1, heartbeat=heartbeat, compress=False)
+        # A peer that does not answer our close frame within CLOSE_WAIT_S is cut off (aiohttp waits 10 s):
+        # a client refused at the handshake, a slowloris mid-frame above all, holds nothing longer.
+        super().__init__(max_msg_size=cap + 1, heartbeat=heartbeat, compress=False, timeout=CLOSE_WAIT_S)
         self.cap = cap
         self._liftable = cap == PRE_AUTH_MAX_BYTES
 

@@ -37,11 +37,19 @@ class ServerSettings:
     """How often connected clients get a `health` event (OpenClaw refreshes its health snapshot about as often)."""
     max_body_bytes: int = 20 * 1024 * 1024
     handshake_timeout_s: float = 10.0
-    """A client that has not sent `connect` by then is closed."""
+    """A client that has not sent `connect` by then is closed; so is a connection that has not sent a
+    request's full HTTP headers by then (a slowloris dribbling bytes), or that sits idle between requests."""
     max_pending_handshakes: int = 256
     """Connections not yet authenticated (at most 64 KiB buffered each), across all sources; more get HTTP 503."""
     max_inflight_requests: int = 64
-    """Requests one connection may have running at once; more are answered with UNAVAILABLE."""
+    """Requests one connection may have running at once; the next waits (the connection reads nothing more
+    meanwhile, so a client sending faster is slowed by TCP back-pressure)."""
+    max_queued_events: int = 32_768
+    """Broadcast events (chat, presence, health, approvals, session lists) waiting to go to one connection; a
+    client that lets more pile up is closed as too slow (1013). Measured: in 100 clients x 10 turns every
+    connection had ~6,000 waiting at its peak (each turn's `chat` events go to every client). The queue holds
+    references to payloads all connections share (~70 bytes an event), so this bound is a memory backstop;
+    a client that reads nothing at all is cut after `send_timeout_s` anyway."""
     send_timeout_s: float = 30.0
     """A client that does not take a frame within this time is closed as too slow."""
     heartbeat_s: float = 30.0
@@ -75,4 +83,5 @@ class ServerSettings:
             allowed_origins=tuple(gateway.allowed_origins),
             max_payload_bytes=gateway.max_payload_bytes,
             max_body_bytes=gateway.max_body_bytes,
+            handshake_timeout_s=gateway.handshake_timeout_seconds,
         )

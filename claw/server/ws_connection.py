@@ -1,7 +1,12 @@
 """One authenticated WebSocket connection: requests in, responses and events out.
 
-Every request runs in its own task (at most `max_inflight_requests` at once), through
-`Gateway.call_method`, so every method the gateway serves in-process is served here too.
+Every request runs in its own task, through `Gateway.call_method`, so every method the gateway
+serves in-process is served here too. At most `max_inflight_requests` run at once: the next request
+waits for one to finish, and meanwhile the connection reads no further frames, so a client that
+sends faster than it is served is slowed by TCP back-pressure rather than refused.
+Broadcast events (presence, health, approvals, session lists) do not count against that limit:
+they wait in the connection's own bounded queue (`max_queued_events`), sent in order by one task;
+a client that lets it fill up is closed as too slow (1013), like one that falls behind on a run.
 A request whose result names a run (`agent`, `agent.follow`) is answered twice on
 its id: first the result (`{"status": "accepted", "runId"}`), then, after the run's
 events went out as `agent` event frames, a final `res` with the outcome.
@@ -50,6 +55,7 @@ turns it starts with `chat.send`; every client gets their `chat` events anyway."
 RUN_STARTING_METHODS = frozenset({"agent"})
 """Refused while the gateway drains for shutdown."""
 CLOSE_TIMEOUT_S = 5.0
+SLOT_POLL_S = 1.0
 
 
 class WsConnection:
@@ -77,6 +83,11 @@ class WsConnection:
         self._send_lock = asyncio.Lock()
         self._buffered_at_start = 0
         self._tasks: set[asyncio.Task[None]] = set()
+        """The requests being served."""
+        self._slots = asyncio.Semaphore(settings.max_inflight_requests)
+        self._events: asyncio.Queue[tuple[str, Any, dict[str, int] | None]] = asyncio.Queue(settings.max_queued_events)
+        """Broadcast events waiting to be sent (`post_event`), drained by `_send_events`."""
+        self._overflowed = False
         self._forwards: dict[str, asyncio.Task[RunOutcome | None]] = {}
         self._sent: dict[str, int] = {}
         """Run id → the last seq sent of it, while it goes: a run followed and in the session subscribed to
@@ -89,6 +100,7 @@ class WsConnection:
 
     async def serve(self) -> None:
         ticker = asyncio.ensure_future(self._tick())
+        sender = asyncio.ensure_future(self._send_events())
         try:
             while True:
                 msg = await self._ws.receive()
@@ -100,8 +112,7 @@ class WsConnection:
                 else:  # close, or an error aiohttp already answered with a close code (1009, 1007 …)
                     break
         finally:
-            ticker.cancel()
-            pending = [ticker, *self._tasks, *self._forwards.values()]
+            pending = [ticker, sender, *self._tasks, *self._forwards.values()]
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
@@ -137,8 +148,20 @@ class WsConnection:
             self._transport.abort()
 
     def post_event(self, name: str, payload: Any, state_version: dict[str, int] | None = None) -> None:
-        """Queue an event frame without waiting (broadcasts); the connection owns the task."""
-        self._spawn(self.send_event(name, payload, state_version))
+        """Queue an event frame without waiting (broadcasts); a client that let the queue fill is closed."""
+        try:
+            self._events.put_nowait((name, payload, state_version))
+        except asyncio.QueueFull:
+            if not self._overflowed:
+                self._overflowed = True
+                log.warning("connection %s fell behind on broadcast events; closing it", self.info.conn_id)
+                self._spawn(self._too_slow())
+
+    async def _send_events(self) -> None:
+        while True:
+            name, payload, state_version = await self._events.get()
+            if not await self.send_event(name, payload, state_version):
+                return
 
     async def send_event(self, name: str, payload: Any, state_version: dict[str, int] | None = None) -> bool:
         async with self._send_lock:
@@ -204,10 +227,12 @@ class WsConnection:
             return self._transport.get_write_buffer_size()
         return 0
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Any, on_done: Callable[[], Any] | None = None) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        if on_done is not None:
+            task.add_done_callback(lambda _: on_done())
 
     async def _on_text(self, data: str) -> None:
         try:
@@ -215,11 +240,17 @@ class WsConnection:
         except FrameError as exc:
             await self._send(error(exc.frame_id, exc.code, exc.message))
             return
-        if len(self._tasks) >= self._settings.max_inflight_requests:
-            message = f"too many requests in flight (limit {self._settings.max_inflight_requests})"
-            await self._send(error(frame.id, wire_errors.UNAVAILABLE, message))
-            return
-        self._spawn(self._handle(frame))
+        # Back-pressure: no further frame is read until a request finishes (looking now and then whether the
+        # socket closed meanwhile: the loop that would notice is this one).
+        while True:
+            try:
+                async with asyncio.timeout(SLOT_POLL_S):
+                    await self._slots.acquire()
+                break
+            except TimeoutError:
+                if self._ws.closed:
+                    return
+        self._spawn(self._handle(frame), self._slots.release)
 
     async def _handle(self, frame: RequestFrame) -> None:
         name = frame.method
@@ -240,7 +271,8 @@ class WsConnection:
         if served is None and name not in self._gw.methods:
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, f"unknown method: {name}"))
             return
-        missing = missing_scope(name, self.info.scopes)
+        params = frame.params if isinstance(frame.params, dict) else None
+        missing = missing_scope(name, self.info.scopes, params)
         if missing is not None:
             details = {"code": wire_errors.MISSING_SCOPE, "missingScope": missing, "requiredScopes": [missing]}
             await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {missing}", details))

@@ -239,8 +239,8 @@ async def _check_device(
         params.client.platform, params.client.deviceFamily,
     )  # fmt: skip
     try:
-        verify(proof.id, proof.publicKey, proof.signature, proof.signedAt, proof.nonce, fields,
-               expected_nonce=nonce, now_ms=_now_ms())  # fmt: skip
+        raw_key = verify(proof.id, proof.publicKey, proof.signature, proof.signedAt, proof.nonce, fields,
+                         expected_nonce=nonce, now_ms=_now_ms())  # fmt: skip
     except DeviceProofError as exc:
         log.warning("refused connection %s from %s: %s", peer.conn_id, peer.remote, exc.message)
         details = {"code": exc.code, "reason": exc.reason}
@@ -252,7 +252,7 @@ async def _check_device(
               "deviceFamily": params.client.deviceFamily, "displayName": params.client.displayName,
               "remote": peer.remote, "role": params.role, "scopes": _granted(params.scopes)}  # fmt: skip
     try:  # a file under a lock, which `claw devices` may hold for a moment: off the event loop
-        admission = await asyncio.to_thread(devices.admit, device_id, proof.publicKey, local=peer.local, client=client)
+        admission = await asyncio.to_thread(devices.admit, device_id, raw_key, local=peer.local, client=client)
     except (ClawError, OSError) as exc:
         log.error("connection %s: cannot check device %s: %s", peer.conn_id, device_id[:12], exc)
         message = "the gateway cannot read its devices file; see the gateway log"
@@ -272,6 +272,11 @@ async def _check_device(
     return wire_errors.NOT_PAIRED, policy, reason, message, details, {}
 
 
+SERVER_CAPABILITIES = ("published-model-catalog",)
+"""OpenClaw's server capabilities claw honours: `models.list` is the catalog of the models claw's config
+publishes (its agents' chains and `[models]`), which OpenClaw's `openclaw models list` requires."""
+
+
 def _granted(requested: list[str] | None) -> list[str]:
     """The scopes a connection gets: those asked for that exist, or all operator scopes when none are named."""
     return list(OPERATOR_SCOPES) if requested is None else sorted({s for s in requested if s in OPERATOR_SCOPES})
@@ -286,7 +291,11 @@ def hello(
         "type": "hello-ok",
         "protocol": PROTOCOL_VERSION,
         "server": {"version": __version__, "connId": info.conn_id},
-        "features": {"methods": sorted({*methods, *CONNECTION_METHODS}), "events": list(EVENTS)},
+        "features": {
+            "methods": sorted({*methods, *CONNECTION_METHODS}),
+            "events": list(EVENTS),
+            "capabilities": list(SERVER_CAPABILITIES),
+        },
         "snapshot": snapshot,
         "auth": {"method": "token", "role": info.role, "scopes": sorted(info.scopes)},
         "policy": {

@@ -46,11 +46,17 @@ def _runnable(path: Path) -> bool:
         return False
     if path.suffix.lower() in SCRIPT_SUFFIXES or st.st_mode & 0o111:
         return True
-    try:
-        with path.open("rb") as handle:
-            return handle.read(2) == b"#!"
+    try:  # no link followed, no FIFO swapped in since the lstat waited on: a workspace skill is the agent's
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        try:
+            return handle.read(2) == b"#!"
+        except OSError:
+            return False
 
 
 def dropper_findings(text: str) -> list[str]:

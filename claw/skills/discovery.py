@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claw.folder_scan import Candidate, ManifestCache, candidates
+from claw.safe_read import RefusedFile, read_agent_bytes
 from claw.skills.parse import SkillParseError, parse_skill_text
 from claw.skills.skill import SKILL_FILE, InvalidSkill, ShadowedSkill, Skill, SkillSource
 
@@ -85,12 +86,23 @@ def _load(found: Candidate, source: SkillSource, max_bytes: int) -> Skill | Inva
 def _parse(directory: Path, source: SkillSource, size: int, max_bytes: int) -> Skill | str:
     if size > max_bytes:
         return f"{SKILL_FILE} is {size:,} bytes, over the {max_bytes:,}-byte limit"
+    # Read by the rule for agent-writable files (a workspace skill is one): no link out of its location,
+    # no FIFO. Installed and bundled skills may be hard-linked by package installers, as the read tool allows.
     try:
-        text = (directory / SKILL_FILE).read_bytes().decode("utf-8")
+        raw = read_agent_bytes(
+            directory.parent,
+            f"{directory.name}/{SKILL_FILE}",
+            max_bytes=max_bytes,
+            allow_hardlinks=source != "workspace",
+        )
+    except RefusedFile as exc:
+        return f"skipped {SKILL_FILE}: {exc.message}"
+    if raw is None:
+        return f"cannot read {SKILL_FILE}: it is gone"
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return f"{SKILL_FILE} is not UTF-8 text"
-    except OSError as exc:
-        return f"cannot read {SKILL_FILE}: {exc.strerror}"
     try:
         return parse_skill_text(text, directory, source)
     except SkillParseError as exc:

@@ -56,7 +56,7 @@ async def skill_command(host: SkillsHost, call: CommandCall) -> str | RunInstead
         if not runnable:
             return "No skills can be run here (see `claw skills check`)."
         lines = ["Skills (run one with /skill <name> [input]):"]
-        lines += [f"  {s.skill.name:<20} {s.skill.description[:100]}" for s in runnable]
+        lines += [f"  {s.skill.name:<20} {_shortened(s.skill.description)}" for s in runnable]
         return "\n".join(lines)
     found = _find(report, name)
     if found is None:
@@ -83,3 +83,12 @@ def _slash_names(skill: Skill) -> tuple[str, ...]:
     """What `/<name>` runs `skill`: its `command_name`, and its own name when that is a command word too."""
     own = skill.name.lower()
     return (skill.command_name, own) if parse_command(f"/{own}") == (own, "") else (skill.command_name,)
+
+
+def _shortened(text: str, limit: int = 100) -> str:
+    """At most `limit` characters, cut at a word's end and marked with "…" when anything was left out."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    return (head.rsplit(" ", 1)[0] if " " in head else head).rstrip(" ,;:.") + "…"

@@ -8,13 +8,16 @@ not used.
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import sys
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from claw.errors import NotFoundError
-from claw.gateway.rpc_params import AgentParams, Flag, NonEmptyStr, OptionalStr, takes
+from claw.gateway.rpc_params import AgentParams, ClosedParams, Flag, NonEmptyStr, OptionalStr, takes
 from claw.skills.audit import scripts_in
 from claw.skills.catalog import SkillReport, build_report
 from claw.skills.skill import Skill
@@ -105,10 +108,60 @@ def _details(skill: Skill) -> dict[str, Any]:
     }
 
 
+class SkillsStatusParams(ClosedParams):
+    """OpenClaw's `skills.status`: one agent's view (default `main`)."""
+
+    agent_id: str | None = None
+
+
+@takes(SkillsStatusParams)
+async def skills_status(host: SkillsHost, _gateway: object, params: SkillsStatusParams) -> dict[str, Any]:
+    """OpenClaw's skill status report (`openclaw skills list/check`): every skill claw found for the agent,
+    eligible or not, with what it is missing (binaries, any-of binaries, environment variables)."""
+    agent_id = params.agent_id or "main"
+    report = await _report(host, SkillsParams(agentId=agent_id))
+    workspace = host.workspace(agent_id)
+    skills = []
+    for status in report.statuses:
+        skill, req = status.skill, status.skill.requires
+        missing = {
+            "bins": [b for b in req.bins if shutil.which(b) is None],
+            "anyBins": [] if not req.any_bins or any(shutil.which(b) for b in req.any_bins) else list(req.any_bins),
+            "env": [e for e in req.env if not os.environ.get(e)],
+            "config": [],
+            "os": [] if not skill.os or sys.platform in skill.os else list(skill.os),
+        }
+        skills.append({
+            "name": skill.name,
+            "skillKey": skill.name,
+            "description": skill.description,
+            "source": skill.source,
+            "bundled": skill.source == "bundled",
+            "filePath": str(skill.file),
+            "baseDir": str(skill.directory),
+            "eligible": status.eligible,
+            "disabled": False,
+            "blockedByAllowlist": False,
+            "blockedByAgentFilter": False,
+            "modelVisible": not skill.disable_model_invocation,
+            "userInvocable": skill.user_invocable,
+            "commandVisible": skill.user_invocable,
+            "primaryEnv": skill.primary_env,
+            "homepage": skill.homepage,
+            "requirements": {"bins": req.bins, "anyBins": req.any_bins, "env": req.env, "config": req.config,
+                             "os": skill.os or []},  # fmt: skip
+            "missing": missing,
+            "install": [],
+        })  # fmt: skip
+    return {"agentId": agent_id, "workspaceDir": str(workspace), "managedSkillsDir": str(host.paths.skills_dir),
+            "skills": skills}  # fmt: skip
+
+
 def skill_methods(host: SkillsHost) -> dict[str, Method]:
     """These methods by wire name, bound to `host`."""
     return {
         "skills.list": partial(skills_list, host),
         "skills.check": partial(skills_check, host),
         "skills.info": partial(skills_info, host),
+        "skills.status": partial(skills_status, host),
     }

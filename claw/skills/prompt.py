@@ -9,11 +9,20 @@ locations only, and says how many skills it left out.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
 
 from claw.skills.skill import Skill
 
 SHORT_DESCRIPTION_CHARS = 80
+
+# `xml.sax.saxutils.escape` does the same, but importing it pulls in urllib.request, http.client, email and ssl
+# (~0.2 s on a turn that needs none of them).
+_XML_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def escape(text: str) -> str:
+    """`text` with `&`, `<` and `>` escaped for XML element content."""
+    return text.translate(_XML_ESCAPES)
+
 
 HEADER = """## Skills
 Skills are instructions for particular kinds of task, each in a SKILL.md file. Before you answer, look through the

@@ -1,4 +1,4 @@
-"""The skills list a session uses, recorded in sessions.json and refreshed when skills change.
+"""The skills list a session uses, recorded in the session index and refreshed when skills change.
 
 The snapshot is kept in the session entry's `extra["skillsSnapshot"]`. Its fingerprint
 covers every SKILL.md on disk (name, mtime, size) and every input to gating (config,

@@ -39,6 +39,28 @@ class DatabaseError(ClawError):
     """gateway.db could not be opened or written (locked too long, disk full, corrupt)."""
 
 
+_DAMAGED = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+
+
+def damaged(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file itself is damaged (not merely busy or full)."""
+    return getattr(exc, "sqlite_errorname", "") in _DAMAGED
+
+
+def repair_hint(path: Path) -> str:
+    """What to do about a damaged gateway.db (said by the error and by `claw doctor`)."""
+    return (
+        f"stop the gateway and move it aside (`mv {path} {path}.corrupt`): claw starts a new one, without "
+        "the channel queues, automations and usage history the old one held"
+    )
+
+
+def _error(path: Path, exc: sqlite3.Error, doing: str) -> DatabaseError:
+    if damaged(exc):
+        return DatabaseError(f"{path} is damaged ({exc}); {repair_hint(path)}")
+    return DatabaseError(f"{doing}{exc}")
+
+
 def enable_wal(conn: sqlite3.Connection, timeout: float = BUSY_TIMEOUT_MS / 1000) -> None:
     """Put the file in WAL mode, waiting up to `timeout` for other connections.
 
@@ -92,15 +114,17 @@ class Database:
             self._conn.execute("PRAGMA foreign_keys = ON")
             apply_migrations(self, migrations)
         except sqlite3.Error as exc:
-            raise DatabaseError(f"cannot open {self.path}: {exc}") from None
+            raise _error(self.path, exc, f"cannot open {self.path}: ") from None
 
     def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn` on the connection outside any explicit transaction (each statement sees a snapshot)."""
         with self._lock:
             try:
                 return fn(self._conn)
-            except sqlite3.OperationalError as exc:
-                raise DatabaseError(f"{self.path.name}: {exc}") from None
+            except sqlite3.DatabaseError as exc:
+                if not isinstance(exc, sqlite3.OperationalError) and not damaged(exc):
+                    raise
+                raise _error(self.path, exc, f"{self.path.name}: ") from None
 
     def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn` inside `BEGIN IMMEDIATE … COMMIT`; any exception rolls everything back."""
@@ -115,8 +139,8 @@ class Database:
                 return result
             except BaseException as exc:
                 self._conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.OperationalError):
-                    raise DatabaseError(f"{self.path.name}: {exc}") from None
+                if isinstance(exc, sqlite3.OperationalError) or (isinstance(exc, sqlite3.Error) and damaged(exc)):
+                    raise _error(self.path, exc, f"{self.path.name}: ") from None
                 raise
 
     async def aread(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -158,7 +182,7 @@ def apply_migrations(db: Database, migrations: Iterable[Migration]) -> list[str]
             return True
 
         if db.write(run):
-            log.info("gateway.db: applied migration %s %03d %s", step.area, step.number, step.name)
+            log.info("%s: applied migration %s %03d %s", db.path.name, step.area, step.number, step.name)
             applied.append(f"{step.area}/{step.number:03d}_{step.name}")
     return applied
 

@@ -1,4 +1,4 @@
-"""The session index of one agent: `sessions.json` plus the transcripts beside it."""
+"""The session index of one agent: `sessions.sqlite` (`claw.store.session_table`) plus the transcripts beside it."""
 
 from __future__ import annotations
 
@@ -8,17 +8,17 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claw.errors import NotFoundError
 from claw.paths import ensure_private_dir
 from claw.store.atomic import fsync_dir
-from claw.store.file_lock import lock_path, locked
-from claw.store.index_file import SessionIndexFile, Stamp, compact_utc
+from claw.store.file_lock import lock_path
+from claw.store.index_file import compact_utc
 from claw.store.session_entry import SessionEntry, make_preview
+from claw.store.session_table import DB_NAME, Change, SessionTable, Slots
 from claw.store.transcript import Entry, Transcript, utc_now_iso
 from claw.store.turn_repair import close_interrupted_turn
 
@@ -29,41 +29,23 @@ __all__ = ["INDEX_NAME", "SessionEntry", "SessionStore"]
 
 log = logging.getLogger(__name__)
 
-INDEX_NAME = "sessions.json"
-
-
-@dataclass(slots=True)
-class _Index:
-    """The index's content: parsed entries by key, and the values that could not be parsed (kept verbatim)."""
-
-    entries: dict[str, SessionEntry] = field(default_factory=dict)
-    unparsed: dict[str, Any] = field(default_factory=dict)
-
-    def copy(self) -> _Index:
-        return _Index(dict(self.entries), dict(self.unparsed))
-
-
-Change = Callable[[_Index], Any]
-"""One change to the index, as a function of the index it is applied to (so it can be applied again to
-a newer copy read from disk); it may return what it replaced or removed."""
+INDEX_NAME = DB_NAME
 
 
 class SessionStore:
-    """Sessions of one agent: the `sessions.json` index (key → `SessionEntry`) and transcripts.
+    """Sessions of one agent: the index (key → `SessionEntry`, in `sessions.sqlite`) and transcripts.
 
     Several stores may share one index: other processes (a CLI command, a second in-process gateway)
-    and other objects in this one. So the store never writes its copy of the index over the file.
-    Every change is kept as a `Change` until it is on disk, and every write is a read-modify-write
-    under the index's cross-process lock (`claw.store.file_lock`): read the file if another writer
-    replaced it, apply this store's pending changes to what was read, replace the file. Changes are
-    written at once, or with `save=False` by the next `flush()` (the turn path defers its counter
-    update that way); a write that fails keeps its changes pending, for `flush` to retry. Readers see
-    the file as last read plus the pending changes, and reload when the file changes behind them.
+    and other objects in this one. So a store keeps no copy of the index: readers read the rows they
+    need (`claw.store.session_table`), and every change is kept as a `Change` to one key until it is on
+    disk, applied in a `BEGIN IMMEDIATE` transaction to the row as it is then. Changes are written at
+    once, or with `save=False` by the next `flush()` (the turn path defers its counter update that
+    way); a write that fails keeps its changes pending, for `flush` to retry. Readers see the rows
+    plus this store's pending changes, and never wait for a write (they have their own connection).
 
-    Chosen over one writer per state dir because any process may legitimately open a store (the
-    console, `claw sessions`, a gateway) and a lock held only for the write costs microseconds;
-    changes are operations (set these fields, add these tokens) rather than whole entries, so two
-    stores changing the same session keep both changes.
+    Changes are operations (set these fields, add these tokens) rather than whole entries, so two
+    stores changing the same session keep both changes. A turn touches only its own session's row,
+    so what it costs does not depend on how many sessions the agent has.
 
     Session keys are case-insensitive (stored lowercased). Transcripts are never deleted: `reset` and
     `delete` move them to `archive/`. Methods are thread-safe.
@@ -83,32 +65,33 @@ class SessionStore:
         # (the in-memory state, held briefly); nothing waits for `_write_lock` while holding `_lock`.
         self._lock = threading.RLock()
         self._write_lock = threading.Lock()
-        self._index = SessionIndexFile(self.index_path)
-        self._base = _Index()  # the file as last read or written
-        self._stamp: Stamp | None = None  # the stamp of that file
-        self._pending: builtins.list[Change] = []  # changes not yet on disk, oldest first
-        self._view = _Index()  # `_base` with `_pending` applied: what readers see
-        self._writing = False  # a write of this store is between reading the file and taking in its result
+        ensure_private_dir(self.sessions_dir)
+        self._table = SessionTable(self.sessions_dir)
+        self._pending: builtins.list[tuple[str, Change]] = []  # changes not yet on disk, oldest first
+        # While a write commits, the rows it is writing (and the ids of its changes): the database may or
+        # may not hold them yet, so readers take these rather than apply those changes a second time.
+        self._inflight: Slots | None = None
+        self._inflight_ids: set[int] = set()
         self._transcripts: dict[str, Transcript] = {}
         self._turned: set[str] = set()  # keys whose turns the search index has not taken in yet
         self._search: SearchIndex | None = None
-        with self._lock:
-            self._reload()
 
     # -- queries ----------------------------------------------------------------
 
     def get(self, key: str) -> SessionEntry | None:
         """The entry for `key`, or None."""
-        with self._lock:
-            self._refresh()
-            return self._view.entries.get(key.lower())
+        return self._view([key.lower()]).entries.get(key.lower())
 
     def list(self) -> builtins.list[SessionEntry]:  # `builtins.`: the method shadows `list` in here
         """Every session, most recently updated first."""
-        with self._lock:
-            self._refresh()
-            entries = self._view.entries.values()
-            return sorted(entries, key=lambda e: (e.updated_at, e.created_at), reverse=True)
+        entries = self._view(None).entries.values()
+        return sorted(entries, key=lambda e: (e.updated_at, e.created_at), reverse=True)
+
+    def iter_entries(self) -> Iterator[SessionEntry]:
+        """Every session, most recently updated first, read a page at a time (for listings of many
+        sessions; this store's own unsaved changes are written first, so the rows include them)."""
+        self.flush()
+        return self._table.rows()
 
     def transcript_path(self, session_id: str) -> Path:
         return self.sessions_dir / f"{session_id}.jsonl"
@@ -147,13 +130,11 @@ class SessionStore:
         Created under the index lock against the file as it is then, so two stores creating the
         same key at once end up with one session, not two ids for one key."""
         key = key.lower()
-        with self._lock:
-            self._refresh()
-            entry = self._view.entries.get(key)
-            if entry is not None:
-                return entry
-            new = self._new_entry(key, chat_type=chat_type, channel=channel, display_name=display_name)
-        self._change(lambda index: index.entries.setdefault(key, new))
+        entry = self.get(key)
+        if entry is not None:
+            return entry
+        new = self._new_entry(key, chat_type=chat_type, channel=channel, display_name=display_name)
+        self._change(key, lambda index: index.entries.setdefault(key, new))
         return self._require(key)
 
     def update(self, key: str, *, save: bool = True, **changes: Any) -> SessionEntry:
@@ -208,24 +189,22 @@ class SessionStore:
     def reset(self, key: str) -> SessionEntry:
         """Give `key` a new session id: counters zeroed, model override kept, transcript archived."""
         key = key.lower()
-        with self._lock:
-            self._refresh()
-            old = self._view.entries.get(key)
-            new = self._new_entry(
-                key,
-                chat_type=old.chat_type if old else "direct",
-                channel=old.channel if old else "cli",
-                display_name=old.display_name if old else None,
-            )
+        old = self.get(key)
+        new = self._new_entry(
+            key,
+            chat_type=old.chat_type if old else "direct",
+            channel=old.channel if old else "cli",
+            display_name=old.display_name if old else None,
+        )
 
-        def replace(index: _Index) -> SessionEntry | None:
+        def replace(index: Slots) -> SessionEntry | None:
             replaced = index.entries.get(key)
             override = replaced.model_override if replaced else None
             index.entries[key] = dataclasses.replace(new, model_override=override)
             return replaced
 
         # Index first: a crash before the move leaves an orphaned file, never a lost one.
-        replaced = self._change(replace)
+        replaced = self._change(key, replace)
         if replaced is not None:
             self._archive(replaced.session_id)
         return self._require(key)
@@ -233,17 +212,16 @@ class SessionStore:
     def delete(self, key: str) -> bool:
         """Drop `key` from the index and archive its transcript; False if there was no such session."""
         key = key.lower()
-        with self._lock:
-            self._refresh()
-            if key not in self._view.entries and key not in self._view.unparsed:
-                return False
+        view = self._view([key])
+        if key not in view.entries and key not in view.unparsed:
+            return False
 
-        def drop(index: _Index) -> tuple[bool, SessionEntry | None]:
+        def drop(index: Slots) -> tuple[bool, SessionEntry | None]:
             unparsed = index.unparsed.pop(key, None)
             entry = index.entries.pop(key, None)
             return (entry is not None or unparsed is not None), entry
 
-        found, entry = self._change(drop)
+        found, entry = self._change(key, drop)
         if entry is not None:
             self._archive(entry.session_id)
         return bool(found)
@@ -297,13 +275,13 @@ class SessionStore:
             return closed
         log.info("session %s: %d messages in the index, %d in the transcript", key, entry.message_count, count)
 
-        def recount(index: _Index) -> None:
+        def recount(index: Slots) -> None:
             current = index.entries.get(key)
             if current is not None and current.session_id == session_id:  # not after a reset elsewhere
                 # Bookkeeping, not activity: `updated_at` stays.
                 index.entries[key] = dataclasses.replace(current, message_count=count)
 
-        self._change(recount)
+        self._change(key, recount)
         return closed
 
     def _settle_quietly(self, key: str, session_id: str, transcript: Transcript) -> None:
@@ -315,12 +293,10 @@ class SessionStore:
             log.exception("could not settle the transcript of session %s", key)
 
     def _require(self, key: str) -> SessionEntry:
-        with self._lock:
-            self._refresh()
-            entry = self._view.entries.get(key.lower())
-            if entry is None:
-                raise NotFoundError(f"no session {key.lower()!r} in {self.sessions_dir}")
-            return entry
+        entry = self.get(key)
+        if entry is None:
+            raise NotFoundError(f"no session {key.lower()!r} in {self.sessions_dir}")
+        return entry
 
     def _new_entry(self, key: str, *, chat_type: str, channel: str, display_name: str | None) -> SessionEntry:
         now = utc_now_iso()
@@ -342,71 +318,74 @@ class SessionStore:
         key = key.lower()
         session_id = self._require(key).session_id
 
-        def change(index: _Index) -> None:
+        def change(index: Slots) -> None:
             entry = index.entries.get(key)
             if entry is None or entry.session_id != session_id:
                 log.info("session %s was reset or removed elsewhere; a change to its old id is dropped", key)
                 return
             index.entries[key] = edit(entry)
 
-        self._change(change, save=save)
+        self._change(key, change, save=save)
         return self._require(key)
 
-    def _change(self, change: Change, *, save: bool = True) -> Any:
-        """Queue `change` (readers see it at once) and, with `save`, write it; what it returned on disk."""
+    def _change(self, key: str, change: Change, *, save: bool = True) -> Any:
+        """Queue `change` to `key` (readers see it at once) and, with `save`, write it; what it returned on disk."""
         with self._lock:
-            self._pending.append(change)
-            result = change(self._view)
+            self._pending.append((key, change))
+            result = change(self._view([key]))
         if save:
             results = self._write()
             result = results.get(id(change), result)
         return result
 
     def _write(self) -> dict[int, Any]:
-        """Apply every pending change to the index on disk under its lock; their results by `id(change)`.
+        """Apply every pending change to the rows on disk in one transaction; their results by `id(change)`.
 
         On failure the changes stay pending (and visible), for the next write or `flush` to retry."""
         with self._write_lock:
             with self._lock:
                 changes = builtins.list(self._pending)
-                base, stamp = self._base.copy(), self._stamp
-                if not changes:
-                    return {}
-                self._writing = True
+            if not changes:
+                return {}
+
+            def ready(slots: Slots) -> None:
+                with self._lock:
+                    self._inflight, self._inflight_ids = slots, {id(change) for _, change in changes}
+
             try:
                 ensure_private_dir(self.sessions_dir)
-                with locked(self.index_path):
-                    if self._index.stamp() != stamp:  # another writer replaced the file since we read it
-                        loaded = self._index.load()
-                        base = _Index(loaded.entries, loaded.unparsed)
-                    results = {id(change): change(base) for change in changes}
-                    stamp = self._index.save(base.entries, base.unparsed)
+                results = self._table.write(changes, ready)
                 with self._lock:
                     del self._pending[: len(changes)]  # changes queued meanwhile stay, after these
-                    self._base, self._stamp = base, stamp
-                    self._apply_pending()
             finally:
                 with self._lock:
-                    self._writing = False
-            return results
+                    self._inflight, self._inflight_ids = None, set()
+            return {id(change): result for (_, change), result in zip(changes, results, strict=True)}
 
-    def _refresh(self) -> None:
-        """Reload when the file was replaced behind us (called with `_lock` held). Not while this store's
-        own write is in flight: the file may already hold changes that are still pending here, and
-        applying them to it again would count a turn's tokens twice; the write takes the file in itself."""
-        if not self._writing and self._index.stamp() != self._stamp:
-            self._reload()
+    def _view(self, keys: builtins.list[str] | None) -> Slots:
+        """The rows of `keys` (None: all) as readers see them: on disk, with this store's pending changes."""
+        # Read under `_lock`, so a write's commit and the end of its in-flight state look atomic to a reader
+        # (the reader connection never waits for the writer: WAL).
+        with self._lock:
+            loaded = self._table.load_all() if keys is None else self._table.load(keys)
+            inflight, skip = self._inflight, self._inflight_ids
+            if inflight is not None:  # a write is committing: its rows are what the disk holds, or is about to
+                for key in inflight.entries.keys() | inflight.unparsed.keys() | self._keys_of(skip):
+                    if keys is not None and key not in keys:
+                        continue
+                    loaded.entries.pop(key, None)
+                    loaded.unparsed.pop(key, None)
+                    if key in inflight.entries:
+                        loaded.entries[key] = inflight.entries[key]
+                    if key in inflight.unparsed:
+                        loaded.unparsed[key] = inflight.unparsed[key]
+            for key, change in self._pending:
+                if id(change) not in skip and (keys is None or key in keys):
+                    change(loaded)
+        return loaded
 
-    def _reload(self) -> None:
-        loaded = self._index.load()
-        self._base, self._stamp = _Index(loaded.entries, loaded.unparsed), loaded.stamp
-        self._apply_pending()
-
-    def _apply_pending(self) -> None:
-        view = self._base.copy()
-        for change in self._pending:
-            change(view)
-        self._view = view
+    def _keys_of(self, ids: set[int]) -> set[str]:
+        return {key for key, change in self._pending if id(change) in ids}
 
     def _archive(self, session_id: str) -> Path | None:
         with self._lock:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -34,6 +34,9 @@ class ApprovalRequest:
     reason: str
     tool: str = "exec"
     """The tool that asks: `exec`, or an MCP tool's `<server>__<tool>` (the dialog names it)."""
+    allow_always: bool = True
+    """Whether "always" can be remembered for it: not for a command with a redirection, a substitution
+    or another form no allowlist entry can match; then only "once" and "deny" are offered."""
 
 
 class Approvals(Protocol):
@@ -71,6 +74,9 @@ class ToolContext:
     """Variables the agent's eligible skills are configured with (`skills.entries.<k>.env`, `apiKey` → the
     skill's primaryEnv); `exec` adds them for names the environment does not already set. May hold secrets:
     kept out of repr, never logged."""
+    notice: Callable[[str], None] = field(default=lambda message: None, repr=False, compare=False)
+    """Tells the run's watchers that the call waits (one line, e.g. "waiting for MCP server files"); the
+    runner turns it into a `warning` lifecycle event. A no-op outside a run."""
 
 
 class Tool(Protocol):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import stat
+from pathlib import Path
 from typing import Any
 
 from claw.tools.args import str_arg
 from claw.tools.base import ToolContext, ToolResult
+from claw.tools.host_code import approve_host_code_change, guard_located
 from claw.tools.safe_open import OpenFile, open_regular, replace_at
 
 
@@ -35,13 +37,17 @@ class EditTool:
         path = str_arg(args, "path", tool=self.name, allow_empty=False)
         old = str_arg(args, "oldText", tool=self.name, allow_empty=False)
         new = str_arg(args, "newText", tool=self.name)
-        return await asyncio.to_thread(_edit, ctx, path, old, new)
+        approved, refusal = await approve_host_code_change(ctx, self.name, path)
+        if refusal is not None:
+            return refusal
+        return await asyncio.to_thread(_edit, ctx, path, old, new, approved)
 
 
-def _edit(ctx: ToolContext, shown: str, old: str, new: str) -> ToolResult:
+def _edit(ctx: ToolContext, shown: str, old: str, new: str, approved: Path | None) -> ToolResult:
     """Read and replace the file through one directory descriptor, so both touch the same file."""
     allow_hardlinks = ctx.settings.tools.files.allow_hardlinks
     with open_regular(ctx.workspace, shown, tool="edit", allow_hardlinks=allow_hardlinks) as opened:
+        guard_located(ctx.workspace, opened.where, approved, "edit")
         try:
             # Decoded whole, without newline translation: CRLF stays byte-for-byte outside the edited span.
             text = opened.read_bytes().decode("utf-8")

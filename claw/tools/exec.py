@@ -2,7 +2,9 @@
 
 The command runs sandboxed under bwrap where the agent's `sandbox` settings want it and bwrap works
 (claw/tools/sandbox_choice.py says when, claw/tools/sandbox.py what the sandbox holds), else under the
-reaper; either way nothing it starts outlives the call (claw/tools/exec_launch.py). The policy, the
+reaper; either way nothing it starts outlives the call (claw/tools/exec_launch.py). It gets a small
+environment (claw/tools/exec_env.py) and starts with resource limits and the user's umask
+(claw/tools/exec_limits.py). The policy, the
 launchers and the sandbox are imported on the first call: a turn that runs no command loads none of them.
 """
 
@@ -17,14 +19,17 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claw.paths import Paths
+from claw.paths import Paths, user_umask
 from claw.tools.args import number_arg, str_arg
 from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
 from claw.tools.exec_records import ExecRecords
 from claw.tools.truncate import result_limit
 
 if TYPE_CHECKING:
+    from claw.tools.exec_cgroup import PidsCgroup
     from claw.tools.exec_launch import Launch
+    from claw.tools.exec_limits import Limits
+    from claw.tools.exec_policy import ExecVerdict
     from claw.tools.exec_process import ProcessOutcome
     from claw.tools.sandbox import SandboxSpec
 
@@ -36,6 +41,11 @@ _HOW_TO_ALLOW = (
 _HOW_TO_ALLOW_EXACTLY = (
     'approve this exact command when asked ("always" then allows exactly this command, nothing wider), or allow '
     "everything with `claw config set agents.defaults.tools.exec.security full`"
+)
+
+_HOW_TO_ALLOW_ONCE = (
+    "no allowlist entry can ever match this command, so approve it once when asked, or allow everything with "
+    "`claw config set agents.defaults.tools.exec.security full`"
 )
 
 _HOW_TO_ENABLE = (
@@ -57,10 +67,12 @@ class ExecTool:
         "stderr followed by its exit code. Commands may need the user's approval; a denied command returns "
         "an error saying why. Long output is cut in the middle. `timeout` (seconds) is capped by the "
         "configured maximum, which is also the default; on timeout the command and all its children are "
-        "killed. Secrets are removed from the environment. Nothing the command starts outlives the call, "
-        "background processes included. Commands usually run in a sandbox: the workspace is writable, the "
-        "system read-only, /tmp private and empty, the home directory hidden, and there is no network unless "
-        "configured. Do not start long-running servers or interactive programs: stdin is empty and the call "
+        "killed. The environment is a small default set (PATH, HOME, locale) without secrets; processes, "
+        "memory, file size and CPU time are limited, and a limit that is hit is named. Nothing the "
+        "command starts outlives the call, background processes included. Commands usually run in a sandbox: "
+        "the workspace is writable, the system read-only, /tmp private and empty, the home directory hidden, "
+        "and there is no network unless configured. Do not start long-running servers or interactive programs: "
+        "stdin is empty and the call "
         "waits for the command to finish."
     )
     parameters: dict[str, Any] = {
@@ -85,11 +97,16 @@ class ExecTool:
 
     def end_leftovers(self) -> list[int]:
         """Kill what the commands of a gateway that died (SIGKILL, a crash) left running; the pids killed."""
+        if os.geteuid() == 0:  # only root's commands get a cgroup (claw/tools/exec_cgroup.py)
+            from claw.tools.exec_cgroup import end_stale
+
+            end_stale()
         return self._records.end_leftovers() if self._records is not None else []
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from claw.tools.exec_env import scrubbed_env
+        from claw.tools.exec_env import command_env
         from claw.tools.exec_launch import reaped, sandboxed
+        from claw.tools.exec_limits import Limits, launch_spec, limit_notes
         from claw.tools.exec_process import ABORT_GRACE_SECONDS, TIMEOUT_GRACE_SECONDS, run_launch
         from claw.tools.sandbox_choice import choose
         from claw.tools.sandbox_probe import probe_sandbox
@@ -100,9 +117,9 @@ class ExecTool:
         timeout = min(requested, settings.timeout_seconds) if requested else settings.timeout_seconds
         if not ctx.workspace.is_dir():
             return ToolResult(f"exec: workspace {ctx.workspace} does not exist; run `claw init`", is_error=True)
-        env = scrubbed_env()
+        env = command_env(settings.pass_env)
         # The run's skill variables (skills.entries.<k>.env / apiKey) go in only where the environment does not
-        # already set the name, so a value the user exported for the gateway wins, as in OpenClaw. They are
+        # already set the name, so a value the user passed (tools.exec.passEnv) wins, as in OpenClaw. They are
         # deliberately not scrubbed: the user configured them for the skill's commands. They never go into a
         # log, event or transcript (only what the command itself prints does).
         for name, value in ctx.skill_env.items():
@@ -117,19 +134,40 @@ class ExecTool:
         refusal = await self._authorize(command, ctx, env.get("PATH"))
         if refusal is not None:
             return refusal
-        launch: Launch
-        if choice.sandboxed and probe.bwrap is not None:
-            launch = sandboxed(probe.bwrap, self._spec(ctx), command)
-        else:
-            launch = reaped(command, env, timeout_grace=TIMEOUT_GRACE_SECONDS, abort_grace=ABORT_GRACE_SECONDS)
-        outcome = await run_launch(
-            launch, cwd=ctx.workspace, env=env, time_limit=timeout, max_chars=_output_cap(ctx), records=self._records
+        limits = Limits(
+            settings.max_processes, settings.max_memory_mb, settings.max_file_size_mb, settings.max_cpu_seconds
         )
+        use_bwrap = choice.sandboxed and probe.bwrap is not None
+        cgroup = _cgroup_for(limits, use_bwrap)  # a mkdir and a write: no thread, so no cancellation between
+        try:
+            start = await asyncio.to_thread(
+                launch_spec, limits, umask=user_umask(), cgroup_procs=cgroup.procs if cgroup else None
+            )
+            launch: Launch
+            if use_bwrap and probe.bwrap is not None:
+                launch = sandboxed(probe.bwrap, self._spec(ctx), command, start=start)
+            else:
+                launch = reaped(
+                    command, env, timeout_grace=TIMEOUT_GRACE_SECONDS, abort_grace=ABORT_GRACE_SECONDS, start=start
+                )
+            outcome = await run_launch(
+                launch,
+                cwd=ctx.workspace,
+                env=env,
+                time_limit=timeout,
+                max_chars=_output_cap(ctx),
+                records=self._records,
+            )
+            processes_hit = cgroup is not None and cgroup.hit()
+        finally:
+            if cgroup is not None:
+                cgroup.end()  # normally empty already: the launcher ended the tree; then one rmdir
+        notes = limit_notes(limits, outcome.exit_code, outcome.output, processes_hit=processes_hit)
         notice = None
         if choice.notice is not None and ctx.session_key not in self._noticed:
             self._noticed.add(ctx.session_key)
             notice = choice.notice
-        return _format(outcome, timeout, notice)
+        return _format(outcome, timeout, notice, notes)
 
     def _spec(self, ctx: ToolContext) -> SandboxSpec:
         from claw.tools.sandbox import SandboxSpec
@@ -152,7 +190,7 @@ class ExecTool:
         patterns = [*settings.allowlist, *ctx.approvals.allowlist(ctx.agent_id)]
         verdict = decide(command, settings, patterns, cwd=ctx.workspace, path_env=path_env)
         if verdict.action == "deny":
-            hint = _HOW_TO_ENABLE if settings.security == "deny" else _how_to_allow(verdict.exact_only)
+            hint = _HOW_TO_ENABLE if settings.security == "deny" else _how_to_allow(verdict)
             return _denied(f"exec denied: {verdict.reason}; {hint}")
         if verdict.action == "allow":
             return None
@@ -163,6 +201,7 @@ class ExecTool:
             command=command,
             cwd=str(ctx.workspace),
             reason=verdict.reason,
+            allow_always=bool(verdict.remember),
         )
         decision = await ctx.approvals.ask(request)
         if decision is None:
@@ -171,7 +210,7 @@ class ExecTool:
                 return None
             return _denied(
                 f"exec denied: approval required but no one is available to approve it ({verdict.reason}); "
-                + _how_to_allow(verdict.exact_only)
+                + _how_to_allow(verdict)
             )
         if decision == "deny":
             return _denied("exec denied by user")
@@ -181,8 +220,11 @@ class ExecTool:
         return None
 
 
-def _how_to_allow(exact_only: bool) -> str:
-    return _HOW_TO_ALLOW_EXACTLY if exact_only else _HOW_TO_ALLOW
+def _how_to_allow(verdict: ExecVerdict) -> str:
+    """Only advice that can work: no allowlist entry for a command that none can ever match."""
+    if not verdict.remember:
+        return _HOW_TO_ALLOW_ONCE
+    return _HOW_TO_ALLOW_EXACTLY if verdict.exact_only else _HOW_TO_ALLOW
 
 
 def _homes() -> list[Path]:
@@ -202,7 +244,18 @@ def _denied(message: str) -> ToolResult:
     return ToolResult(message, is_error=True)
 
 
-def _format(outcome: ProcessOutcome, timeout: float, notice: str | None = None) -> ToolResult:
+def _cgroup_for(limits: Limits, sandboxed: bool) -> PidsCgroup | None:
+    """The pids cgroup that bounds a root gateway's command (the kernel's RLIMIT_NPROC spares root)."""
+    from claw.tools.exec_cgroup import PidsCgroup, cgroup_name
+
+    if not limits.processes or os.geteuid() != 0:
+        return None
+    return PidsCgroup.make(cgroup_name(), limits.processes, sandboxed=sandboxed)
+
+
+def _format(
+    outcome: ProcessOutcome, timeout: float, notice: str | None = None, notes: list[str] | None = None
+) -> ToolResult:
     parts: list[str] = [notice] if notice else []
     if outcome.timed_out:
         parts.append(f"exec timed out after {timeout:g}s; the command and its children were killed")
@@ -212,7 +265,7 @@ def _format(outcome: ProcessOutcome, timeout: float, notice: str | None = None) 
     status = f"exit code: {code}"
     if code is not None and code < 0:
         status += f" (killed by {_signal_name(-code)})"
-    parts.append(status)
+    parts.append("\n".join([*(notes or []), status]))
     return ToolResult("\n\n".join(parts), is_error=outcome.timed_out or code != 0)
 
 

@@ -30,6 +30,9 @@ class Launch:
     abort_signal: signal.Signals = signal.SIGTERM
     signal_group: bool = True
     """Send the stop signal to the launcher's whole process group (else to the launcher alone)."""
+    start: str = ""
+    """What the launcher's process applies to itself before its exec (`process_reaper.apply_spec`); the reaper
+    takes its command's as an argument instead."""
 
 
 def shell_argv(command: str) -> list[str]:
@@ -37,12 +40,17 @@ def shell_argv(command: str) -> list[str]:
     return ["/bin/sh", "-c", command]
 
 
-def sandboxed(bwrap: str, spec: SandboxSpec, command: str) -> Launch:
-    return Launch(tuple(bwrap_argv(bwrap, spec, shell_argv(command))), sandboxed=True)
+def sandboxed(bwrap: str, spec: SandboxSpec, command: str, *, start: str = "") -> Launch:
+    """bwrap, started with `start` (the umask, limits and cgroup of claw/tools/exec_limits.py) applied: the
+    sandbox inherits them."""
+    return Launch(tuple(bwrap_argv(bwrap, spec, shell_argv(command))), sandboxed=True, start=start)
 
 
-def reaped(command: str, env: Mapping[str, str], *, timeout_grace: float, abort_grace: float) -> Launch:
-    """Under the reaper (claw/tools/process_reaper.py), run by this Python without site or user paths.
+def reaped(
+    command: str, env: Mapping[str, str], *, timeout_grace: float, abort_grace: float, start: str = ""
+) -> Launch:
+    """Under the reaper (claw/tools/process_reaper.py), run by this Python without site or user paths; the
+    command starts with `start` applied (claw/tools/exec_limits.py).
 
     Python's start-up coerces a C locale by adding LC_CTYPE to its environment (PEP 538), which the
     command would inherit; the reaper is told to drop it unless `env`, the command's, has it."""
@@ -56,6 +64,7 @@ def reaped(command: str, env: Mapping[str, str], *, timeout_grace: float, abort_
         f"{abort_grace:g}",
         str(os.getpid()),
         *unset,
+        *(["-s", start] if start else []),
         "--",
         *shell_argv(command),
     ]

@@ -173,7 +173,7 @@ def decide(
         return ExecVerdict("allow", match.reason, True)
     if settings.ask != "on-miss":
         return ExecVerdict("deny", f"allowlist miss ({match.reason})", False, match.exact_only, match.remember)
-    once = "" if match.remember else '; "always" cannot be remembered for this command, so it would run just once'
+    once = "" if match.remember else "; no allowlist entry can match it, so it can only be approved once"
     return ExecVerdict("ask", f"allowlist miss ({match.reason}){once}", False, match.exact_only, match.remember)
 
 

@@ -3,16 +3,20 @@
 The launcher leads a new session and process group, and ends the command's whole tree itself (bwrap's
 PID namespace, or the reaper). A timeout or a cancellation (the run was aborted) sends it the launch's
 stop signal, waits a short grace for the group to empty, then SIGKILLs the group — so a launcher that
-hangs is gone too. While it runs, it is recorded (claw/tools/exec_records.py) for the next gateway, in
-case this one is killed. Output (stdout and stderr merged) streams into an `OutputCollector`, so memory
-stays bounded whatever the command prints.
+hangs is gone too. An unsandboxed command can kill its reaper (`kill -9 $PPID`; a sandboxed one cannot
+reach bwrap's), so once the reaper is gone, whatever is left in its session or carries the run's marker
+(`CLAW_EXEC_RUN`, which `setsid` and `nohup` keep) is killed here too. While it runs, it is recorded
+(claw/tools/exec_records.py) for the next gateway, in case this one is killed. Output (stdout and
+stderr merged) streams into an `OutputCollector`, so memory stays bounded whatever the command prints.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
+import resource  # noqa: F401 - imported before any fork: apply_spec uses it in the child
 import signal
 import time
 from dataclasses import dataclass
@@ -20,7 +24,8 @@ from pathlib import Path
 
 from claw.tools.exec_launch import Launch
 from claw.tools.exec_output import OutputCollector
-from claw.tools.exec_records import MARKER_NAME, ExecRecords
+from claw.tools.exec_records import MARKER_NAME, ExecRecords, end_run
+from claw.tools.process_reaper import apply_spec, start_time
 
 TIMEOUT_GRACE_SECONDS = 1.0
 ABORT_GRACE_SECONDS = 0.25  # an abort must finish within a second, even if SIGTERM is ignored
@@ -51,8 +56,7 @@ async def run_launch(
     """Run `launch` to completion or until `time_limit` seconds pass; cancellation kills it and re-raises."""
     collector = OutputCollector(max_chars)
     marker = ExecRecords.new_marker()
-    if records is not None:
-        env = {**env, MARKER_NAME: marker}
+    env = {**env, MARKER_NAME: marker}
     read_fd, write_fd = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -63,6 +67,9 @@ async def run_launch(
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,
+            # A few system calls between fork and exec (no import, no lock): the cost of a Python to do them
+            # in would be three times bwrap's own start.
+            preexec_fn=functools.partial(apply_spec, launch.start) if launch.start else None,
         )
     except BaseException:
         os.close(read_fd)
@@ -76,6 +83,7 @@ async def run_launch(
     transport: asyncio.BaseTransport | None = None
     pump: asyncio.Task[None] | None = None
     timed_out = False
+    started = start_time(proc.pid)
     record = records.add(proc.pid, marker) if records is not None else None
     try:  # from here on the launcher runs: an abort at any await below must kill its group
         transport, _ = await asyncio.get_running_loop().connect_read_pipe(
@@ -88,12 +96,16 @@ async def run_launch(
         except TimeoutError:
             timed_out = True
             await stop(proc, launch.timeout_signal, to_group=launch.signal_group, grace=TIMEOUT_GRACE_SECONDS)
+        if not launch.sandboxed and started is not None:
+            await asyncio.to_thread(end_run, proc.pid, started, marker)
         # A background child may still hold the pipe; take what it writes for a moment, then stop reading.
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(DRAIN_SECONDS):
                 await asyncio.shield(pump)
     except asyncio.CancelledError:
         await stop(proc, launch.abort_signal, to_group=launch.signal_group, grace=ABORT_GRACE_SECONDS)
+        if not launch.sandboxed and started is not None:
+            end_run(proc.pid, started, marker)  # in the loop: this task is being cancelled, a thread's await may be too
         raise
     finally:
         if records is not None and proc.returncode is not None:

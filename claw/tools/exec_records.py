@@ -97,6 +97,15 @@ class ExecRecords:
         return killed
 
 
+def end_run(pid: int, started: int, marker: str) -> list[int]:
+    """Kill what is left of one command whose launcher `pid` (started at `started`) has ended: the members of
+    its session and every process carrying `marker`; the pids killed.
+
+    Run by the gateway after each unsandboxed command: the reaper ends the tree itself, but a command can
+    kill its reaper (`kill -9 $PPID`), and then its `setsid`/`nohup`/`&` children are orphans of PID 1."""
+    return _end(ExecRecord(pid, started, os.getpid(), 0, marker))
+
+
 def _read(path: Path) -> ExecRecord | None:
     try:
         raw = json.loads(path.read_text())

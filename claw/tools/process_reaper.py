@@ -1,11 +1,14 @@
 """The launcher of an unsandboxed `exec` command: a subreaper that lets nothing the command started outlive it.
 
-Run as a script, `python -I -S process_reaper.py TERM_GRACE QUICK_GRACE PARENT_PID [-u NAME]... -- ARGV...`
-(standard library only, so it starts without claw on its path; `-u NAME` drops a variable that Python's
-start-up added to the environment the command is to get). A process group is not enough: `setsid` and
-`nohup … &` leave the group, and a killed shell's children are re-parented to PID 1. As a child
-subreaper (`PR_SET_CHILD_SUBREAPER`) this process becomes the parent of every orphan below it, so the
-tree under it is the command's whole tree, whatever sessions or groups its members moved to. It then:
+Run as a script, `python -I -S process_reaper.py TERM_GRACE QUICK_GRACE PARENT_PID [-u NAME]... [-s SPEC]
+-- ARGV...` (standard library only, so it starts without claw on its path; `-u NAME` drops a variable that
+Python's start-up added to the environment the command is to get; `-s SPEC` is what the command starts
+with: its umask, resource limits and cgroup, see `apply_spec` and claw/tools/exec_limits.py).
+
+A process group is not enough: `setsid` and `nohup … &` leave the group, and a killed shell's children
+are re-parented to PID 1. As a child subreaper (`PR_SET_CHILD_SUBREAPER`) this process becomes the parent
+of every orphan below it, so the tree under it is the command's whole tree, whatever sessions or groups its
+members moved to. It then:
 
 - waits for the command (ARGV) and reaps every orphan that ends meanwhile;
 - when the command exits, ends what is left of the tree (SIGTERM, TERM_GRACE seconds, then SIGKILL until
@@ -40,7 +43,9 @@ POLL_SECONDS = 0.01
 def main(argv: list[str]) -> int:
     term_grace, quick_grace, parent = float(argv[0]), float(argv[1]), int(argv[2])
     split = argv.index("--")
-    unset = set(argv[4:split:2])  # `-u NAME` pairs: what this interpreter added (PEP 538's LC_CTYPE)
+    options = list(zip(argv[3:split:2], argv[4:split:2], strict=True))
+    unset = {value for option, value in options if option == "-u"}  # what this interpreter added (PEP 538)
+    spec = next((value for option, value in options if option == "-s"), "")
     command = argv[split + 1 :]
     env = {name: value for name, value in os.environ.items() if name not in unset}
     # Blocked, and taken with sigwaitinfo: no handler can interrupt the clean-up half-way, and a child's exit
@@ -51,27 +56,51 @@ def main(argv: list[str]) -> int:
     status: int | None = None
     child, grace = -1, quick_grace
     if os.getppid() == parent:  # else the gateway died before PR_SET_PDEATHSIG was in place
-        child = _spawn(command, env)
+        child = _spawn(command, env, spec)
         _detach_output()
         status, stopped_by = _wait_for(child)
         grace = term_grace if stopped_by in (None, signal.SIGTERM) else quick_grace
     return _exit_like(end_tree(grace, status, child))
 
 
-def _spawn(command: list[str], env: dict[str, str]) -> int:
-    """Fork and exec `command` with default signal dispositions and nothing blocked. (Not posix_spawn:
-    glibc's leaves its two internal real-time signals ignored in the child, which `subprocess` does not.)"""
+def _spawn(command: list[str], env: dict[str, str], spec: str) -> int:
+    """Fork and exec `command` with default signal dispositions, nothing blocked and `spec` applied. (Not
+    posix_spawn: glibc's leaves its two internal real-time signals ignored in the child, which `subprocess`
+    does not.)"""
     pid = os.fork()
     if pid == 0:
         try:
             for sig in DEFAULT_IN_CHILD:
                 signal.signal(sig, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_SETMASK, ())
+            try:
+                apply_spec(spec)
+            except (OSError, ValueError) as exc:
+                os.write(2, f"exec: cannot apply the command's limits ({spec}): {exc}\n".encode())
+                os._exit(126)
             os.execvpe(command[0], command, env)
         except OSError as exc:
             os.write(2, f"exec: cannot run {command[0]}: {exc.strerror}\n".encode())
         os._exit(127)
     return pid
+
+
+def apply_spec(spec: str) -> None:
+    """Apply `umask=OCTAL`, `cgroup=PATH` (join it: PATH is its cgroup.procs) and `RLIMIT_X=SOFT:HARD` items,
+    comma-separated, to this process; what it then runs inherits them all. Also run by the gateway in the
+    child it forks for bwrap, before the exec: system calls only, and `resource` imported beforehand."""
+    import resource
+
+    for item in filter(None, spec.split(",")):
+        name, _, value = item.partition("=")
+        if name == "umask":
+            os.umask(int(value, 8))
+        elif name == "cgroup":
+            with open(value, "w") as procs:
+                procs.write("0")  # 0: the writer itself
+        else:
+            soft, _, hard = value.partition(":")
+            resource.setrlimit(getattr(resource, name), (int(soft), int(hard)))
 
 
 def end_tree(grace: float, status: int | None, child: int) -> int | None:

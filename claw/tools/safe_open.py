@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 
 from claw.errors import ClawError, NotFoundError
+from claw.tools.host_code import guard_located
 from claw.tools.path_walk import MAX_RETRIES, Located, locate
 from claw.tools.workspace_paths import checked_path
 
@@ -102,14 +103,18 @@ def open_regular(
     raise ClawError(f"{tool}: {shown} kept changing while it was opened; try again")
 
 
-def write_file(workspace: Path, path: str, data: bytes, *, tool: str, allow_hardlinks: bool) -> None:
+def write_file(
+    workspace: Path, path: str, data: bytes, *, tool: str, allow_hardlinks: bool, approved: Path | None = None
+) -> None:
     """Create or replace the file `path` leads to inside `workspace` with `data`, atomically.
 
     Missing parent directories are made inside the workspace. A symlink at the final name is
     followed to its target, as far as it stays inside; an existing file keeps its permissions.
+    Host code (a workspace hook's files, `claw.tools.host_code`) is refused unless it is `approved`.
     """
     shown = checked_path(path)
     with locate(workspace, path, create_parents=True) as where:
+        guard_located(workspace, where, approved, tool)
         st = where.stat
         if st is not None and stat.S_ISDIR(st.st_mode):
             raise ClawError(f"{tool}: {shown} is a directory; give a file path")

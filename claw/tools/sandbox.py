@@ -6,7 +6,8 @@ What the command sees, from an empty root that bwrap makes:
   is merged, a read-only bind where it is not); a fresh /proc, a minimal /dev, an empty private /tmp
   and /var/tmp;
 - the workspace read-write, at its real path (symlinks resolved, so links inside it that stay inside it
-  work) and at the path it was configured by, when that differs;
+  work) and at the path it was configured by, when that differs; but its `hooks/` read-only: that is
+  code the gateway runs outside the sandbox (`claw.tools.host_code`);
 - the skills' directories read-only (a skill's scripts run from there), and the configured extra binds;
 - claw's state dirs (config, token, transcripts, gateway.db) and the user's home as empty tmpfs. Mounts
   go in order of depth, so a workspace inside the home is still there, and a state dir inside the
@@ -29,6 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from claw.tools.host_code import HOST_CODE_DIRS
 from claw.tools.sandbox_settings import Bind
 
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -95,12 +97,28 @@ def _mounts(spec: SandboxSpec) -> list[_Mount]:
         logical = os.path.abspath(spec.workspace)
         if logical != real and not any(_within(logical, system) for system in SYSTEM_PATHS):
             mounts.append(_Mount(logical, ("--bind", real, logical)))
+        mounts += _host_code_mounts(real, logical)
     for directory in spec.hidden:
         real = os.path.realpath(directory)
         if os.path.isdir(real):
             mounts.append(_Mount(real, ("--tmpfs", real), is_mask=True))
     if os.geteuid() == 0:
         mounts += _root_only("/etc")
+    return mounts
+
+
+def _host_code_mounts(real: str, logical: str) -> list[_Mount]:
+    """The workspace's host-code folders (`claw.tools.host_code`: its hooks) read-only over the workspace's
+    writable bind, at both paths the workspace is shown at: the command may read a hook, never change what
+    the gateway imports outside the sandbox."""
+    mounts = []
+    for name in HOST_CODE_DIRS:
+        source = os.path.realpath(os.path.join(real, name))
+        if not os.path.isdir(source) or not _within(source, real):
+            continue  # missing (then nothing runs from it until the user enables a hook there), or a link out
+        for shown in dict.fromkeys((real, logical)):
+            target = os.path.join(shown, name)
+            mounts.append(_Mount(target, ("--ro-bind", source, target)))
     return mounts
 
 

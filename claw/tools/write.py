@@ -7,6 +7,7 @@ from typing import Any
 
 from claw.tools.args import str_arg
 from claw.tools.base import ToolContext, ToolResult
+from claw.tools.host_code import approve_host_code_change
 from claw.tools.safe_open import write_file
 
 
@@ -34,7 +35,12 @@ class WriteTool:
         content = str_arg(args, "content", tool=self.name)
         data = content.encode("utf-8", errors="replace")
         allow_hardlinks = ctx.settings.tools.files.allow_hardlinks
+        approved, refusal = await approve_host_code_change(ctx, self.name, path)
+        if refusal is not None:
+            return refusal
         # Every component is opened relative to its parent's descriptor (claw.tools.path_walk),
         # so a directory swapped for a symlink meanwhile cannot carry the file out of the workspace.
-        await asyncio.to_thread(write_file, ctx.workspace, path, data, tool=self.name, allow_hardlinks=allow_hardlinks)
+        await asyncio.to_thread(
+            write_file, ctx.workspace, path, data, tool=self.name, allow_hardlinks=allow_hardlinks, approved=approved
+        )
         return ToolResult(f"wrote {len(data)} bytes to {path}")

@@ -30,14 +30,14 @@ KEYS = (
     ("Shift+Enter / Ctrl+J", "new line"),
     ("Up / Down", "earlier inputs"),
     ("Ctrl+G", "edit the prompt in $EDITOR"),
-    ("Esc", "abort the running turn"),
+    ("Esc", "abort the turn (from the moment it is sent); close the / popup"),
     ("Ctrl+O", "expand / collapse tool output"),
     ("Tab, then x", "stop the subagent on the focused row"),
     ("Ctrl+B / Ctrl+T", "sessions sidebar / run-events pane"),
     ("Ctrl+P", "pick a session"),
     ("F2", "edit a workspace file (SOUL.md, AGENTS.md, …)"),
     ("F1", "command palette (themes, …)"),
-    ("Ctrl+C", "clear the input; twice to quit"),
+    ("Ctrl+C", "abort the turn; when idle, clear the input (twice: quit)"),
     ("Ctrl+D", "quit"),
 )
 

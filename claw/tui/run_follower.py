@@ -8,8 +8,10 @@ and the sessions sidebar are brought up to date. A run names no model: the gatew
 answered at once (no run) becomes a notice — `/new` and `/reset` reload the session instead.
 `follow_report` follows a turn the gateway started itself in this session (a subagent's report) the
 same way, and `follow_foreign` one that another client, a channel or an automation started (the
-`SessionFeed` sees it and feeds its events in); `abort_running` stops the run under way. `is_own` tells
-the feed which runs this console started itself, so none is shown twice.
+`SessionFeed` sees it and feeds its events in); `abort_running` stops the run under way, or the one accepted
+and not yet started (context assembly, a wait on an MCP server or a lane), or the message on its way to the
+gateway as soon as it is accepted. `is_own` tells the feed which runs this console started itself, so none is
+shown twice.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ class FollowerHost(ChatSession, WorkerHost, Protocol):
 
     def refresh_sidebar(self) -> object: ...
 
+    def refresh_bindings(self) -> None: ...
+
 
 class RunFollower:
     """The runs of the session on screen, by run id: `send` starts one, `reset` forgets them all."""
@@ -72,6 +76,7 @@ class RunFollower:
         self._foreign: set[str] = set()
         """The runs in `runs` that the `SessionFeed` feeds (started elsewhere)."""
         self._sending = 0
+        self._abort_sent = False  # Esc while a message was on its way: abort its run once accepted
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -85,11 +90,23 @@ class RunFollower:
         """The run under way (started, not ended), if any."""
         return next((v for v in self.runs.values() if v.started and v.outcome is None), None)
 
+    @property
+    def current(self) -> RunView | None:
+        """The run an abort stops: the one under way, else the next to start (accepted, waiting on its
+        context, an MCP server or a lane) — runs are kept in the order the gateway accepted them."""
+        return self.running or next((v for v in self.runs.values() if v.outcome is None), None)
+
+    @property
+    def busy(self) -> bool:
+        """A turn is on its way, accepted or under way: Esc and Ctrl+C abort it."""
+        return bool(self._sending) or self.current is not None
+
     def reset(self) -> None:
         """Stop following (the screen is about to show another session; the runs go on in the gateway)."""
         self.host.cancel_workers(GROUP)
         self.runs.clear()
         self._foreign.clear()
+        self._abort_sent = False
         self._sent.clear()  # back on this session later, its runs still going are shown as the feed sees them
 
     def is_own(self, run_id: str) -> bool:
@@ -105,6 +122,7 @@ class RunFollower:
         host = self.host
         self._sending += 1
         self._idle.clear()
+        host.refresh_bindings()
         try:
             handle = await host.api.run(
                 text,
@@ -120,8 +138,11 @@ class RunFollower:
                 self._sent.append(handle.run_id)
         finally:
             self._sending -= 1
+            abort = self._abort_sent and not self._sending
             if not self._sending:
                 self._idle.set()
+                self._abort_sent = False
+            host.refresh_bindings()
         if handle.run_id is None:
             if handle.error is not None:  # `/bogus`, `/queue sideways`: shown as the error it is
                 await host.conversation.add_notice(f"✗ {handle.reply}", "error")
@@ -130,6 +151,9 @@ class RunFollower:
             return
         queued = any(view.outcome is None for view in self.runs.values())
         view = RunView(self.panes, handle.run_id, text, queued=queued)
+        self.runs[view.run_id] = view  # Esc from here on aborts it
+        if abort:
+            self.abort_running()
         if not queued:
             await view.show_user_message()
         self._watch(view)
@@ -144,10 +168,13 @@ class RunFollower:
         return None
 
     def abort_running(self) -> None:
-        """Ask the gateway to abort the run under way, if any (it ends as `aborted`)."""
-        view = self.running
+        """Ask the gateway to abort the current run (it ends as `aborted`); a message still on its way
+        has its run aborted the moment the gateway accepts it."""
+        view = self.current
         if view is not None:
             self.host.run_worker(self._abort(view.run_id), group="abort", name="abort", exit_on_error=False)
+        elif self._sending:
+            self._abort_sent = True
 
     async def _abort(self, run_id: str) -> None:
         await self.host.api.call("agent.abort", runId=run_id)
@@ -162,6 +189,7 @@ class RunFollower:
         from the `SessionFeed` (`apply_foreign`), not from a subscription of its own."""
         self.runs[view.run_id] = view
         self._foreign.add(view.run_id)
+        self.host.refresh_bindings()
 
     async def apply_foreign(self, event: RunEvent) -> None:
         """The next event of a run `follow_foreign` shows; at its end the counters and sidebar catch up."""
@@ -173,11 +201,13 @@ class RunFollower:
         if event.is_terminal:
             self.runs.pop(event.run_id, None)
             self._foreign.discard(event.run_id)
+            self.host.refresh_bindings()
             self.host.refresh_counters()
             self.host.refresh_sidebar()
 
     def _watch(self, view: RunView) -> None:
         self.runs[view.run_id] = view
+        self.host.refresh_bindings()
         self.host.run_worker(self._follow(view), group=GROUP, name=f"run {view.run_id[:8]}", exit_on_error=False)
 
     async def _command_replied(self, command: str | None, reply: str | None) -> None:
@@ -201,5 +231,6 @@ class RunFollower:
             host.status.state = "error"
         finally:
             self.runs.pop(view.run_id, None)
+            host.refresh_bindings()
         host.refresh_counters()
         host.refresh_sidebar()

@@ -58,6 +58,9 @@ class LoaderHost(ChatSession, WorkerHost, Protocol):
     status: StatusBar
     sidebar: SessionsSidebar
     opening_model: str | None
+    services_notice: str | None
+    """Who runs the automations and channels when this console does not; in the status bar too, but there a
+    narrow terminal cuts it off, so each loaded session also says it where it wraps."""
     """The model `claw chat --model` named, until it is stored with the session the console opens."""
 
     @property
@@ -144,6 +147,8 @@ class SessionLoader:
             widgets.append(Notice(f"{session_key} · Enter sends · /help lists commands and keys · Ctrl+D quits"))
         if notice:
             widgets.append(Notice(notice))
+        if host.services_notice:
+            widgets.append(Notice(host.services_notice, "warning"))
         if not host.has_model:
             widgets.insert(0, NoModelPanel())
         await host.conversation.replace(widgets)

@@ -185,15 +185,25 @@ class SessionPickerScreen(ModalScreen[str | None]):
         history = await self.api.call(
             "chat.history", agentId=self.agent_id, sessionKey=session_key, limit=PREVIEW_MESSAGES * 3
         )
-        shown = [e for e in history.get("messages", []) if e.get("role") in _ROLES and e.get("content")]
-        text = Text(f"{session_key}\n\n", style="bold")
-        for entry in shown[-PREVIEW_MESSAGES:]:
-            text.append(f"{_ROLES[entry['role']]}: ", style="bold cyan" if entry["role"] == "user" else "bold green")
+        from rich.console import Group
+        from rich.markdown import Markdown
+
+        from claw.transcript_entries import undone_ids
+
+        messages = history.get("messages", [])
+        undone = undone_ids(messages)  # out of the conversation (/undo): not what it is about now
+        shown = [e for e in messages if e.get("role") in _ROLES and e.get("content") and e.get("id") not in undone]
+        parts: list[Text | Markdown] = [Text(f"{session_key}\n", style="bold")]
+        for entry in shown[-PREVIEW_MESSAGES:]:  # each as the conversation shows it: Markdown, not its source
+            parts.append(
+                Text(f"{_ROLES[entry['role']]}:", style="bold cyan" if entry["role"] == "user" else "bold green")
+            )
             body = str(entry.get("display") or entry["content"])
-            text.append(body[:400] + ("…" if len(body) > 400 else "") + "\n\n", style="")
+            parts.append(Markdown(body[:400] + ("…" if len(body) > 400 else "")))
+            parts.append(Text(""))
         if not shown:
-            text.append("(no messages yet)", style="dim")
-        self.query_one("#preview", Static).update(text)
+            parts.append(Text("(no messages yet)", style="dim"))
+        self.query_one("#preview", Static).update(Group(*parts))
 
 
 class ResumePickerApp(App[str | None]):

@@ -51,6 +51,19 @@ def theme_name(requested: str | None) -> str:
     return ALIASES.get(requested.lower(), requested)
 
 
+def check_theme(requested: str | None) -> None:
+    """`claw chat --theme` / `CLAW_THEME`: a name no theme has is a usage error listing the themes."""
+    if not requested:
+        return
+    from textual.theme import BUILTIN_THEMES
+
+    from claw.errors import UsageError
+
+    known = [*ALIASES, *(t.name for t in THEMES), *sorted(BUILTIN_THEMES)]
+    if theme_name(requested) not in known:
+        raise UsageError(f"unknown theme {requested!r} (themes: {', '.join(known)})")
+
+
 def opposite(dark: bool) -> str:
     """The theme `/theme` switches to from the current one."""
     return CLAW_LIGHT.name if dark else CLAW_DARK.name

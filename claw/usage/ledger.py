@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from claw.providers.metering import ModelCall
-from claw.store.db import Database
+from claw.store.db import Database, DatabaseError
 from claw.usage.prices import PriceBook, Tokens
 from claw.usage.schema import MIGRATIONS
 
@@ -74,6 +74,7 @@ class UsageLedger:
         self._thread: threading.Thread | None = None
         self._closed = False
         self.dropped = 0
+        self._told = False  # a damaged gateway.db has been reported
         """Rows the writer could not insert (the database failed); logged, never raised into a reply."""
 
     # -- writing --------------------------------------------------------------------------------
@@ -141,6 +142,10 @@ class UsageLedger:
                 batch.append(more)  # type: ignore[arg-type]
             try:
                 self.db.write(lambda c, rows=batch: insert(c, rows))
+            except DatabaseError as exc:  # the user's to fix: one line, once, not a traceback per call
+                self.dropped += len(batch)
+                log.log(logging.DEBUG if self._told else logging.ERROR, "usage not recorded: %s", exc.message)
+                self._told = True
             except Exception:
                 self.dropped += len(batch)
                 log.exception("usage ledger: %d model call row(s) could not be written", len(batch))

@@ -36,12 +36,11 @@ class GatewayProc:
             args, env={**env, "PYTHONPATH": str(REPO)}, cwd=REPO, stdout=subprocess.PIPE, stderr=self.log, text=True
         )
         self._runtime = home / "gateway.json" if server else None
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 90
         while not self._ready():
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.proc.kill()
-                self.log.seek(0)
-                raise AssertionError(f"the gateway did not start:\n{self.log.read()}")
+                self.stop()
+                raise AssertionError(f"the gateway did not start:\n{Path(self.log.name).read_text()}")
             time.sleep(0.05)
 
     def _ready(self) -> bool:
@@ -62,6 +61,8 @@ class GatewayProc:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(30)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
         self.log.close()
 
 
@@ -160,7 +161,7 @@ def test_run_without_a_gateway_runs_in_this_process(claw_env: ClawEnv, gateways:
     assert done.stdout.strip() == "Done by hand."
     failed = claw(claw_env.env, "automations", "run", job["id"])
     assert failed.returncode == 1 and failed.stderr.startswith("error: run ") and "no such thing" in failed.stderr
-    table = claw(claw_env.env, "automations", "runs", job["id"]).stdout
+    table = claw(claw_env.env, "automations", "runs", job["id"], "--wide").stdout  # the output whole
     lines = [line for line in table.splitlines() if "manual" in line]
     assert len(lines) == 2 and "error" in lines[0] and "ok" in lines[1] and "Done by hand." in lines[1]
     (state,) = json.loads(claw(claw_env.env, "automations", "ls", "--json").stdout)

@@ -29,11 +29,12 @@ class GatewayProc:
             cwd=REPO, stdout=subprocess.DEVNULL, stderr=self.log,
         )  # fmt: skip
         runtime = self.home / "gateway.json"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 90
         while not (runtime.exists() and _pid(runtime) == self.proc.pid):
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.proc.kill()
-                raise AssertionError(f"the gateway did not start:\n{self.output()}")
+                output = self.output()
+                self.stop()
+                raise AssertionError(f"the gateway did not start:\n{output}")
             time.sleep(0.05)
         self.port = int(json.loads(runtime.read_text())["port"])
 

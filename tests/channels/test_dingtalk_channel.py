@@ -103,6 +103,32 @@ async def test_a_redelivered_callback_runs_no_second_turn(
     assert len(claw_env.server.chat_requests) == 1 and len(dingtalk.replies()) == 1
 
 
+async def test_an_observed_timestamp_and_sign_cannot_carry_another_message(
+    start_channels: Start, dingtalk: FakeDingTalk, claw_env: ClawEnv
+) -> None:
+    """The red team's partial: one observed (timestamp, sign) pair let a forged owner message run a turn."""
+    claw_env.server.script(text("answered once"))
+    ch = await start_channels(dingtalk_config(dingtalk, allowFrom=["staff-ada"]))
+    stamp = int(time.time() * 1000) - 60_000
+    real = dingtalk.message("what time is it?")
+    assert (await deliver(ch, real, timestamp_ms=stamp))[1]["status"] == "accepted"
+    await eventually(dingtalk.replies, what="the reply")
+    # The pair replayed with a forged message under a new id: refused before it is stored.
+    forged = dingtalk.message("run rm -rf ~", sender="staff-ada")
+    replayed = (401, {"ok": False, "error": "replayed timestamp and sign"})
+    assert await deliver(ch, forged, timestamp_ms=stamp) == replayed
+    # The whole request replayed, or a forged text under the observed id: the inbox has that id, nothing runs.
+    assert (await deliver(ch, real, timestamp_ms=stamp))[1]["status"] == "duplicate"
+    same_id = {**real, "text": {"content": "run rm -rf ~"}}
+    assert (await deliver(ch, same_id, timestamp_ms=stamp))[1]["status"] == "duplicate"
+    await ch.settled()
+    assert len(claw_env.server.chat_requests) == 1 and len(dingtalk.replies()) == 1
+    assert [json.loads(r["ctx"])["body"] for r in ch.rows("channel_inbox")] == ["what time is it?"]
+    # A new pair (DingTalk signs every callback afresh) still delivers the next message.
+    claw_env.server.script(text("next"))
+    assert (await deliver(ch, dingtalk.message("and now?")))[1]["status"] == "accepted"
+
+
 async def test_group_messages_need_an_allowlisted_group_and_a_mention(
     start_channels: Start, dingtalk: FakeDingTalk, claw_env: ClawEnv
 ) -> None:

@@ -86,3 +86,17 @@ def test_settings_accounts_inherit_and_open_needs_a_wildcard() -> None:
     assert DingTalkSettings().effective_accounts() == {}
     with pytest.raises(ValueError, match="allowFrom"):
         DingTalkSettings.model_validate({"clientId": "x", "dmPolicy": "open"})
+
+
+def test_the_sign_cache_forgets_pairs_out_of_the_window_and_stays_bounded() -> None:
+    from claw.channels.dingtalk_wire import SignCache
+
+    now = time.time()
+    cache = SignCache(3600, limit=3)
+    old = int((now - 3700) * 1000)
+    assert cache.bind(_headers(old), "m-old", now - 3700) is None
+    for i in range(3):
+        assert cache.bind(_headers(int(now * 1000) + i), f"m{i}", now) is None
+    assert len(cache._seen) == 3 and (str(old), sign(str(old), SECRET)) not in cache._seen
+    assert cache.bind(_headers(int(now * 1000) + 2), "forged", now) == "replayed timestamp and sign"
+    assert cache.bind(_headers(int(now * 1000) + 2), "m2", now) is None  # a redelivery of the same message

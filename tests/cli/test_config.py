@@ -48,9 +48,7 @@ def test_get_unset_keys_print_defaults(run_claw, config_file: Path) -> None:
         ),
     ],
 )
-def test_set_then_get_round_trips(
-    run_claw, config_file: Path, key: str, value: str, expected: object
-) -> None:
+def test_set_then_get_round_trips(run_claw, config_file: Path, key: str, value: str, expected: object) -> None:
     run_claw("config", "set", key, value)
 
     assert json.loads(run_claw("config", "get", key, "--json").stdout) == expected
@@ -144,3 +142,11 @@ def test_set_without_init_creates_the_file(run_claw, claw_home: Path) -> None:
     run_claw("config", "set", "gateway.port", "1234")
     assert tomllib.loads((claw_home / "config.toml").read_text()) == {"gateway": {"port": 1234}}
     assert claw_home.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_negative_value_needs_no_double_dash(run_claw, config_file: Path) -> None:
+    refused = run_claw("config", "set", "hooks.timeoutSeconds", "-5", expect=2)  # checked as a value, not an option
+    assert "No such option" not in refused.stderr and "hooks.timeoutSeconds" in refused.stderr
+    run_claw("config", "set", "gateway.port", "-1", expect=2)
+    run_claw("config", "set", "agents.defaults.model", "-x")  # text that starts with a dash
+    assert run_claw("config", "get", "agents.defaults.model").stdout.strip() == "-x"

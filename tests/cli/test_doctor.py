@@ -20,7 +20,7 @@ from tests.support.model_server import ScriptedModelServer, text
 from tests.support.processes import run_claw
 
 CHECKS = [
-    "claw home", "gateway token", "config", "temp files", "workspace", "model", "gateway", "sessions",
+    "claw home", "gateway token", "config", "temp files", "workspace", "model", "gateway", "gateway db", "sessions",
     "skills", "hooks", "memory index", "sandbox", "mcp",
 ]  # fmt: skip
 NEEDS_CONFIG = ["workspace", "model", "skills", "hooks", "memory index", "sandbox", "mcp"]
@@ -112,6 +112,52 @@ def test_token_file_readable_by_others(claw_env: ClawEnv, home: Path) -> None:
     fixed = doctor_json(claw_env.env, "--fix")
     assert not_ok(fixed) == {}
     assert stat.S_IMODE((home / "gateway.token").stat().st_mode) == 0o600
+
+
+def test_a_token_file_that_is_not_utf8_is_one_line_and_a_doctor_failure(claw_env: ClawEnv, home: Path) -> None:
+    """The red team's break: `gateway token` and `gateway run` printed a traceback, doctor said fine."""
+    token_file = home / "gateway.token"
+    token_file.write_bytes(b"\xff\xfe-not-utf8-\x80")
+    for args in (("gateway", "token"), ("gateway", "run", "--port", "0")):
+        done = run_claw(claw_env.env, *args, timeout=30)
+        assert done.returncode == 2, done
+        assert "Traceback" not in done.stderr and done.stdout == "", done
+        assert done.stderr.splitlines() == [
+            f"claw: the gateway token file {token_file} is not UTF-8 text; delete it, then run `claw init` "
+            "to write a new one (clients then need the new token)"
+        ], done.stderr
+    assert not (home / "gateway.json").exists()
+    checks = doctor_json(claw_env.env, expect=1)
+    assert checks["gateway token"]["status"] == "fail", checks["gateway token"]
+    assert "not UTF-8" in checks["gateway token"]["detail"] and "claw init" in checks["gateway token"]["fix"]
+    # The repair it names works.
+    token_file.unlink()
+    assert claw(claw_env.env, "init").returncode == 0
+    assert run_claw(claw_env.env, "gateway", "token").stdout.strip() == token_file.read_text().strip()
+
+
+def test_a_damaged_gateway_db_is_one_line_for_agent_and_a_doctor_failure(claw_env: ClawEnv, home: Path) -> None:
+    """The red team's partial: `claw agent` answered but printed a usage-ledger traceback; doctor said nothing."""
+    claw_env.server.script(text("first"), text("second"))
+    assert claw(claw_env.env, "agent", "-m", "hi").returncode == 0
+    db = home / "gateway.db"
+    damaged = bytearray(db.read_bytes())
+    damaged[100:4096] = b"\xde\xad" * 1998  # the first page's b-tree, past the header
+    db.write_bytes(bytes(damaged))
+    done = claw(claw_env.env, "agent", "-m", "again")
+    assert done.returncode == 0 and done.stdout.strip() == "second", done
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [
+        f"usage not recorded: {db} is damaged (database disk image is malformed); stop the gateway and move it "
+        f"aside (`mv {db} {db}.corrupt`): claw starts a new one, without the channel queues, automations and "
+        "usage history the old one held"
+    ], done.stderr
+    check = doctor_json(claw_env.env, expect=1)["gateway db"]
+    assert check["status"] == "fail" and str(db) in check["detail"] and f"mv {db} {db}.corrupt" in check["fix"]
+    # The repair it names works.
+    db.rename(home / "gateway.db.corrupt")
+    assert claw(claw_env.env, "agent", "-m", "hi").stderr == ""
+    assert doctor_json(claw_env.env)["gateway db"]["status"] == "ok"
 
 
 def test_stale_temp_files_are_reported_and_fix_deletes_only_the_old(claw_env: ClawEnv, home: Path) -> None:

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.support.fixtures import ClawEnv
@@ -90,3 +91,32 @@ def test_the_terminal_prompt_says_why_it_asks(claw_env: ClawEnv) -> None:
     assert proc.returncode == 0, err
     assert "exec denied by user" in err.decode()
     assert not (claw_env.home / "outside" / "PWNED").exists()
+
+
+def test_the_approval_wait_is_shown_apart_from_the_calls_time(claw_env: ClawEnv) -> None:
+    # A redirection: no allowlist entry can match it, so the prompt offers no "always".
+    assert run_claw(claw_env.env, "init").returncode == 0
+    claw_env.server.script(tool_call("exec", {"command": "echo hi > said.txt"}), text("Done."))
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "claw", "agent", "-m", "write it"],
+            env={**claw_env.env, "PYTHONPATH": str(REPO)},
+            cwd=REPO,
+            stdin=follower,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stderr is not None
+        prompt = read_until(proc.stderr, lambda seen: "Allow?" in seen and seen.endswith(": "), what="the prompt")  # type: ignore[arg-type]
+        time.sleep(1.5)  # the user thinks it over
+        os.write(leader, b"o\n")
+        _out, err = proc.communicate(timeout=30)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert "Allow? [o]nce / [N]o: " in prompt and "[a]lways" not in prompt
+    [line] = [line for line in err.decode().splitlines() if line.startswith("✓ exec")]
+    took = re.fullmatch(r"✓ exec \((\d+) ms, (\d+\.\d) s waiting for approval\)", line)
+    assert took, line
+    assert float(took.group(2)) >= 1.5 and int(took.group(1)) < 1500  # the wait is not the command's time

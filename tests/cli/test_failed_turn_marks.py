@@ -3,7 +3,6 @@ terminal, where the error is a line of its own, never glued to the reply that ha
 
 from __future__ import annotations
 
-import json
 import socket
 
 from claw.store.transcript import Transcript
@@ -11,11 +10,12 @@ from tests.gateway.conftest import write_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import hang
 from tests.support.processes import run_claw
+from tests.support.session_index import read_index
 
 
 def _entries(env: ClawEnv, key: str = "agent:main:main") -> list[dict]:
     sessions = env.home / "agents" / "main" / "sessions"
-    index = json.loads((sessions / "sessions.json").read_text())
+    index = read_index(sessions)
     return Transcript(sessions / f"{index[key]['sessionId']}.jsonl").read()
 
 

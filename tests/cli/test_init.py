@@ -131,3 +131,9 @@ def test_default_config_examples_are_valid_when_uncommented(tmp_path: Path) -> N
     validate_config_dict(raw, tmp_path / "config.toml")
     assert raw["agents"]["defaults"]["model"] == "openai/gpt-4o-mini"
     assert raw["providers"]["ollama"]["baseUrl"].endswith("/v1")
+
+
+def test_next_steps_keep_the_model_claw_model_names(run_claw) -> None:
+    done = run_claw("init", env={"CLAW_MODEL": "ollama/qwen3:8b"})
+    assert "claw config set agents.defaults.model ollama/qwen3:8b" in done.stdout
+    assert "gpt-4o-mini" not in done.stdout

@@ -15,7 +15,6 @@ Set KILL_TRIALS_SEED to replay a failing run's offsets (the seed is in every fai
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -34,6 +33,7 @@ from tests.support.fixtures import ClawEnv
 from tests.support.model_replies import Completion, RecordedRequest, Reply
 from tests.support.model_server import text
 from tests.support.processes import REPO, run_claw, wait_until
+from tests.support.session_index import read_index
 from tests.support.waiting import read_until
 
 TRIALS = 20
@@ -112,11 +112,11 @@ class Lane:
         return Killed(message, shown)
 
     def _entries(self) -> list[dict[str, Any]]:
-        index = json.loads((self.sessions_dir / "sessions.json").read_text())
+        index = read_index(self.sessions_dir)
         return Transcript(self.sessions_dir / f"{index[self.session]['sessionId']}.jsonl").read()
 
     def _message_count(self) -> int:
-        return int(json.loads((self.sessions_dir / "sessions.json").read_text())[self.session]["messageCount"])
+        return int(read_index(self.sessions_dir)[self.session]["messageCount"])
 
     def _check_recorded(self, killed: Killed, message: str, request: RecordedRequest, *, final: bool) -> None:
         why = f"{killed.message} killed after {len(killed.shown)} characters (KILL_TRIALS_SEED={self.seed})"

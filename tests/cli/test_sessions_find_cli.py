@@ -89,7 +89,8 @@ def test_agent_continue_picks_the_most_recent_conversation(claw_env: ClawEnv) ->
     claw(env, "agent", "-s", "work", "-m", "in work")
     claw(env, "agent", "-s", "hobby", "-m", "in hobby")
     claw(env, "agent", "-s", "work", "-m", "work again")  # another client, the newest
-    claw(env, "agent", "-c", "-m", "continuing")
+    continued = claw(env, "agent", "-c", "-m", "continuing")
+    assert continued.stderr.splitlines()[0] == "continuing agent:main:work"  # never without saying which
     assert claw_env.server.chat_requests[-1].body["messages"][-2]["content"] == "r3"
     rows = {r["key"]: r["messages"] for r in json.loads(claw(env, "sessions", "ls", "--json").stdout)}
     assert rows == {"agent:main:work": 6, "agent:main:hobby": 2, "agent:main:main": 2}

@@ -45,7 +45,9 @@ def test_wide_cuts_nothing() -> None:
 
 def test_cells_are_one_line_without_control_characters() -> None:
     assert one_line("first line\nsecond\tline  \r\n") == "first line second line"
-    assert one_line("red \x1b[31mtext\x07") == "red [31mtext"
+    assert one_line("red \x1b[31mtext\x07") == "red \\x1b[31mtext\\x07"  # shown, never sent to the terminal
+    assert one_line("label \u202egnp.exe") == "label \\u202egnp.exe"  # a right-to-left override, from a channel
+    assert one_line("👩‍💻 café") == "👩‍💻 café"  # an emoji's joiner and accents stay
     assert one_line(None) == "—" and one_line(3) == "3"
     lines = render((ID, TEXT), [("x", "a\nb\nc\nd\ne")], width=80)
     assert lines == ["ID  TEXT", "x   a b c d e"]
@@ -67,3 +69,17 @@ def test_times_are_compact_and_local() -> None:
     shown = local_time("2026-12-01T22:10:05.123Z")
     assert len(shown) == 16 and shown[4] == "-" and shown[13] == ":"
     assert local_time(None) == "—" and local_time("not a time") == "not a time"
+
+
+def test_a_key_with_a_note_loses_the_note_never_the_key() -> None:
+    label = Column("SESSION", flex=True, floor=24, cut="note")
+    rows = [("└─ myfork (fork at message 8)", "word " * 40), ("agent:main:main", "x")]
+    _, fork, _ = render((label, TEXT), rows, width=40)
+    assert fork.startswith("└─ myfork (") and "…" in fork.split("  ")[0]  # the note cut, the key whole
+    schedule = Column("SCHEDULE", flex=True, cut="note")
+    _, line = render(
+        (ID, schedule, TEXT), [("3f2a9c1b", "0 9 * * 1-5 (At 09:00, Monday through Friday)", "t" * 30)], width=35
+    )
+    assert line.split("  ")[1] == "0 9 * * 1-5 …"  # the free text down to its floor, the note gone first
+    assert cut("0 9 * * 1-5 (At 09:00)", 16, "note") == "0 9 * * 1-5 (At…"
+    assert cut("agent:main:subagent:f0262053", 12, "note") == "agent…262053"  # no note: the middle goes

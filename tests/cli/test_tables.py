@@ -77,7 +77,7 @@ def test_the_other_listings_fit_80_columns_too(claw_env: ClawEnv) -> None:
     env = piped(claw_env.env)
     assert run_claw(env, "init").returncode == 0
     added = run_claw(
-        env, "automations", "add", "0 9 * * 1-5", "-m", "brief", "--tz", "America/Argentina/Buenos_Aires",
+        env, "automations", "add", "0 9 * * 1-5", "-m", "brief", "--tz", "America/Los_Angeles",
         "--name", "weekday morning brief with the news and weather and agenda",
     )  # fmt: skip
     assert added.returncode == 0, added.stderr
@@ -92,7 +92,21 @@ def test_the_other_listings_fit_80_columns_too(claw_env: ClawEnv) -> None:
     [job] = json.loads(run_claw(env, "automations", "ls", "--json").stdout)
     assert jobs[1].startswith(job["id"] + "  ") and "…" in jobs[1] and jobs[1].endswith("yes")
     wide = run_claw(env, "automations", "ls", "--wide").stdout.splitlines()
-    assert job["name"] in wide[1] and "America/Argentina/Buenos_Aires" in wide[1]
+    assert job["name"] in wide[1] and "America/Los_Angeles" in jobs[1]  # the zone whole, the name cut
+
+
+def test_automations_ls_keeps_the_schedule_and_zone_whole(claw_env: ClawEnv) -> None:
+    env = piped(claw_env.env)
+    assert run_claw(env, "init").returncode == 0
+    added = run_claw(
+        env, "automations", "add", "0 9 * * 1-5", "-m", "brief", "--tz", "Europe/Paris", "--json",
+        "--name", "the morning brief with the news and the weather and the agenda",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    header, row = run_claw(env, "automations", "ls").stdout.splitlines()
+    assert_fits([header, row])
+    assert row.startswith(json.loads(added.stdout)["id"] + "  ")
+    assert "  0 9 * * 1-5 " in row and "  Europe/Paris  " in row and "the mornin…  0 9" in row  # the name gave way
 
 
 @pytest.fixture

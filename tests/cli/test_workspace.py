@@ -46,7 +46,8 @@ def test_show_table(run_claw, workspace: Path) -> None:
 
     out = run_claw("workspace", "show", env={"COLUMNS": "120"}).stdout
 
-    rows = {line.split()[1]: line for line in out.splitlines() if ".md" in line and line.startswith("│")}
+    rows = {line.split()[0]: line for line in out.splitlines() if ".md" in line and not line.startswith("workspace")}
+    assert not any(ch in out for ch in "│┃━─┏"), out  # a plain table like every other listing, no box
     soul_chars = len((bundled_dir("workspace-template") / "SOUL.md").read_text().rstrip())
     assert f"{soul_chars:,}" in rows["SOUL.md"] and "20,000" in rows["SOUL.md"] and "ok" in rows["SOUL.md"]
     assert "25,000" in rows["TOOLS.md"] and "TRUNCATED" in rows["TOOLS.md"]
@@ -64,6 +65,7 @@ def test_show_table(run_claw, workspace: Path) -> None:
         "chars": soul_chars,
         "cap": 20000,
         "truncated": False,
+        "refused": None,
     }
     assert data["dailyNotes"] == 1 and data["skills"] == 1
 

@@ -97,3 +97,30 @@ async def test_flush_can_use_file_tools_silently(claw_env: ClawEnv, make_client)
     assert "likes tea" in (claw_env.home / "workspace" / "MEMORY.md").read_text(encoding="utf-8")
     assert not [e for e in events if e.stream == "tool"]  # silent
     assert len(model.turns) == 1
+
+
+async def test_a_planted_link_as_the_daily_note_is_neither_read_nor_written_through(
+    claw_env: ClawEnv, make_client, tmp_path
+) -> None:
+    """The agent made today's note a link to a file outside: the flush must not copy that file into the
+    workspace (where the model would read it) nor write its notes through the link."""
+    write_config(claw_env, config(12_000, reserve=1000, keep=600, flush=True, soft=6000))
+    seed(claw_env, filler_turns(12))
+    model = Model(window=12_000, flush_replies=["- Decided: Postgres for the ledger."])
+    claw_env.server.default = model
+    client = make_client()
+    secret = tmp_path / "outside" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("SECRET-KEY-0042\n", encoding="utf-8")
+    memory = claw_env.home / "workspace" / "memory"
+    memory.mkdir(parents=True, exist_ok=True)
+    (memory / f"{datetime.now():%Y-%m-%d}.md").symlink_to(secret)
+
+    events = await collect(client, (await client.run("first " + "w" * 3000)).run_id)
+    assert len(model.flushes) == 1
+    _start, end = lifecycle(events, "memory_flush")
+    assert end["wrote"] is None
+    assert secret.read_text(encoding="utf-8") == "SECRET-KEY-0042\n"
+    for path in (claw_env.home / "workspace").rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            assert "SECRET-KEY-0042" not in path.read_text(encoding="utf-8", errors="replace"), path

@@ -34,8 +34,13 @@ READ_ONLY_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("skills.list", {"all": True}),
     ("skills.check", {}),
     ("skills.info", {"name": "daily-brief"}),
+    ("skills.status", {}),
     ("hooks.list", {}),
+    ("hooks.status", {"agentId": "main"}),
     ("automations.list", {}),
+    ("cron.list", {"includeDisabled": True}),
+    ("cron.status", {}),
+    ("cron.runs", {"scope": "all"}),
     ("subagents.list", {}),
     ("subagents.wait", {"parentRunId": "run-none", "timeoutMs": 0}),
     ("channels.list", {}),
@@ -62,6 +67,12 @@ CALLED_BELOW = {
     "automations.update",
     "automations.run",
     "automations.remove",
+    "cron.add",
+    "cron.get",
+    "cron.update",
+    "cron.run",
+    "cron.remove",
+    "message.action",
     "subagents.abort",
     "pairing.approve",
     "outbox.retry",
@@ -142,6 +153,17 @@ async def test_methods_that_change_state_need_no_gateway(claw_env: ClawEnv) -> N
         assert ran["status"] == "ok" and ran["output"] == "tock"
         assert [r["id"] for r in await direct("automations.runs", id=job["id"])] == [ran["id"]]
         assert (await direct("automations.remove", id=job["id"]))["removed"] == job["id"]
+        schedule = {"kind": "cron", "expr": "0 3 * * *", "tz": "UTC"}
+        payload = {"kind": "agentTurn", "message": "tick"}
+        cron = await direct("cron.add", name="nightly", schedule=schedule, sessionTarget="isolated",
+                            wakeMode="now", payload=payload, enabled=False)  # fmt: skip
+        assert (await direct("cron.get", id=cron["id"]))["payload"] == payload
+        assert (await direct("cron.update", jobId=cron["id"], patch={"name": "nightly-2"}))["name"] == "nightly-2"
+        assert (await direct("cron.run", id=cron["id"], mode="if-enabled"))["ran"] is False  # it is disabled
+        assert (await direct("cron.remove", id=cron["id"]))["removed"] is True
+        send = {"channel": "telegram", "action": "send", "params": {"to": "1", "message": "hi"}, "idempotencyKey": "k"}
+        with pytest.raises(NotFoundError, match="no telegram account is configured"):
+            await direct("message.action", **send)  # the send itself: tests/interop/test_openclaw_cli.py
         tomorrow = time.strftime("%Y-%m-%d", time.localtime(time.time() + 86_400))
         assert (await direct("usage.prune", before=tomorrow))["deleted"] == 1  # the job's one model call
 

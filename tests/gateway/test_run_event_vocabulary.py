@@ -64,6 +64,7 @@ SAMPLES: list[tuple[dict[str, Any], dict[str, Any]]] = [
             "message": "m",
         },
     ),
+    (run_event.waiting("m"), {"phase": "warning", "kind": "waiting", "message": "m"}),
     (run_event.end("hi", {"input": 1}), {"phase": "end", "text": "hi", "usage": {"input": 1}}),
     (run_event.end("", {}, steeredInto="r1"), {"phase": "end", "text": "", "usage": {}, "steeredInto": "r1"}),
     (run_event.error("boom", code="no_model"), {"phase": "error", "message": "boom", "code": "no_model"}),

@@ -57,6 +57,9 @@ def test_ls_shows_every_location_with_precedence_and_defaults(tmp_path: Path) ->
     assert table.returncode == 0
     assert "mine" in table.stdout and "run:end" in table.stdout and "managed" in table.stdout
     assert "! broken (workspace): missing 'events'" in table.stdout
+    marks = {line.split()[1]: line.split()[0] for line in table.stdout.splitlines()[1:] if "  " in line}
+    assert marks["session-memory"] == "○" and marks["mine"] == "✓"  # disabled is a choice, not a failure
+    assert "✗" not in table.stdout
 
 
 def test_enable_and_disable_persist_in_config(tmp_path: Path) -> None:
@@ -97,3 +100,17 @@ def test_user_errors_are_one_line(tmp_path: Path) -> None:
     done = claw(env, "hooks", "ls", "--agent", "ghost")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "unknown agent 'ghost'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_hook_the_agent_named_is_listed_escaped(tmp_path: Path) -> None:
+    """A workspace hook (a folder the agent can write) named with a right-to-left override and an ESC."""
+    home = tmp_path / "home"
+    hostile = "gol\u202eyp.\x1b[31m"
+    folder = home / "workspace" / "hooks" / "reversed"
+    folder.mkdir(parents=True)
+    (folder / "HOOK.md").write_text(f'---\nname: {hostile}\nevents: ["run:end"]\n---\n', encoding="utf-8")
+    (folder / "handler.py").write_text("", encoding="utf-8")
+    done = claw(clean_env(home), "hooks", "ls", "--wide")
+    assert done.returncode == 0, done.stderr
+    assert "\u202e" not in done.stdout and "\x1b" not in done.stdout, done.stdout
+    assert "gol\\u202eyp.\\x1b[31m" in done.stdout

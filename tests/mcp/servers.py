@@ -10,6 +10,7 @@ import asyncio
 import base64
 import os
 import sys
+import time
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -105,6 +106,8 @@ def main() -> None:
         for _line in sys.stdin:  # reads the initialize request and never answers it
             pass
         return
+    if mode == "slow":  # a server that takes long to start (MCP_TEST_SLOW seconds), then is basic
+        time.sleep(float(os.environ.get("MCP_TEST_SLOW", "30")))
     server = build(int(os.environ.get("MCP_TEST_MANY", "0")))
     if mode == "badschema":
         # echo's schema is not a JSON Schema at all; add's lacks `properties` and carries `$schema` (fixable)

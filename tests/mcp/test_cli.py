@@ -24,6 +24,10 @@ def test_add_test_tools_ls_rm(claw_env: ClawEnv) -> None:
 
     tools = json.loads(run_claw(env, "mcp", "tools", "basic", "--json").stdout)
     assert {"basic__echo", "basic__add"} <= {t["name"] for t in tools}
+    header, *lines = run_claw(env, "mcp", "tools", "basic").stdout.splitlines()
+    at = header.index("DESCRIPTION")  # every description starts in the same column
+    assert header.startswith("TOOL") and len(lines) == len(tools)
+    assert all(line[at - 2 : at] == "  " and line[at] != " " for line in lines), lines
     rows = json.loads(run_claw(env, "mcp", "ls", "--json").stdout)
     assert [(r["name"], r["transport"]) for r in rows] == [("basic", "stdio")]
     assert run_claw(env, "mcp", "prompts", "basic").stdout.strip() == "summarize  Ask for a summary of a topic."

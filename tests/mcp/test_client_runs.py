@@ -30,7 +30,10 @@ async def test_a_stdio_tool_result_reaches_the_next_model_request(
     offered = claw_env.server.chat_requests[0].body["tools"]
     add = next(t for t in offered if t["function"]["name"] == "basic__add")
     assert add["function"]["parameters"]["required"] == ["a", "b"]
-    assert add["function"]["description"].startswith("[MCP basic] Add two integers")
+    described = add["function"]["description"]  # the server's text, marked as third-party like its results
+    assert (
+        described.startswith(f"[MCP basic] {UNTRUSTED_OPEN.removesuffix('>>>')}") and "\nAdd two integers." in described
+    )
     sent = _tool_message(claw_env, 1)
     assert sent["role"] == "tool" and UNTRUSTED_OPEN.removesuffix(">>>") in sent["content"]
     assert "\n5\n" in sent["content"] and "MCP server basic" in sent["content"]

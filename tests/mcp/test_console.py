@@ -74,8 +74,11 @@ async def test_an_mcp_approval_names_the_tool_not_exec(claw_env: ClawEnv, consol
         assert title == "MCP tool basic · add wants to be called" and "exec" not in title
         assert str(modal.query_one("#command").render()) == "basic__add(a=2, b=3)"
         card = app.chat.conversation.query(ToolCard).last()
-        await wait_for(pilot, lambda: "waiting for approval" in str(card.query_one(".header").render()),
-                       what="the card to say it waits")
+        await wait_for(
+            pilot,
+            lambda: "waiting for approval" in str(card.query_one(".header").render()),
+            what="the card to say it waits",
+        )
         await pilot.press("o")
         await wait_for(pilot, lambda: card.status == "ok", what="the approved call")
         assert "5" in card.result
@@ -97,3 +100,25 @@ async def test_an_mcp_approval_names_the_tool_when_attached(claw_env: ClawEnv, r
         card = app.chat.conversation.query(ToolCard).last()
         await wait_for(pilot, lambda: card.status == "error", what="the denied call")
         assert "denied by user" in card.result
+
+
+async def test_a_call_to_a_server_still_starting_says_it_waits(claw_env: ClawEnv, console) -> None:
+    """As `claw chat` runs it (claw/cli/chat.py): turns do not wait for servers; `basic` was listed before
+    (`claw mcp test`), so its tools are offered at once and the call waits for it (4 s to start), saying so."""
+    from claw.mcp.capability import McpCapability
+    from claw.tui.widgets.conversation.notice import Notice
+    from tests.support.processes import run_claw
+
+    write_config(claw_env.home, stdio_server("basic", "slow", env={"MCP_TEST_SLOW": "4"}))
+    assert run_claw(claw_env.env, "mcp", "test", "basic").returncode == 0
+    claw_env.server.script(tool_call("basic__echo", {"text": "hi"}), text("Echoed."))
+    built = console()
+    built.gateway.capability(McpCapability).dont_wait_for_servers()
+    app = built.app
+    async with app.run_test(size=SIZE) as pilot:
+        await type_and_send(pilot, "echo hi")
+        card = await wait_for(pilot, lambda: first(app.chat.conversation, ToolCard), what="the card")
+        await wait_for(pilot, lambda: card.status == "ok", timeout=30, what="the call to end")
+        notices = [n.text for n in app.chat.conversation.query(Notice)]
+        assert any("waiting for MCP server basic" in n for n in notices), notices
+        assert "echo: hi" in card.result

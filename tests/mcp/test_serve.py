@@ -28,6 +28,8 @@ async def test_stdio_serve_sends_a_message_and_returns_the_reply(claw_env: ClawE
         assert "agent:main:main" in listed.content[0].text
         history = await session.call_tool("read_session", {"session": "agent:main:main"})
         assert "user: hi" in history.content[0].text and "assistant: hello from claw" in history.content[0].text
+        failed = await session.call_tool("send_message", {"message": "hi", "agent": "nosuch"})
+        assert failed.is_error and "unknown agent 'nosuch'" in failed.content[0].text, failed
     assert claw_env.server.chat_requests[0].body["messages"][-1]["content"] == "hi"
 
 

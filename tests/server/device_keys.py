@@ -34,13 +34,24 @@ class Device:
         raw = self.key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
         self.public_key = _b64url(raw)
         self.id = hashlib.sha256(raw).hexdigest()
+        self.raw = raw
+
+    def spellings(self) -> dict[str, str]:
+        """The same public key in every other form OpenClaw's device auth accepts."""
+        pem = self.key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        return {"pem": pem.decode(), "padded standard base64": base64.b64encode(self.raw).decode(),
+                "base64url with blanks": f"  {self.public_key}=\n"}  # fmt: skip
 
     def proof(self, nonce: str, *, signed_at: int | None = None, key: Ed25519PrivateKey | None = None,
-              scopes: tuple[str, ...] = ("operator.admin",), token: str = TOKEN) -> dict[str, Any]:  # fmt: skip
+              scopes: tuple[str, ...] = ("operator.admin",), token: str = TOKEN,
+              public_key: str | None = None) -> dict[str, Any]:  # fmt: skip
+        """The signed `device` of `connect`; `public_key` sends the key in another spelling than base64url."""
         signed_at = int(time.time() * 1000) if signed_at is None else signed_at
         payload = "|".join(["v2", self.id, "test", "test", "operator", ",".join(scopes), str(signed_at), token, nonce])
         signature = (key or self.key).sign(payload.encode())
-        return {"id": self.id, "publicKey": self.public_key, "signature": _b64url(signature),
+        return {"id": self.id, "publicKey": public_key or self.public_key, "signature": _b64url(signature),
                 "signedAt": signed_at, "nonce": nonce}  # fmt: skip
 
 

@@ -104,6 +104,28 @@ async def test_a_new_remote_device_waits_for_approval_and_a_revoked_one_is_refus
     await _closed(anonymous)
 
 
+async def test_a_revoked_key_stays_revoked_in_any_spelling(claw_env: ClawEnv, served: Served) -> None:
+    """The red team's break: the revoked key sent as a PEM was a new device, re-paired over loopback."""
+    device = Device()
+    wire, hello = await _connect(served, device)
+    assert hello["ok"], hello
+    await wire.close()
+    assert "Revoked device" in _devices(claw_env, "revoke", device.id)
+    for spelling, public_key in device.spellings().items():
+        for headers in (None, PROXIED):
+            wire, refused = await _connect(served, device, headers=headers, public_key=public_key)
+            assert refused["ok"] is False and "revoked" in refused["error"]["message"], (spelling, refused)
+            assert (await _closed(wire))[0] == 1008
+    listed = json.loads(_devices(claw_env, "ls", "--json"))
+    assert [(d["deviceId"], d["status"]) for d in listed] == [(device.id, "revoked")]
+    # Approved again, the PEM spelling is the same paired device, not a second record.
+    _devices(claw_env, "approve", device.id[:12])
+    wire, hello = await _connect(served, device, headers=PROXIED, public_key=device.spellings()["pem"])
+    assert hello["ok"], hello
+    await wire.close()
+    assert len(json.loads(_devices(claw_env, "ls", "--json"))) == 1
+
+
 async def test_devices_cli_explains_bad_references(claw_env: ClawEnv) -> None:
     done = run_claw(claw_env.env, "devices", "approve", "feedface", timeout=30)
     assert done.returncode != 0 and "no device 'feedface'; see `claw devices ls`" in done.stderr

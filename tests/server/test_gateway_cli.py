@@ -18,6 +18,7 @@ import pytest
 from tests.support.fixtures import API_KEY, ClawEnv
 from tests.support.model_server import hang, slow, text
 from tests.support.processes import run_claw
+from tests.support.session_index import read_index
 from tests.support.waiting import read_until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -72,10 +73,11 @@ def start_gateway(env: dict[str, str], home: Path, *args: str) -> GatewayProc:
             stdin=subprocess.DEVNULL,
             text=True,
         )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90
     while not (home / "gateway.json").exists():
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
+            proc.wait(30)
             raise AssertionError(f"gateway did not start:\n{stderr_path.read_text()}")
         time.sleep(0.05)
     return GatewayProc(proc, home, stderr_path)
@@ -146,7 +148,7 @@ def test_status_token_and_agent_through_the_running_gateway(claw_env: ClawEnv, g
 
     # The turn ran in the gateway, and its transcript is in the same store.
     assert "connection" in gateway.stderr and "cli 0.1.0 (cli)" in gateway.stderr
-    index = json.loads((claw_env.home / "agents" / "main" / "sessions" / "sessions.json").read_text())
+    index = read_index(claw_env.home / "agents" / "main" / "sessions")
     entry = next(iter(index.values())) if "sessions" not in index else next(iter(index["sessions"].values()))
     transcript = (claw_env.home / "agents" / "main" / "sessions" / f"{entry['sessionId']}.jsonl").read_text()
     assert "through the gateway" in transcript and "Answered by the gateway." in transcript

@@ -256,6 +256,31 @@ async def test_methods_need_their_scope(served: Served) -> None:
     await asyncio.gather(reader.close(), writer.close())
 
 
+async def test_scopes_follow_openclaws_table_where_it_reads_the_params(served: Served) -> None:
+    writer = await open_wire(served.url, handshake=False)
+    await writer.send(connect_frame(scopes=["operator.read", "operator.write"]))  # openclaw-node's default ask
+    await writer.res("c1")
+    # /new and /reset through `agent` reset a session: admin, as OpenClaw's; any other message is write.
+    for message in ("/new", "/reset now", "/NEW"):
+        reply = await writer.request("agent", {"message": message, "idempotencyKey": message})
+        assert reply["error"]["message"] == "missing scope: operator.admin", message
+    # sessions.delete: a writer's with archivedOnly and OpenClaw's delete fields only; admin otherwise.
+    assert (await writer.request("sessions.delete", {"key": "main"}))["error"]["message"].endswith("operator.admin")
+    odd = {"key": "main", "archivedOnly": True, "label": "x"}
+    assert (await writer.request("sessions.delete", odd))["error"]["message"].endswith("operator.admin")
+    archived_only = {"key": "main", "agentId": "main", "archivedOnly": True, "deleteTranscript": False}
+    refused = await writer.request("sessions.delete", archived_only)  # admitted, and claw keeps none archived
+    assert refused["error"]["code"] == "INVALID_REQUEST" and "is not archived" in refused["error"]["message"]
+    # OpenClaw's usage.cost and cron reads are operator.read.
+    assert "totals" in await writer.call("usage.cost", days=7)
+    assert (await writer.call("cron.list"))["jobs"] == []
+    # An unknown field of a closed (OpenClaw) params object is refused in OpenClaw's words.
+    bad = await writer.request("cron.list", {"colour": "red"})
+    assert bad["error"]["code"] == "INVALID_REQUEST"
+    assert bad["error"]["message"] == "invalid cron.list params: at root: unexpected property 'colour'"
+    await writer.close()
+
+
 async def test_an_unauthenticated_flood_is_capped_and_the_owner_still_gets_in(make_served: MakeServed) -> None:
     served = await make_served(max_pending_handshakes=8, handshake_timeout_s=5.0)
     idle = [await open_wire(served.url, handshake=False) for _ in range(8)]  # sockets that never send connect
@@ -305,3 +330,66 @@ async def test_claws_client_names_a_gateway_that_sends_no_challenge() -> None:
         port = next(iter(server.sockets)).getsockname()[1]
         with pytest.raises(GatewayUnavailable, match="sent no connect.challenge within 0.3 s: it does not speak"):
             await RemoteClient.connect(f"ws://127.0.0.1:{port}/", TOKEN, open_timeout=0.3)
+
+
+_UPGRADE = (
+    b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+)
+
+
+async def _dribbled_until_closed(port: int, head: bytes, dribble: bytes, *, upgrade: bool = False) -> float:
+    """Send `head`, then `dribble` a byte every 0.2 s (a slowloris); the seconds until the server closes."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    started = asyncio.get_running_loop().time()
+    try:
+        writer.write(head)
+        if upgrade:  # the 101 (and the challenge after it) arrive; then the connect frame never completes
+            assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+        for byte in dribble:
+            writer.write(bytes([byte]))
+            await writer.drain()
+            try:
+                if await asyncio.wait_for(reader.read(4096), 0.2) == b"":
+                    break
+            except TimeoutError:
+                continue
+        else:
+            raise AssertionError(f"still open after dribbling {len(dribble)} bytes")
+    except ConnectionError:
+        pass
+    finally:
+        writer.close()
+    return asyncio.get_running_loop().time() - started
+
+
+async def test_sockets_that_dribble_bytes_are_closed_and_the_owner_is_served(make_served: MakeServed) -> None:
+    """The red team's partial: slowloris sockets were not dropped within 15 s."""
+    served = await make_served(handshake_timeout_s=1.5)
+    port = served.server.port
+    owner = await open_wire(served.url)
+    slow_header = b"X-Slow: " + b"a" * 200
+    masked_text_frame = b"\x81\xfe\x01\x00" + b"\x00" * 200  # a 256-byte frame announced, sent a byte at a time
+    dribblers = [
+        *(_dribbled_until_closed(port, b"GET /health HTTP/1.1\r\nHost: x\r\n", slow_header) for _ in range(10)),
+        *(_dribbled_until_closed(port, _UPGRADE[:-2], slow_header) for _ in range(5)),  # an upgrade, never done
+        _dribbled_until_closed(port, b"GET /", b"a" * 200),  # a request line that never ends
+        _dribbled_until_closed(port, _UPGRADE, masked_text_frame, upgrade=True),  # `connect` never arrives whole
+    ]
+    tasks = [asyncio.ensure_future(d) for d in dribblers]
+    while not all(t.done() for t in tasks):  # the owner is served all along
+        assert (await owner.call("health"))["ok"] is True
+        await asyncio.sleep(0.2)
+    times = await asyncio.gather(*tasks)
+    assert all(seconds < 6 for seconds in times), " ".join(f"{t:.1f}" for t in times)
+    assert (await owner.call("health"))["ok"] is True
+    await owner.close()
+
+
+def test_the_handshake_timeout_is_a_gateway_setting() -> None:
+    from claw.config import GatewaySettings
+    from claw.server.settings import ServerSettings
+
+    assert GatewaySettings().handshake_timeout_seconds == 10.0
+    settings = GatewaySettings.model_validate({"handshakeTimeoutSeconds": 3})
+    assert ServerSettings.from_config(settings, TOKEN).handshake_timeout_s == 3.0

@@ -32,12 +32,14 @@ async def test_challenge_then_hello_with_snapshot_auth_policy_and_every_method(s
     assert payload["server"]["version"] == __version__ and payload["server"]["connId"]
     connection_methods = {"sessions.messages.subscribe", "sessions.messages.unsubscribe",  # the connection's own
                           "plugin.approval.list", "plugin.approval.resolve"}  # fmt: skip
-    server_methods = {"device.pair.list", "device.pair.approve", "device.pair.reject", "device.pair.remove"}
+    server_methods = {"device.pair.list", "device.pair.approve", "device.pair.reject", "device.pair.remove",
+                      "device.pair.rename"}  # fmt: skip
     assert payload["features"]["methods"] == sorted({*served.gateway.methods, *connection_methods, *server_methods})
     assert {"agent", "agent.wait", "agent.abort", "chat.history", "sessions.list", "workspace.write"} <= set(
         payload["features"]["methods"]
     )
     assert {"agent", "tick"} <= set(payload["features"]["events"])
+    assert payload["features"]["capabilities"] == ["published-model-catalog"]  # what `openclaw models list` needs
     # The scopes asked for that exist, and only those, are this socket's authority.
     assert payload["auth"] == {"method": "token", "role": "operator", "scopes": ["operator.read", "operator.write"]}
     assert payload["policy"] == {"maxPayload": 25 * 1024 * 1024, "maxBufferedBytes": 50 * 1024 * 1024,
@@ -292,6 +294,7 @@ async def test_draining_refuses_new_runs_but_serves_the_rest(served: Served) -> 
     )
     with pytest.raises(urllib.error.HTTPError) as http_refused:
         await asyncio.to_thread(urllib.request.urlopen, request, timeout=10)
+    http_refused.value.close()  # the error holds the response and its socket
     assert http_refused.value.code == 503
     await wire.close()
 
@@ -311,7 +314,6 @@ async def test_a_session_subscription_takes_openclaws_short_key(claw_env: ClawEn
     bad = await watcher.request("sessions.messages.subscribe", {"key": 7})
     assert bad["error"]["code"] == "INVALID_REQUEST" and "key: a session key" in bad["error"]["message"]
     await asyncio.gather(watcher.close(), sender.close())
-
 
 
 async def test_presence_events_tell_every_client_who_came_and_went(served: Served) -> None:

@@ -107,6 +107,26 @@ def test_add_from_tar_gz_and_warn_about_scripts(tmp_path: Path, home: Path, env:
     assert (home / "skills" / "packed" / "copy.md").read_text() == GOOD
 
 
+def test_names_from_an_archive_are_printed_escaped(tmp_path: Path, home: Path, env: dict[str, str]) -> None:
+    """The red team's partial: a right-to-left override in a member's name displayed it reversed."""
+    rlo, esc = "scripts/\u202egnp.sh", "scripts/\x1b[2J\x1b[31mred.sh"
+    archive = make_tar(
+        tmp_path / "packed.tar.gz",
+        [("file", "SKILL.md", GOOD), ("dir", "scripts", ""), ("file", rlo, "#!/bin/sh\n"), ("file", esc, "x\n")],
+    )
+    added = claw(env, "skills", "add", str(archive))
+    info = claw(env, "skills", "info", "packed")
+    for done in (added, info):
+        assert done.returncode == 0, done.stderr
+        printed = done.stdout + done.stderr
+        assert "\u202e" not in printed and "\x1b" not in printed, printed
+        assert "scripts/\\u202egnp.sh" in printed and "scripts/\\x1b[2J\\x1b[31mred.sh" in printed
+    # A refused archive names its member escaped too (the error line).
+    bad = make_tar(tmp_path / "bad.tar.gz", [("file", "SKILL.md", GOOD), ("file", "\u202e/../evil", "x")])
+    refused = claw(env, "skills", "add", str(bad))
+    assert refused.returncode != 0 and "\u202e" not in refused.stderr and "\\u202e" in refused.stderr
+
+
 def test_refuse_overwrite_without_force_then_replace_with_force(
     tmp_path: Path, home: Path, env: dict[str, str]
 ) -> None:

@@ -71,3 +71,15 @@ async def test_listing_unknown_ineligible_and_not_invocable(claw_env: ClawEnv, w
     help_reply = await client.run("/help")
     assert "/skill" in help_reply.reply and help_reply.error is None
     assert len(claw_env.server.chat_requests) == 0
+
+
+async def test_the_listing_cuts_a_long_description_at_a_word_with_an_ellipsis(
+    claw_env: ClawEnv, workspace: Path, client
+) -> None:
+    long = "Plan a trip with flights, trains, hotels and a day-by-day itinerary " * 3
+    write_skill(workspace / "skills", "trip-plan", long.strip())
+    listing = await client.run("/skill")
+    [line] = [line for line in listing.reply.splitlines() if "trip-plan" in line]
+    shown = line.split("trip-plan", 1)[1].strip()
+    assert shown.endswith("…") and len(shown) <= 100
+    assert long.startswith(shown[:-1]) and long[len(shown) - 1] in " ,"  # the cut falls between words

@@ -53,18 +53,28 @@ async def test_exec_sees_the_api_key_and_env_of_an_eligible_skill(
     assert "<name>weather</name>" in claw_env.server.chat_requests[0].body["messages"][0]["content"]
 
 
-async def test_the_gateway_environment_wins_and_its_secrets_stay_scrubbed(
+async def test_a_passed_gateway_variable_wins_and_its_secrets_stay_scrubbed(
     claw_env: ClawEnv, workspace: Path, make_client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_skill(workspace / "skills", "weather", metadata=WEATHER_META)
-    write_config(claw_env.home, FULL_EXEC + WEATHER_ENTRY)
-    monkeypatch.setenv("WEATHER_UNITS", "imperial")  # exported for the gateway: wins over the config
-    monkeypatch.setenv("WEATHER_API_KEY", "gateway-own-key")  # secret-looking: scrubbed, so the config fills it
+    write_config(claw_env.home, FULL_EXEC + 'passEnv = ["WEATHER_*", "GATEWAY_*"]\n' + WEATHER_ENTRY)
+    monkeypatch.setenv("WEATHER_UNITS", "imperial")  # exported for the gateway and passed: wins over the config
+    monkeypatch.setenv("WEATHER_API_KEY", "gateway-own-key")  # secret-looking: no glob passes it; the config fills it
     monkeypatch.setenv("GATEWAY_DB_PASSWORD", "hunter2")
     command = 'echo "key=$WEATHER_API_KEY units=$WEATHER_UNITS pw=${GATEWAY_DB_PASSWORD:-unset}"'
     output, _ = await exec_result(claw_env, make_client(), command)
     assert output.startswith("key=wk-secret-7f3a units=imperial pw=unset\n")
     assert "gateway-own-key" not in output and "hunter2" not in output
+
+
+async def test_a_gateway_variable_not_passed_leaves_the_skills_value(
+    claw_env: ClawEnv, workspace: Path, make_client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(workspace / "skills", "weather", metadata=WEATHER_META)
+    write_config(claw_env.home, FULL_EXEC + WEATHER_ENTRY)
+    monkeypatch.setenv("WEATHER_UNITS", "imperial")  # claw's own environment, which commands do not get
+    output, _ = await exec_result(claw_env, make_client(), 'echo "units=$WEATHER_UNITS"')
+    assert output.startswith("units=metric\n")
 
 
 async def test_ineligible_skills_contribute_nothing(claw_env: ClawEnv, workspace: Path, make_client) -> None:

@@ -1,17 +1,18 @@
-"""The per-session skills snapshot: in sessions.json, kept while nothing changes, retaken after `skills add`."""
+"""The per-session skills snapshot: in the session index, kept while nothing changes, retaken after `skills add`."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from claw.store.sessions import SessionStore
 from tests.gateway.conftest import collect
 from tests.skills.conftest import claw, write_skill
 from tests.support.fixtures import ClawEnv
+from tests.support.session_index import read_index
 
 
 def snapshot(env: ClawEnv) -> dict:
-    index = json.loads((env.home / "agents" / "main" / "sessions" / "sessions.json").read_text())
+    index = read_index(env.home / "agents" / "main" / "sessions")
     return index["agent:main:main"]["extra"]["skillsSnapshot"]
 
 
@@ -58,11 +59,12 @@ async def test_snapshot_is_recorded_kept_and_refreshed_after_skills_add(
 async def test_the_stored_snapshot_is_what_the_model_sees(claw_env: ClawEnv, workspace: Path, make_client) -> None:
     client = make_client()
     await turn(client, "first")
-    index_path = claw_env.home / "agents" / "main" / "sessions" / "sessions.json"
-    index = json.loads(index_path.read_text())
-    stored = index["agent:main:main"]["extra"]["skillsSnapshot"]
+    sessions_dir = claw_env.home / "agents" / "main" / "sessions"
+    stored = read_index(sessions_dir)["agent:main:main"]["extra"]["skillsSnapshot"]
     stored["skills"][0]["description"] = "EDITED IN THE SNAPSHOT"
-    index_path.write_text(json.dumps(index))
+    other = SessionStore(sessions_dir)  # another process edits the stored snapshot
+    other.merge_extra("agent:main:main", {"skillsSnapshot": stored})
+    other.close()
     await turn(client, "second")
     assert "EDITED IN THE SNAPSHOT" in claw_env.server.last_request().body["messages"][0]["content"]
 

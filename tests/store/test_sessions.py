@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import re
+import sqlite3
 import stat
 import threading
 import time
@@ -14,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from claw.errors import NotFoundError
+from claw.store.db import DatabaseError
 from claw.store.sessions import SessionEntry, SessionStore
+from tests.support.session_index import read_index
 
 MAIN = "agent:main:main"
 
@@ -30,9 +33,9 @@ def test_get_or_create_is_idempotent_and_private(store: SessionStore, sessions_d
     assert re.fullmatch(r"[0-9a-f]{32}", first.session_id)
     assert (first.chat_type, first.channel, first.message_count) == ("direct", "cli", 0)
     assert store.get("agent:main:other") is None
-    assert _mode(sessions_dir / "sessions.json") == 0o600
+    assert _mode(sessions_dir / "sessions.sqlite") == 0o600
     assert _mode(sessions_dir) == 0o700
-    on_disk = json.loads((sessions_dir / "sessions.json").read_text())
+    on_disk = read_index(sessions_dir)
     assert on_disk[MAIN]["sessionId"] == first.session_id
     assert on_disk[MAIN]["chatType"] == "direct"
 
@@ -45,7 +48,7 @@ def test_keys_are_lowercased_everywhere(store: SessionStore, sessions_dir: Path)
     assert store.transcript("AGENT:MAIN:TELEGRAM:DIRECT:ALICE") is store.transcript(entry)
     assert store.delete("Agent:Main:Telegram:Direct:Alice")
     assert store.get(entry.session_key) is None
-    assert json.loads((sessions_dir / "sessions.json").read_text()) == {}
+    assert read_index(sessions_dir) == {}
 
 
 def test_update_and_record_turn(store: SessionStore) -> None:
@@ -154,7 +157,7 @@ def test_corrupt_index_is_moved_aside_not_destroyed(
     assert len(quarantined) == 1 and quarantined[0].read_bytes() == garbage
     store.get_or_create(MAIN)
     assert quarantined[0].read_bytes() == garbage
-    assert list(json.loads((sessions_dir / "sessions.json").read_text())) == [MAIN]
+    assert list(read_index(sessions_dir)) == [MAIN]
 
 
 def test_unreadable_single_entry_is_kept_verbatim(sessions_dir: Path) -> None:
@@ -164,7 +167,10 @@ def test_unreadable_single_entry_is_kept_verbatim(sessions_dir: Path) -> None:
     store = SessionStore(sessions_dir)
     assert store.get("agent:main:bad") is None
     store.get_or_create(MAIN)
-    assert json.loads((sessions_dir / "sessions.json").read_text())["agent:main:bad"] == bad
+    with sqlite3.connect(sessions_dir / "sessions.sqlite") as db:
+        kept = db.execute("SELECT value FROM unparsed WHERE key = 'agent:main:bad'").fetchone()
+    assert json.loads(kept[0]) == bad
+    assert store.delete("agent:main:bad") and store.list() == [store.get(MAIN)]
 
 
 def test_unknown_fields_are_preserved() -> None:
@@ -191,10 +197,10 @@ def test_failed_write_is_retried_by_flush(
     store.get_or_create(MAIN)
 
     def disk_full(*args: object, **kwargs: object) -> None:
-        raise OSError(28, "No space left on device")
+        raise DatabaseError("sessions.sqlite: database or disk is full")
 
-    monkeypatch.setattr("claw.store.index_file.atomic_write_json", disk_full)
-    with pytest.raises(OSError):
+    monkeypatch.setattr(store._table, "write", disk_full)
+    with pytest.raises(DatabaseError):
         store.update(MAIN, display_name="pending")
     monkeypatch.undo()
     assert store.get(MAIN).display_name == "pending"  # type: ignore[union-attr]
@@ -230,14 +236,14 @@ def test_a_deferred_flush_does_not_block_readers_while_it_writes(store: SessionS
     store.get_or_create("agent:main:main")
     store.update("agent:main:main", message_count=1, save=False)
     writing, release = threading.Event(), threading.Event()
-    real_save = store._index.save
+    real_save = store._table.write
 
     def slow_save(*args, **kwargs):  # the disk is slow: the write waits until the test lets it go
         writing.set()
         release.wait(5)
         return real_save(*args, **kwargs)
 
-    store._index.save = slow_save  # type: ignore[method-assign]
+    store._table.write = slow_save  # type: ignore[method-assign]
     flusher = threading.Thread(target=store.flush)
     flusher.start()
     assert writing.wait(5)
@@ -248,9 +254,9 @@ def test_a_deferred_flush_does_not_block_readers_while_it_writes(store: SessionS
     assert entry is not None and entry.message_count == 1
     release.set()
     flusher.join(5)
-    store._index.save = real_save  # type: ignore[method-assign]
-    on_disk = json.loads(store.index_path.read_text())
+    store._table.write = real_save  # type: ignore[method-assign]
+    on_disk = read_index(store.sessions_dir)
     assert on_disk["agent:main:main"]["messageCount"] == 1  # the snapshot that was being written
     store.flush()  # the newer change is still pending, and is written now
-    assert json.loads(store.index_path.read_text())["agent:main:main"]["messageCount"] == 2
+    assert read_index(store.sessions_dir)["agent:main:main"]["messageCount"] == 2
     assert SessionStore(store.sessions_dir).get("agent:main:main").message_count == 2

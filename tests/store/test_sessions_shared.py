@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from claw.store.sessions import SessionStore
 from tests.store.together import run_together
+from tests.support.session_index import read_index
 
 MAIN = "agent:main:main"
 
 
 def _keys_on_disk(sessions_dir: Path) -> set[str]:
-    return set(json.loads((sessions_dir / "sessions.json").read_text()))
+    return set(read_index(sessions_dir))
 
 
 def test_a_deferred_change_never_drops_a_session_another_store_created(sessions_dir: Path) -> None:
@@ -120,18 +120,18 @@ def test_a_reader_during_the_stores_own_write_never_counts_a_change_twice(sessio
     store.get_or_create(MAIN)
     store.record_turn(MAIN, preview="one", input_tokens=2000, save=False)
     seen: list[int] = []
-    real_save = store._index.save
+    real_save = store._table.write
 
     def save_then_read(*args: Any, **kwargs: Any) -> Any:
         stamp = real_save(*args, **kwargs)
-        # The file holds the turn now, but the write has not taken its result in yet: a reader (the event
+        # The database holds the turn now, but the write has not taken its result in yet: a reader (the event
         # loop, while the flush runs in a worker thread) looks at the session right here.
         seen.append(store.get(MAIN).input_tokens)  # type: ignore[union-attr]
         return stamp
 
-    store._index.save = save_then_read  # type: ignore[method-assign]
+    store._table.write = save_then_read  # type: ignore[method-assign]
     store.flush()
-    store._index.save = real_save  # type: ignore[method-assign]
+    store._table.write = real_save  # type: ignore[method-assign]
     assert seen == [2000]
     assert store.get(MAIN).input_tokens == 2000  # type: ignore[union-attr]
     assert SessionStore(sessions_dir).get(MAIN).input_tokens == 2000  # type: ignore[union-attr]

@@ -14,6 +14,7 @@ from claw.store.turn_lock import TurnLock
 from claw.store.turn_repair import close_interrupted_turn
 from claw.transcript_entries import partial_entry
 from tests.store.together import run_together
+from tests.support.session_index import read_index
 
 MAIN = "agent:main:main"
 
@@ -27,7 +28,7 @@ def _interrupted(path: Path) -> list[dict[str, Any]]:
 
 
 def _index_count(sessions_dir: Path) -> int:
-    return int(json.loads((sessions_dir / "sessions.json").read_text())[MAIN]["messageCount"])
+    return int(read_index(sessions_dir)[MAIN]["messageCount"])
 
 
 def _killed_mid_reply(sessions_dir: Path) -> Path:

@@ -11,10 +11,11 @@ from tests.gateway.conftest import collect, phases
 from tests.subagents.conftest import Roles, eventually, settle, turn_message
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import CHAT_PATH, RecordedRequest, Reply, error, hang, slow, text, tool_call
+from tests.support.session_index import read_index
 
 
 def child_entry(home: Path, key: str) -> dict:
-    index = json.loads((home / "agents" / "main" / "sessions" / "sessions.json").read_text())
+    index = read_index(home / "agents" / "main" / "sessions")
     return index[key]
 
 

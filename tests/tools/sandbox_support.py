@@ -38,6 +38,15 @@ def unique_sleep() -> str:
     return f"3000.{os.getpid()}{next(_counter):03d}"
 
 
+def parent_of(pid: int) -> int | None:
+    """The parent pid of `pid` (None once it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
 def running_with_arg(arg: str) -> list[int]:
     """The host pids of live (not zombie) processes that have `arg` as one of their arguments."""
     found = []

@@ -231,3 +231,23 @@ def test_store_updates_entries_per_agent_and_survives_a_corrupt_file(tmp_path: P
     assert (path.parent / "exec-approvals.json.bad").read_text() == "{not json"
     store.remember("main", "/usr/bin/ls", "ls")
     assert store.allowlist("main") == ["/usr/bin/ls"]
+
+
+async def test_a_command_no_entry_can_match_is_offered_only_once(
+    call: CallTool, make_ctx: MakeCtx, broker: ApprovalBroker, workspace: Path
+) -> None:
+    # Nobody to ask: the advice is what can work — no "add its binary to the allowlist" for a redirection.
+    alone = make_ctx(exec={"security": "allowlist", "ask": "on-miss"})
+    denied = await call("exec", command="echo ok > P", context=alone)
+    assert denied.is_error and "redirection" in denied.text
+    assert "allowlist" in denied.text and "add its binary" not in denied.text and "approve it once" in denied.text
+    plain = await call("exec", command="touch Q", context=alone)
+    assert "add its binary to agents.defaults.tools.exec.allowlist" in plain.text
+    # Someone to ask: the question says "always" is not on offer for it, and offers it for a plain miss.
+    approver = RecordingApprover("allow-once")
+    broker.set_approver(approver)
+    await call("exec", command="echo ok > P", context=alone)
+    await call("exec", command="touch Q", context=alone)
+    redirect, touch = approver.requests
+    assert redirect.allow_always is False and "approved once" in redirect.reason
+    assert touch.allow_always is True

@@ -21,7 +21,7 @@ from claw.tools.exec_launch import REAPER_SCRIPT
 from tests.channels.processes import REPO, GatewayProc, claw, wait_until
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text, tool_call
-from tests.tools.sandbox_support import require_bwrap, running_with_arg, unique_sleep
+from tests.tools.sandbox_support import parent_of, require_bwrap, running_with_arg, unique_sleep
 
 CONFIG = """
 [agents.defaults.tools.exec]
@@ -99,7 +99,8 @@ def test_the_next_gateway_ends_what_a_gateway_killed_with_its_reaper_left(
     args = start_turn(claw_env, procs, "off")
     gateway = procs[0]
     assert isinstance(gateway, GatewayProc)
-    (reaper,) = running_with_arg(str(REAPER_SCRIPT))
+    # This gateway's own reaper: other tests (other workers) may run reapers of their own at the same time.
+    (reaper,) = [pid for pid in running_with_arg(str(REAPER_SCRIPT)) if parent_of(pid) == gateway.proc.pid]
     # The worst case: the reaper dies too, so no one is left to end the tree. Frozen first, the gateway
     # cannot see its child go (and drop the record) before it is killed itself.
     os.kill(gateway.proc.pid, signal.SIGSTOP)

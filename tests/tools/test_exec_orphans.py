@@ -82,3 +82,27 @@ async def test_an_abort_ends_a_setsid_child_that_ignores_sigterm(registry: ToolR
     with pytest.raises(asyncio.CancelledError):
         await call
     assert await asyncio.to_thread(all_gone, [stubborn])
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["sandboxed", "unsandboxed"])
+@pytest.mark.parametrize("processes", [0, 256], ids=["no-process-limit", "process-limit"])
+async def test_children_end_with_the_turn_even_when_the_command_kills_its_parent(
+    registry: ToolRegistry, make_ctx: MakeCtx, workspace: Path, mode: str, processes: int
+) -> None:
+    """The red team's break: `kill -9 $PPID` kills the reaper, whose orphans then lived on past the turn and
+    the next start. Unsandboxed, the call now ends at once (its launcher is gone) and takes them all;
+    sandboxed, $PPID is the PID namespace's init, which ignores it, and the command runs into its timeout.
+    With and without a process limit: for a root gateway that limit is a cgroup, which would end them too."""
+    if mode != "off":
+        require_bwrap()
+    ctx = make_ctx(exec={"security": "full", "ask": "off", "maxProcesses": processes}, sandbox={"mode": mode})
+    args, start = escapees()
+    last = unique_sleep()  # the shell goes on after its parent is gone
+    command = f"{start} while [ ! -e go ]; do sleep 0.05; done; kill -9 $PPID; sleep {last}; echo never"
+    call = asyncio.create_task(registry.call("exec", json.dumps({"command": command, "timeout": 5}), ctx))
+    await all_running(args)
+    (workspace / "go").touch()
+    result = await call
+
+    assert "never" not in result.text
+    assert await asyncio.to_thread(all_gone, [*args, last]), [running_with_arg(a) for a in [*args, last]]

@@ -20,7 +20,8 @@ import pytest
 from claw.paths import Paths
 from claw.tools.base import ToolContext
 from claw.tools.exec import ExecTool
-from claw.tools.exec_env import scrubbed_env
+from claw.tools.exec_env import command_env
+from claw.tools.exec_records import MARKER_NAME
 from claw.tools.registry import ToolRegistry
 from tests.tools.conftest import CallTool, MakeCtx
 from tests.tools.helpers import snapshot
@@ -263,11 +264,12 @@ async def test_the_environment_is_the_one_exec_built(
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("CLAW_TEST_VISIBLE", "plain-value-0010")
     monkeypatch.setenv("SOME_SERVICE_TOKEN", "scrubbed-0011")
-    ctx = make_ctx(exec={"security": "full", "ask": "off"}, sandbox={"mode": mode})
+    ctx = make_ctx(exec={"security": "full", "ask": "off", "passEnv": ["CLAW_TEST_*"]}, sandbox={"mode": mode})
     result = await call("exec", command="env -0; printf '\\n'", context=ctx)
     seen = dict(line.split("=", 1) for line in result.text.split("\n\nexit code")[0].rstrip("\n").split("\0") if line)
-    expected = scrubbed_env()
+    expected = command_env(["CLAW_TEST_*"])
     seen.pop("PWD", None), expected.pop("PWD", None)  # the shell sets its own
+    assert len(seen.pop(MARKER_NAME)) == 32  # the run's marker (claw/tools/exec_records.py)
     assert seen == expected
     assert seen["CLAW_TEST_VISIBLE"] == "plain-value-0010" and "SOME_SERVICE_TOKEN" not in seen
 

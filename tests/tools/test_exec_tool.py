@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from claw.tools.base import ToolContext
-from claw.tools.exec_env import is_secret_name, scrubbed_env
+from claw.tools.exec_env import DEFAULT_NAMES, command_env, has_credentials, is_secret_name
 from claw.tools.registry import ToolRegistry
 from tests.support.waiting import deadline
 from tests.tools.conftest import CallTool, MakeCtx
@@ -144,9 +144,10 @@ async def test_a_background_child_does_not_hold_the_call(call: CallTool, full: T
     assert time.monotonic() - started < 30  # the call did not wait for the 60 s sleeper
 
 
-async def test_secrets_are_not_in_the_child_environment(
-    call: CallTool, full: ToolContext, monkeypatch: pytest.MonkeyPatch
+async def test_secrets_are_not_in_the_child_environment_even_when_a_glob_passes_everything(
+    call: CallTool, make_ctx: MakeCtx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    everything = make_ctx(exec={"security": "full", "ask": "off", "passEnv": ["*"]})
     secrets = {
         "OPENAI_API_KEY": "sk-fake-openai-0001",
         "CLAW_GATEWAY_TOKEN": "gw-fake-token-0002",
@@ -162,7 +163,7 @@ async def test_secrets_are_not_in_the_child_environment(
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("CLAW_TEST_VISIBLE", "plain-value-0010")
 
-    result = await call("exec", command="env", context=full)
+    result = await call("exec", command="env", context=everything)
 
     assert "plain-value-0010" in result.text
     for name, value in secrets.items():
@@ -170,18 +171,19 @@ async def test_secrets_are_not_in_the_child_environment(
         assert f"{name}=" not in result.text
 
 
-async def test_skill_env_fills_only_names_the_scrubbed_environment_lacks(
-    call: CallTool, full: ToolContext, monkeypatch: pytest.MonkeyPatch
+async def test_skill_env_fills_only_names_the_environment_lacks(
+    call: CallTool, make_ctx: MakeCtx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CLAW_TEST_EXPORTED", "from-gateway")
     monkeypatch.setenv("CLAW_TEST_EMPTY", "")
     monkeypatch.setenv("SERVICE_API_KEY", "gateway-secret-0001")
     skill_env = {
-        "CLAW_TEST_EXPORTED": "from-config",  # the user's exported value wins
+        "CLAW_TEST_EXPORTED": "from-config",  # the value the user passed wins
         "CLAW_TEST_EMPTY": "filled",  # an empty value counts as unset
-        "SERVICE_API_KEY": "configured-0002",  # the gateway's own is scrubbed; the configured one is not
+        "SERVICE_API_KEY": "configured-0002",  # the gateway's own stays out; the configured one is not
         "CLAW_TEST_NEW": "new-0003",
     }
+    full = make_ctx(exec={"security": "full", "ask": "off", "passEnv": ["CLAW_TEST_*", "SERVICE_*"]})
     ctx = replace(full, skill_env=skill_env)
     command = 'echo "$CLAW_TEST_EXPORTED $CLAW_TEST_EMPTY $SERVICE_API_KEY $CLAW_TEST_NEW"'
     result = await call("exec", command=command, context=ctx)
@@ -198,11 +200,47 @@ def test_secret_name_rules() -> None:
         "X_SECRET",
         "PGPASSWORD",
         "MY_API_KEY_2",
+        "TRACKER_AUTH",
+        "DATABASE_URL",
+        "SENTRY_DSN",
     ]:
         assert is_secret_name(name), name
-    for name in ["PATH", "HOME", "LANG", "KEYBOARD", "TOKENIZERS_PARALLELISM", "TERM"]:
+    for name in ["PATH", "HOME", "LANG", "KEYBOARD", "TOKENIZERS_PARALLELISM", "TERM", "AUTHOR"]:
         assert not is_secret_name(name), name
-    assert scrubbed_env({"PATH": "/bin", "A_TOKEN": "t"}) == {"PATH": "/bin"}
+    for value in ["https://u:p@host/x", "http://proxyuser:pw@proxy:3128", "postgres://app:pw@db/app", "x ftp://a@b"]:
+        assert has_credentials(value), value
+    for value in ["https://host/x", "/usr/bin:/bin", "user@example.com", "http://proxy:3128"]:
+        assert not has_credentials(value), value
+
+
+def test_the_command_environment_is_the_defaults_and_what_config_passes() -> None:
+    gateway = {
+        "PATH": "/bin",
+        "HOME": "/home/u",
+        "LC_TIME": "C",
+        "EDITOR": "vi",  # not a default, not passed
+        "A_TOKEN": "t",
+        "GIT_AUTHOR_NAME": "me",
+        "GIT_ASKPASS_TOKEN": "t2",  # matches the glob, but looks secret: a glob does not pass it
+        "GIT_REMOTE": "https://u:pw@host/r.git",  # matches the glob, but holds credentials
+        "TRACKER_AUTH": "Bearer x",  # named exactly: the operator passes it on purpose
+        "TERM": "() { :; }; echo pwned",  # an exported function stays out even among the defaults
+        "SHELL": "http://u:pw@x",  # so does a default holding credentials
+    }
+    env = command_env(["GIT_*", "TRACKER_AUTH"], gateway)
+    assert env == {
+        "PATH": "/bin",
+        "HOME": "/home/u",
+        "LC_TIME": "C",
+        "GIT_AUTHOR_NAME": "me",
+        "TRACKER_AUTH": "Bearer x",
+    }
+
+
+def test_the_defaults_include_what_mcp_servers_get() -> None:
+    from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
+
+    assert set(DEFAULT_INHERITED_ENV_VARS) <= set(DEFAULT_NAMES)
 
 
 async def test_bad_arguments(call: CallTool, full: ToolContext) -> None:

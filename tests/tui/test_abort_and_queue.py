@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
 from claw.tui.widgets.conversation.user_message import UserMessage
+from tests.gateway.conftest import write_config
 from tests.support.model_server import hang, slow, text
 from tests.tui.conftest import SIZE, first, type_and_send, wait_for
 
@@ -50,3 +53,64 @@ async def test_message_sent_during_a_run_is_queued_then_runs(claw_env, console) 
     second = claw_env.server.chat_requests[1].messages
     assert second[-1] == {"role": "user", "content": "second question"}
     assert any(m.get("content") == first_reply for m in second)
+
+
+def _footer_keys(app) -> dict[str, str]:
+    """What the chat screen's footer shows now: key → description."""
+    return {key: active.binding.description for key, active in app.chat.active_bindings.items() if active.binding.show}
+
+
+async def test_escape_with_the_popup_open_closes_it_and_aborts_in_one_press(claw_env, console) -> None:
+    claw_env.server.script(hang("Still going"))
+    app = console().app
+    async with app.run_test(size=SIZE) as pilot:
+        assert "escape" not in _footer_keys(app)  # idle, no popup: Esc does nothing, the footer says nothing
+        await type_and_send(pilot, "go on")
+        message = await wait_for(pilot, lambda: first(app.chat.conversation, AssistantMessage), what="reply")
+        await wait_for(pilot, lambda: "going" in message.text, what="the partial text")
+        assert _footer_keys(app)["escape"] == "Abort"
+        app.chat.prompt.input.set_text("/he")
+        await wait_for(pilot, lambda: app.chat.prompt.popup.is_open, what="the popup")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.chat.runs, what="the run to end")
+        assert not app.chat.prompt.popup.is_open
+        assert "aborted" in str(message.query_one(".note").render())
+
+
+async def test_escape_before_the_run_starts_aborts_it(claw_env, console) -> None:
+    # One global slot, held by another session's turn: the console's run is accepted and waits for it.
+    write_config(claw_env.home, "[agents.defaults]\nmaxConcurrent = 1\n")
+    claw_env.server.script(hang("other session"), text("never asked"))
+    built = console()
+    app = built.app
+    async with app.run_test(size=SIZE) as pilot:
+        other = await built.client.run("hold the slot", session_key="agent:main:other")
+        await claw_env.server.wait_for_requests_async(1, timeout=30)
+        await type_and_send(pilot, "mine")
+        view = await wait_for(pilot, lambda: next(iter(app.chat.runs.values()), None), what="the run accepted")
+        assert not view.started
+        assert _footer_keys(app)["escape"] == "Abort"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.chat.runs, what="the waiting run to end")
+        assert view.outcome == "aborted" and not view.started
+        await built.client.call("agent.abort", runId=other.run_id)
+    await asyncio.sleep(0.2)
+    assert [r.messages[-1]["content"] for r in claw_env.server.chat_requests] == ["hold the slot"]
+
+
+async def test_ctrl_c_aborts_a_running_turn_and_clears_when_idle(claw_env, console) -> None:
+    claw_env.server.script(hang("Half of it"))
+    app = console().app
+    async with app.run_test(size=SIZE) as pilot:
+        await type_and_send(pilot, "talk")
+        message = await wait_for(pilot, lambda: first(app.chat.conversation, AssistantMessage), what="reply")
+        await wait_for(pilot, lambda: "Half" in message.text, what="the partial text")
+        app.chat.prompt.input.set_text("a draft")
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: not app.chat.runs, what="the run to end")
+        assert "aborted" in str(message.query_one(".note").render())
+        assert app.chat.prompt.input.text == "a draft"  # aborting keeps what is typed
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        assert app.chat.prompt.input.text == ""
+        assert app.is_running

@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
+from tests.support.session_index import read_index
 from tests.support.tmux import REPO_ROOT, Tmux, needs_tmux
 
 pytestmark = needs_tmux
@@ -63,7 +64,7 @@ def test_claw_chat_in_a_real_terminal(claw_env: ClawEnv, tmux: Tmux, tmp_path: P
     assert exit_file.read_text().strip() == "0"
 
     sessions = claw_env.home / "agents" / "main" / "sessions"
-    index = json.loads((sessions / "sessions.json").read_text())
+    index = read_index(sessions)
     entry = index["agent:main:main"]
     lines = [json.loads(line) for line in (sessions / f"{entry['sessionId']}.jsonl").read_text().splitlines()]
     said = [(line["role"], line["content"]) for line in lines if line.get("role") in ("user", "assistant")]

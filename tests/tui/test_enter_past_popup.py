@@ -34,3 +34,15 @@ async def test_enter_on_a_live_popup_still_accepts_the_completion(claw_env, cons
         assert [c.name for c in prompt.popup.commands] == ["status"]
         await pilot.press("enter")  # accepts /status (no arguments: submitted at once)
         await wait_for(pilot, lambda: not prompt.popup.is_open and prompt.input.text == "", what="/status sent")
+
+
+async def test_a_long_description_ends_in_an_ellipsis(claw_env, console) -> None:
+    app = console().app
+    async with app.run_test(size=(60, 30)) as pilot:
+        app.chat.prompt.input.set_text("/fo")
+        popup = app.chat.prompt.popup
+        await wait_for(pilot, lambda: popup.is_open, what="the popup")
+        await pilot.pause(0.2)
+        shown = [strip.text for strip in popup.render_lines(popup.region.reset_offset)]  # what is on screen
+        fork = next(line for line in shown if "/fork" in line)
+        assert fork.rstrip(" │").endswith("…")  # cut where it had to be, and said so

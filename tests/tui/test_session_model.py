@@ -3,13 +3,12 @@ status bar and /status alike after every switch, and used by every client of tha
 
 from __future__ import annotations
 
-import json
-
 from textual.command import CommandPalette
 
 from claw.tui.widgets.conversation.notice import Notice
 from claw.tui.widgets.conversation.user_message import UserMessage
 from tests.support.model_server import text
+from tests.support.session_index import read_index
 from tests.support.turns import run_turn
 from tests.tui.conftest import SIZE, type_and_send, wait_for
 from tests.tui.palette import palette_hits
@@ -38,7 +37,7 @@ def _turn_models(claw_env) -> list[str]:
 
 
 def _overrides(claw_env) -> dict[str, str | None]:
-    index = json.loads((claw_env.home / "agents" / "main" / "sessions" / "sessions.json").read_text())
+    index = read_index(claw_env.home / "agents" / "main" / "sessions")
     return {key: entry.get("modelOverride") for key, entry in index.items()}
 
 

@@ -43,3 +43,23 @@ def test_continue_passes_over_subagent_and_automation_sessions() -> None:
     ]
     assert pick_latest(rows) == "agent:main:work"
     assert pick_latest([]) is None
+
+
+async def test_the_preview_renders_markdown_and_leaves_out_undone_exchanges(claw_env, local_clients) -> None:
+    client = local_clients()
+    claw_env.server.script(text("Saturn has **rings**."), text("A regretted answer."))
+    await run_turn(client, "agent:main:space", "tell me about saturn")
+    await run_turn(client, "agent:main:space", "something I take back")
+    undone = await client.call("sessions.undo", sessionKey="agent:main:space")
+    assert undone["undone"] == 2, undone
+    app = ResumePickerApp(client, "main")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen) and app.screen)
+        preview = screen.query_one("#preview")
+
+        def shown() -> str:
+            return "\n".join(strip.text for strip in preview.render_lines(preview.region.reset_offset))
+
+        await wait_for(pilot, lambda: "Saturn has" in shown(), what="the preview")
+        assert "Saturn has rings." in shown() and "**" not in shown()
+        assert "regretted" not in shown() and "take back" not in shown()

@@ -45,9 +45,11 @@ def test_resume_picks_then_opens_and_continue_opens_the_latest(claw_env: ClawEnv
 
     again = Tmux(tmux.env)
     try:
-        command = f"cd {REPO_ROOT} && {sys.executable} -m claw chat -c"
+        command = f"cd {REPO_ROOT} && {sys.executable} -m claw chat -c; sleep 30"
         again("new-session", "-d", "-x", "120", "-y", "40", "-s", "chat", "sh", "-c", command)
         shown = again.wait_for("Glaciers move.")
         assert "and glaciers" in shown and "volcanoes" not in shown
+        again("send-keys", "-t", "chat", "C-d")
+        again.wait_for("continuing agent:main:ice")  # said on stderr, left on the terminal once the console ends
     finally:
         again.kill()

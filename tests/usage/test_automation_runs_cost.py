@@ -36,6 +36,7 @@ def test_automations_runs_shows_each_runs_tokens_and_cost(claw_env: ClawEnv) -> 
     table = run_claw(env, "automations", "runs", "digest")
     assert table.returncode == 0, table.stderr
     header, *lines = table.stdout.splitlines()
-    assert header.split()[:9] == ["RUN", "ID", "STARTED", "FINISHED", "STATUS", "TOKENS", "COST", "TRIGGER", "ERROR"]
-    assert all(len(line) <= 80 for line in [header, *lines])
+    assert header.split() == ["RUN", "ID", "STARTED", "FINISHED", "STATUS", "TOKENS", "COST", "TRIGGER", "RESULT"]
+    assert all(len(line) <= 80 for line in [header, *lines]), table.stdout
+    assert [line.split()[0] for line in lines] == [third["id"], second["id"], first["id"]]  # ids whole
     assert "750  $0.0018" in lines[2] and "1,100  $0.0028" in lines[1] and "error" in lines[0]

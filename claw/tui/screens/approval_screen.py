@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 if TYPE_CHECKING:
     from claw.tools.base import ApprovalRequest
@@ -49,8 +49,15 @@ class ApprovalScreen(ModalScreen[str]):
                 yield Static(self.request.reason, id="reason", markup=False)
             with Horizontal(id="buttons"):
                 yield Button("Approve once (o)", id="allow-once", variant="primary")
-                yield Button("Always (a)", id="allow-always", variant="warning")
+                if self.request.allow_always:  # else nothing would be remembered: not offered
+                    yield Button("Always (a)", id="allow-always", variant="warning")
                 yield Button("Deny (Esc)", id="deny", variant="error")
+        yield Footer()  # its own keys (Esc denies here), not the chat screen's under it
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "decide" and parameters == ("allow-always",):
+            return self.request.allow_always
+        return True
 
     def on_mount(self) -> None:
         self.query_one("#deny", Button).focus()
@@ -60,4 +67,6 @@ class ApprovalScreen(ModalScreen[str]):
         self.action_decide(event.button.id or "deny")
 
     def action_decide(self, decision: str) -> None:
+        if decision == "allow-always" and not self.request.allow_always:
+            return
         self.dismiss(decision if decision in ("allow-once", "allow-always") else "deny")

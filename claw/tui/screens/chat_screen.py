@@ -61,7 +61,12 @@ class ChatScreen(Screen[None]):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
 
     BINDINGS = [
-        Binding("escape", "escape", "Abort", priority=True),
+        # One key, the binding that applies now (`check_action`), so the footer names it: Esc aborts the
+        # turn (closing the popup in the same press) or closes the popup; Ctrl+C aborts the turn, or clears
+        # the input when idle (twice: quits).
+        Binding("escape", "abort", "Abort", priority=True),
+        Binding("escape", "close_popup", "Close", priority=True),
+        Binding("ctrl+c", "abort", "Abort", priority=True, show=False),
         Binding("ctrl+c", "interrupt", "Clear", priority=True, show=False),
         Binding("ctrl+d", "app.quit", "Quit", priority=True),
         Binding("ctrl+o", "toggle_tools", "Tools"),
@@ -76,7 +81,6 @@ class ChatScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self.services_notice = services_notice
-        self._services_noticed = False
         """Why this console runs no background services, if it runs none (shown in the status bar)."""
         self.client: GatewayClient | None = None
         """Set by the app once connected (`attach`); until then the status bar says "connecting"."""
@@ -150,10 +154,6 @@ class ChatScreen(Screen[None]):
     @work(exclusive=True, group="connect", exit_on_error=False)
     async def connect(self) -> None:
         await self.loader.connect()
-        if self.services_notice and not self._services_noticed:
-            # Also in the status bar, where a narrow terminal cuts it off: said once where it wraps.
-            self._services_noticed = True
-            await self.conversation.add_notice(self.services_notice, "warning")
         self.refresh_mcp()
         if self._mcp_poll is None:  # once, though a console may connect again
             self._mcp_poll = self.set_interval(MCP_POLL_SECONDS, self._poll_mcp)
@@ -239,9 +239,20 @@ class ChatScreen(Screen[None]):
 
     # --- keys ------------------------------------------------------------------------------------
 
-    def action_escape(self) -> None:
-        if not self.prompt.close_completions():
-            self.follower.abort_running()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "abort":
+            return self.follower.busy
+        if action == "close_popup":
+            return self.prompt.popup.is_open
+        return True
+
+    def action_abort(self) -> None:
+        """Esc or Ctrl+C with a turn on its way (sent, accepted or under way): abort it."""
+        self.prompt.close_completions()
+        self.follower.abort_running()
+
+    def action_close_popup(self) -> None:
+        self.prompt.close_completions()
 
     def on_subagent_row_stop_requested(self, event: SubagentRow.StopRequested) -> None:
         event.stop()

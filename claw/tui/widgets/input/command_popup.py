@@ -9,6 +9,11 @@ from textual.widgets.option_list import Option
 from claw.tui.slash import SlashCommand
 
 
+def _line(usage: str, description: str) -> Text:
+    """One line a command (the CSS keeps it to one, ending a long description in "…")."""
+    return Text.assemble((usage, "bold"), (description, "dim"))
+
+
 class CommandPopup(OptionList, can_focus=False):
     """Matching commands with their usage and description; the parent moves and reads the highlight."""
 
@@ -17,6 +22,8 @@ class CommandPopup(OptionList, can_focus=False):
         display: none;
         height: auto;
         max-height: 12;
+        text-wrap: nowrap;  /* one line a command: a long description ends in "…" */
+        text-overflow: ellipsis;
     }
     CommandPopup.-open {
         display: block;
@@ -39,10 +46,7 @@ class CommandPopup(OptionList, can_focus=False):
             self.remove_class("-open")
             return
         width = max(len(c.usage) for c in commands)
-        self.add_options(
-            Option(Text.assemble((c.usage.ljust(width + 2), "bold"), (c.description, "dim")), id=c.name)
-            for c in commands
-        )
+        self.add_options(Option(_line(c.usage.ljust(width + 2), c.description), id=c.name) for c in commands)
         self.highlighted = 0
         self.add_class("-open")
 

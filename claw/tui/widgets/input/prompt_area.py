@@ -40,6 +40,7 @@ class PromptArea(Vertical):
             return False
         self.popup.close()
         self.input.completing = False
+        self.screen.refresh_bindings()  # the footer names what Esc does now
         return True
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
@@ -47,6 +48,7 @@ class PromptArea(Vertical):
         matches = self._completions()
         self.popup.show(matches)
         self.input.completing = bool(matches)
+        self.screen.refresh_bindings()
 
     def _completions(self) -> list[SlashCommand]:
         matches = self.catalog.complete(self.input.text)
