@@ -13,7 +13,8 @@ from typing import Any
 
 from claw.agent.bootstrap import BootstrapFile
 from claw.agent.history import Unit, current_turn_start, select_units
-from claw.agent.tokens import CHARS_PER_TOKEN, estimate_json, estimate_text
+from claw.agent.small_window import BASE_PROMPT_SMALL
+from claw.agent.tokens import estimate_json, estimate_text, tokens_for_chars
 from claw.untrusted import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 
 BASE_PROMPT = """You are a personal assistant running inside claw, a self-hosted agent gateway.
@@ -52,6 +53,12 @@ class AssembledContext:
     window: int = 0
     dropped_units: int = 0
     """History units left out because they did not fit (compaction normally prevents that)."""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """The tool schemas sent with the call (in small-window mode fewer and shorter than the turn's)."""
+    mode: str = "full"
+    """`small` when the window got the small-window prompt (claw/agent/small_window.py), else `full`."""
+    counting: str = "estimate"
+    """How tokens were counted: `tokenizer` (the server's), `usage` (calibrated from its last count), `estimate`."""
 
     @property
     def tokens(self) -> int:
@@ -65,11 +72,13 @@ def system_parts(
     session_key: str,
     bootstrap: list[BootstrapFile],
     extra: list[tuple[str, str]] | None = None,
+    small: bool = False,
 ) -> list[tuple[str, str]]:
     """The system prompt as named parts (`base`, one per bootstrap file, then each extra section),
-    so that `/context` can say what each part costs; `join_parts` makes the prompt of them."""
+    so that `/context` can say what each part costs; `join_parts` makes the prompt of them. `small`: the
+    short rules of small-window mode (claw/agent/small_window.py)."""
     now = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z (%A)")
-    base = BASE_PROMPT.format(
+    base = (BASE_PROMPT_SMALL if small else BASE_PROMPT).format(
         workspace=workspace,
         open=UNTRUSTED_OPEN,
         close=UNTRUSTED_CLOSE,
@@ -79,7 +88,10 @@ def system_parts(
         session_key=session_key,
     )
     parts = [("base", base)]
-    if bootstrap:
+    if bootstrap and small:
+        parts.append(("base", "# Project Context (files in your workspace)"))
+        parts.extend((f.name, f"## {f.name}\n{f.content}") for f in bootstrap)
+    elif bootstrap:
         parts.append(
             (
                 "base",
@@ -111,9 +123,9 @@ def part_tokens(parts: list[tuple[str, str]]) -> list[PromptSection]:
     totals: dict[str, int] = {}
     chars = 0
     for i, (name, text) in enumerate(parts):
-        before = -(-chars // CHARS_PER_TOKEN)
+        before = tokens_for_chars(chars)
         chars += len(text) + (2 if i else 0)
-        totals[name] = totals.get(name, 0) + -(-chars // CHARS_PER_TOKEN) - before
+        totals[name] = totals.get(name, 0) + tokens_for_chars(chars) - before
     return [PromptSection(name, tokens) for name, tokens in totals.items()]
 
 
@@ -124,6 +136,8 @@ def assemble(
     tools: list[dict[str, Any]],
     window_tokens: int,
     reserve_tokens: int,
+    mode: str = "full",
+    counting: str = "estimate",
 ) -> AssembledContext:
     """System prompt, then as much history as fits in the window after the reserve for the reply.
 
@@ -150,4 +164,7 @@ def assemble(
         full_tokens=system_tokens + tool_tokens + sum(u.tokens for u in units),
         window=window_tokens,
         dropped_units=len(units) - len(chosen),
+        tools=tools,
+        mode=mode,
+        counting=counting,
     )

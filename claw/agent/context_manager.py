@@ -13,21 +13,26 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
 import os
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from claw.agent.bootstrap import BootstrapFile, BootstrapLoader
 from claw.agent.compaction import CompactionResult, compact, plan
-from claw.agent.context import AssembledContext, assemble, system_parts
+from claw.agent.context import AssembledContext, assemble, join_parts, system_parts
 from claw.agent.history import HistoryView
-from claw.agent.memory_flush import flush_memory
+from claw.agent.memory_flush import fit_messages, flush_memory
 from claw.agent.pruning import prune_units
 from claw.agent.reasoning_replay import sends_reasoning
 from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
+from claw.agent.small_window import SMALL_WINDOW, TOOL_SEARCH, cap_files, cap_section, is_small, small_tools
+from claw.agent.token_ratios import TokenRatios
+from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at
 from claw.agent.turn import Turn
 from claw.agent.windows import context_window, model_window
 from claw.config import AgentSettings, ModelSettings
@@ -39,7 +44,8 @@ from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_source
 from claw.providers.ollama_options import is_ollama, num_ctx_body
 from claw.providers.openai_compat import KEYLESS_PROVIDERS, endpoint
-from claw.providers.server_window import probe_window
+from claw.providers.refs import ModelRef
+from claw.providers.server_window import probe_window, server_root
 from claw.safe_read import READ_TIMEOUT
 from claw.store.transcript import Transcript, utc_now_iso
 from claw.tools.base import ToolContext
@@ -52,6 +58,21 @@ log = logging.getLogger(__name__)
 
 MAX_HISTORY_VIEWS = 256
 KEEP_SHARE = {"threshold": 0.5, "manual": 0.5, "overflow": 0.25}
+FLUSH_OVERHEAD_TOKENS = 700
+"""The memory flush's request and its tools' schemas, on top of the prompt it is given."""
+HOSTED_APIS = (
+    "openai.com",
+    "openrouter.ai",
+    "anthropic.com",
+    "googleapis.com",
+    "groq.com",
+    "together.xyz",
+    "mistral.ai",
+    "deepseek.com",
+    "x.ai",
+    "fireworks.ai",
+)
+"""Hosts of hosted APIs: never asked for a local server's window (they would 404 every probe, slowly)."""
 
 
 class ContextManager:
@@ -71,6 +92,10 @@ class ContextManager:
         self.server_windows: dict[str, int | None] = {}
         self.server_kinds: dict[str, str] = {}
         """Model ref → which server answered the window probe (`ollama`, `llamacpp`, `vllm`, `lmstudio`)."""
+        self.ratios = TokenRatios()
+        """Model ref → characters a token, as its server counts them."""
+        self._probes: dict[tuple[str, str], tuple[int, str] | None] = {}
+        """(server root, model) → what the probe found: asked once per endpoint and model."""
 
     # -- sizes --------------------------------------------------------------------------------
 
@@ -86,22 +111,40 @@ class ContextManager:
         return context_window(ref, settings, self._models)
 
     async def discover_window(self, chain: list[str]) -> None:
-        """Ask a local server (Ollama, llama.cpp, vLLM, LM Studio) for its window, once per model per gateway;
-        never when config gives the window, and never for a hosted provider."""
+        """Ask a local server (Ollama, llama.cpp, vLLM, LM Studio) for its window, once per endpoint and model per
+        gateway, whatever the ref's provider; never when config gives the window, never a known hosted API."""
         if not chain:
             return
         ref = self._router.resolve(chain[0])
         key = str(ref)
-        if key in self.server_windows or ref.provider not in KEYLESS_PROVIDERS:
+        if key in self.server_windows:
             return
         if model_window(ref, self._models)[1] == "config":
             return
-        base_url = endpoint(ref.provider, self._router.provider_settings(ref.provider), os.environ)[0]
-        found = await probe_window(base_url, ref.model) if base_url else None
+        base_url = self.server_url(ref)
+        if base_url is None:
+            return
+        probe = (server_root(base_url), ref.model)  # two refs naming one server's model share its answer
+        if probe not in self._probes:
+            self._probes[probe] = await probe_window(base_url, ref.model)
+        found = self._probes[probe]
         self.server_windows[key] = found[0] if found else None
         if found:
             self.server_kinds[key] = found[1]
             log.info("%s: the server (%s) reports a %d-token context window", key, found[1], found[0])
+
+    def server_url(self, ref: ModelRef) -> str | None:
+        """The base URL of `ref`'s server when it may be a local one worth asking for its window: any endpoint
+        but a known hosted API's, whatever the provider (a bare `smollm2` with `OPENAI_BASE_URL` pointing at a
+        llama.cpp server included)."""
+        base_url = endpoint(ref.provider, self._router.provider_settings(ref.provider), os.environ)[0]
+        if base_url is None and ref.provider == "openai":
+            base_url = os.environ.get("OPENAI_BASE_URL") or None
+        if base_url is None:
+            return None
+        host = (urlsplit(base_url).hostname or "").lower()
+        hosted = any(host == name or host.endswith("." + name) for name in HOSTED_APIS)
+        return None if hosted and ref.provider not in KEYLESS_PROVIDERS else base_url
 
     def is_local(self, ref: str | None) -> bool:
         """A model on a local server (Ollama, llama.cpp, vLLM, LM Studio): by its provider, or by what answered
@@ -132,30 +175,75 @@ class ContextManager:
     # -- building the prompt --------------------------------------------------------------------
 
     async def build(self, turn: Turn) -> AssembledContext:
-        """The prompt for the turn's next model call."""
+        """The prompt for the turn's next model call: in small-window mode when the window is small, its tokens
+        counted at the ratio the model's server measured (`calibrate`)."""
         settings, workspace = turn.env.settings, turn.env.workspace
         entries = turn.transcript.read_cached()
         if entries is None:  # changed behind our back (or first read): parse off the loop
             entries = await asyncio.to_thread(turn.transcript.read)
-        view = self.view(turn.transcript, self.sends_reasoning(turn.chain))
-        view.update(entries)
         files = turn.bootstrap  # the run's files once its agent:bootstrap hooks changed them
         if files is None:
             files = await self.load_bootstrap(settings, workspace, turn.session_key)
-        parts = system_parts(
-            workspace=workspace, agent_id=turn.agent_id, session_key=turn.session_key, bootstrap=files, extra=turn.extra
-        )
         await self.discover_window(turn.chain)
         window = self.window(settings, turn.chain)
+        small = is_small(window) or turn.squeeze
+        extra = turn.extra
+        await self.calibrate(turn.chain, lambda: join_parts(self._parts(turn, files, extra)) + json.dumps(turn.tools))
+        ratio = self.ratio(turn.chain)
+        counting_at(ratio[0] if ratio else CHARS_PER_TOKEN)
+        tools = turn.tools
+        if small:
+            shape = min(window, SMALL_WINDOW)  # a squeezed prompt of a larger window is held to small-window shares
+            files = cap_files(files, shape)
+            extra = [(name, cap_section(name, text, shape)) for name, text in extra or ()]
+            tools = small_tools(tools, shape, self._tools.schema_of(TOOL_SEARCH))
+        view = self.view(turn.transcript, self.sends_reasoning(turn.chain))
+        view.update(entries)
         self.size_ollama(turn.chain, window)
         units = prune_units(view.units, window, settings.context_pruning)
         return assemble(
-            system_parts=parts,
+            system_parts=self._parts(turn, files, extra, small=small),
             units=units,
-            tools=turn.tools,
+            tools=tools,
             window_tokens=window,
             reserve_tokens=self.reserve(settings, window),
+            mode="small" if small else "full",
+            counting=ratio[1] if ratio else "estimate",
         )
+
+    @staticmethod
+    def _parts(
+        turn: Turn, files: list[BootstrapFile], extra: list[tuple[str, str]] | None, *, small: bool = False
+    ) -> list[tuple[str, str]]:
+        return system_parts(
+            workspace=turn.env.workspace,
+            agent_id=turn.agent_id,
+            session_key=turn.session_key,
+            bootstrap=files,
+            extra=extra,
+            small=small,
+        )
+
+    # -- counting tokens ------------------------------------------------------------------------
+
+    def ratio(self, chain: list[str]) -> tuple[float, str] | None:
+        """(characters a token, `tokenizer` or `usage`) measured for the chain's first model, if any."""
+        return self.ratios.get(self._key(chain))
+
+    def _key(self, chain: list[str]) -> str:
+        return str(self._router.resolve(chain[0])) if chain else ""
+
+    async def calibrate(self, chain: list[str], sample: Callable[[], str]) -> None:
+        """Measure the chain's first model's characters a token with its server's tokenizer (`TokenRatios`)."""
+        key = self._key(chain)
+        kind = self.server_kinds.get(key)
+        if key and kind is not None:
+            ref = self._router.resolve(chain[0])
+            await self.ratios.measure(key, self.server_url(ref), ref.model, kind, sample)
+
+    def calibrate_from_usage(self, ref: str, prompt: AssembledContext, prompt_tokens: int) -> None:
+        """Take the model's ratio from a call's `usage.prompt_tokens` (`TokenRatios.from_usage`)."""
+        self.ratios.from_usage(str(self._router.resolve(ref)), prompt, prompt_tokens)
 
     async def load_bootstrap(self, settings: AgentSettings, workspace: Path, session_key: str) -> list[BootstrapFile]:
         """The workspace's bootstrap files for a prompt of `session_key` (a subagent gets fewer), read in a
@@ -251,10 +339,11 @@ class ContextManager:
         error: str | None = None
         try:
             with call_source("memory_flush", agent_id=turn.agent_id, session_key=key):  # usage ledger
+                room = prompt.window - self.reserve(turn.env.settings, prompt.window) - FLUSH_OVERHEAD_TOKENS
                 result = await flush_memory(
                     router=self._router,
                     chain=turn.chain,
-                    messages=prompt.messages,
+                    messages=fit_messages(prompt.messages, room),  # never itself over the window
                     tools=self._tools,
                     tool_ctx=tool_ctx,
                 )
@@ -274,7 +363,8 @@ class ContextManager:
 
     def view(self, transcript: Transcript, send_reasoning: bool = False) -> HistoryView:
         """The transcript's history view; one per `send_reasoning` (its messages differ)."""
-        key = f"{transcript.path}{'+reasoning' if send_reasoning else ''}"
+        # Its units' token counts are made at the run's ratio (claw/agent/tokens.py): one view per ratio.
+        key = f"{transcript.path}{'+reasoning' if send_reasoning else ''}@{chars_per_token():.3f}"
         view = self._views.pop(key, None) or HistoryView(send_reasoning=send_reasoning)
         self._views[key] = view
         while len(self._views) > MAX_HISTORY_VIEWS:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from claw.agent.context import AssembledContext
+from claw.agent.tokens import chars_per_token
 from claw.agent.truncation_check import truncation_message
 
 LABELS = {
@@ -45,6 +46,9 @@ def context_report(
         "free": prompt.window - total,
         "fullTokens": prompt.full_tokens,
         "droppedUnits": prompt.dropped_units,
+        "mode": prompt.mode,
+        "tokenCounting": prompt.counting,
+        "charsPerToken": round(chars_per_token(), 2),
         **(extra or {}),
     }
 
@@ -58,10 +62,15 @@ def render_report(report: dict[str, Any]) -> str:
         "known": "known model",
         "default": "unknown model: conservative default",
     }
+    counting = {
+        "tokenizer": "counted at {cpt} chars/token, measured by the server's tokenizer",
+        "usage": "counted at {cpt} chars/token, calibrated from the server's last prompt count",
+    }.get(report.get("tokenCounting", ""), "estimates at ~{cpt} chars/token")
+    mode = " · small-window mode (short prompt, fewer tools)" if report.get("mode") == "small" else ""
     lines = [
         f"Context for {report['sessionKey']} · model {report['model'] or 'not configured'}",
-        f"Window {window:,} tokens ({source.get(report['windowSource'], report['windowSource'])}); "
-        "estimates at ~4 chars/token",
+        f"Window {window:,} tokens ({source.get(report['windowSource'], report['windowSource'])}){mode}; "
+        + counting.format(cpt=f"{report.get('charsPerToken', 4):g}"),
         "",
     ]
     for row in report["sections"]:

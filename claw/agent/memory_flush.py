@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from claw.agent.model_turn import ModelTurn
+from claw.agent.tokens import estimate_message
 from claw.agent.turn import no_events
 from claw.errors import ClawError
 from claw.paths import ensure_private_dir
@@ -123,3 +124,20 @@ def _append(workspace: Path, rel: str, notes: str, now: datetime, session_key: s
         block = f"## {now.strftime('%H:%M')} — notes kept before compaction ({session_key})\n\n{notes}\n"
         data = (existing.rstrip("\n") + "\n\n" + block).encode("utf-8")
         write_file(workspace, rel, data, tool="memory flush", allow_hardlinks=False)
+
+
+def fit_messages(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """The system message and as many of the newest messages as fit `budget` tokens (a tool result whose call
+    was left out is left out too)."""
+    system, rest = messages[:1], messages[1:]
+    used = sum(estimate_message(m) for m in system)
+    kept: list[dict[str, Any]] = []
+    for message in reversed(rest):
+        used += estimate_message(message)
+        if used > budget:
+            break
+        kept.append(message)
+    kept.reverse()
+    while kept and kept[0].get("role") == "tool":
+        kept.pop(0)
+    return [*system, *kept]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from claw.agent.history import Unit
-from claw.agent.tokens import CHARS_PER_TOKEN
+from claw.agent.tokens import chars_for_tokens
 from claw.config import PruningSettings
 
 CLEARED = "[Old tool result content cleared]"
@@ -23,7 +23,7 @@ def prune_units(units: list[Unit], window_tokens: int, s: PruningSettings) -> li
     """`units`, with old tool results trimmed or cleared as described above (same length and order)."""
     if not s.enabled or not units:
         return units
-    window_chars = max(1, window_tokens * CHARS_PER_TOKEN)
+    window_chars = max(1, chars_for_tokens(window_tokens))
     total = sum(u.chars for u in units)
     if total < s.soft_trim_ratio * window_chars:
         return units

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from claw.agent.bootstrap import BootstrapFilter, filter_for_run
+from claw.agent.context import AssembledContext
 from claw.agent.context_manager import ContextManager
 from claw.agent.env import AgentEnv
 from claw.agent.model_turn import ModelTurn, ToolCall
@@ -28,6 +29,7 @@ from claw.agent.run_request import RunRequest
 from claw.agent.run_result import RunFailed, RunResult
 from claw.agent.run_scope import RunScope, scope_of
 from claw.agent.sections import PromptSectionSource, RunEnvSource, SectionRequest
+from claw.agent.small_window import message_too_big
 from claw.agent.text_calls import tool_call_format
 from claw.agent.truncation_check import check_truncation
 from claw.agent.turn import Emit, Turn
@@ -142,9 +144,15 @@ class AgentRunner:
                 transcript.append({"role": "user", "content": steered.ctx.body_for_agent, "runId": run.id})
                 emit(Stream.LIFECYCLE, run_event.steered(steered.id, steered.ctx.body))
             prompt = await self.context.prepare(turn, tool_ctx)
+            if _too_big(prompt) and not turn.squeeze:  # the smallest prompt claw makes may leave room for it
+                turn = replace(turn, squeeze=True)
+                prompt = await self.context.build(turn)
+            refusal = _too_big(prompt)
+            if refusal:  # the server would refuse it (or cut it): say so before the call, in one line
+                raise RunFailed(refusal, usage, code="message_too_big")
             model_turn = ModelTurn(partial=PartialReply(transcript, run.id), tool_format=self._tool_format)
             try:
-                await model_turn.stream(self._router, turn.chain, prompt.messages, turn.tools, emit)
+                await model_turn.stream(self._router, turn.chain, prompt.messages, prompt.tools, emit)
             except BaseException as exc:
                 stopped = isinstance(exc, asyncio.CancelledError) and not deadline.expired()
                 if model_turn.text and not stopped and model_turn.partial is not None:
@@ -159,7 +167,9 @@ class AgentRunner:
                     )
                 elif not model_turn.text and may_recover and _is_overflow(exc) and not model_turn.calls:
                     may_recover = False
-                    if await self._recover(turn):
+                    recovered = await self._recover(turn)
+                    if recovered is not None:
+                        turn = recovered
                         continue
                 raise
             model_turn.close()  # before the reply's entry: no partial may follow it
@@ -167,6 +177,8 @@ class AgentRunner:
             if self.context.is_local(model_turn.model) and not model_turn.estimated:  # the server's own count only
                 # a server that cut the prompt: said once per session
                 await check_truncation(turn, prompt, model_turn.usage, model_turn.model)
+                if model_turn.model:
+                    self.context.calibrate_from_usage(model_turn.model, prompt, model_turn.usage.input_tokens)
             usage["input"] += model_turn.usage.input_tokens
             usage["output"] += model_turn.usage.output_tokens
             if model_turn.estimated:
@@ -266,16 +278,19 @@ class AgentRunner:
                 merged.setdefault(name, value)
         return merged
 
-    async def _recover(self, turn: Turn) -> bool:
-        """Compact after a context-overflow error; True when there was something to compact."""
-        if not turn.env.settings.compaction.enabled:
-            return False
-        try:
-            done = await self.context.compact(turn, "overflow")
-        except (ModelError, ClawError) as exc:
-            log.warning("compaction after a context overflow failed for %s: %s", turn.session_key, exc)
-            return False
-        return done is not None
+    async def _recover(self, turn: Turn) -> Turn | None:
+        """After a context-overflow error, the degradation chain: the small-window prompt (short rules, capped
+        bootstrap files and sections, fewer and shorter tools), and the older history compacted with a short
+        verbatim tail (old tool results are pruned in every prompt). The turn to retry with, or None when
+        nothing could be made smaller."""
+        squeezed = replace(turn, squeeze=True)
+        done = None
+        if turn.env.settings.compaction.enabled:
+            try:
+                done = await self.context.compact(squeezed, "overflow")
+            except (ModelError, ClawError) as exc:
+                log.warning("compaction after a context overflow failed for %s: %s", turn.session_key, exc)
+        return squeezed if done is not None or not turn.squeeze else None
 
     async def _call_tool(
         self, call: ToolCall, ctx: ToolContext, transcript: Transcript, run_id: str, emit: Emit
@@ -317,6 +332,10 @@ def _with_thinking(entry: dict[str, Any], model_turn: ModelTurn) -> dict[str, An
     if model_turn.thinking:
         entry["thinking"] = model_turn.thinking
     return entry
+
+
+def _too_big(prompt: AssembledContext) -> str | None:
+    return message_too_big({s.name: s.tokens for s in prompt.sections}, prompt.window)
 
 
 def _is_overflow(exc: BaseException) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from claw.agent.history import Unit
-from claw.agent.tokens import CHARS_PER_TOKEN, estimate_text
+from claw.agent.tokens import chars_for_tokens, estimate_text
 from claw.providers.base import ModelError, TextDelta
 from claw.providers.failover import ModelRouter
 from claw.providers.text_tools.stream import reply_only
@@ -55,7 +55,7 @@ def render_unit(unit: Unit) -> str:
 
 def pack(texts: list[str], chunk_tokens: int) -> list[list[str]]:
     """Consecutive texts grouped into chunks of at most `chunk_tokens` (a text too long alone is cut)."""
-    limit = max(MIN_CHUNK_TOKENS, chunk_tokens) * CHARS_PER_TOKEN
+    limit = chars_for_tokens(max(MIN_CHUNK_TOKENS, chunk_tokens))
     chunks: list[list[str]] = []
     current: list[str] = []
     size = 0

@@ -43,6 +43,8 @@ class Turn:
     bootstrap: list[BootstrapFile] | None = None
     """The bootstrap files as the run's filters (agent:bootstrap hooks) left them, so every prompt of the
     run injects the same ones; None: read them from the workspace for each prompt."""
+    squeeze: bool = False
+    """Build the small-window prompt whatever the window (after the server refused a prompt as too long)."""
 
     @property
     def agent_id(self) -> str:

@@ -12,6 +12,7 @@ its line saying so, the others skipped.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -79,6 +80,10 @@ class Target:
     reserve: int
     extra_body: dict[str, Any] | None
     timeout: float
+    mode: str = "full"
+    """`small` when the window gets claw's small-window prompt."""
+    fixed_tokens: int | None = None
+    """claw's fixed prompt (rules, bootstrap files, built-in tool schemas) at the window, in the server's tokens."""
 
 
 async def doctor_model(
@@ -116,6 +121,7 @@ async def doctor_model(
         window = manager.window(agent, chain[:1])
         manager.size_ollama(chain[:1], window)
         source = _window_source(manager, config, model, window, agent)
+        mode, fixed = await _fixed_prompt(manager, config, agent_id, chain[:1], window)
         target = Target(
             ref=chain[0],
             model=model,
@@ -128,6 +134,8 @@ async def doctor_model(
             reserve=manager.reserve(agent, window),
             extra_body=router.extra_bodies.get(chain[0]),
             timeout=timeout,
+            mode=mode,
+            fixed_tokens=fixed,
         )
         await checks.run(target, report, probe_tokens)
         return report
@@ -177,6 +185,38 @@ async def _server(manager: ContextManager, ref: str, model: ModelRef, url: str) 
         return manager.server_kinds.get(key), manager.server_windows[key]
     found = await probe_window(url, model.model)
     return (found[1], found[0]) if found else (None, None)
+
+
+async def _fixed_prompt(
+    manager: ContextManager, config: Config, agent_id: str, chain: list[str], window: int
+) -> tuple[str, int | None]:
+    """`(mode, tokens)` of the fixed prompt a turn at `window` would start from: the rules, the workspace's
+    bootstrap files and the built-in tools' schemas, shaped as the mode shapes them, counted by the server's
+    tokenizer where it has one (else claw's estimate)."""
+    from claw.agent.context import join_parts, system_parts
+    from claw.agent.small_window import cap_files, is_small, small_tools
+    from claw.agent.tokens import counting_at, estimate_json, estimate_text
+    from claw.paths import Paths
+    from claw.tools.registry import builtin_tools
+    from claw.workspace import workspace_dir
+
+    agent = config.agent(agent_id)
+    workspace = workspace_dir(Paths.from_env(), config, agent_id)
+    files = await manager.load_bootstrap(agent, workspace, f"agent:{agent_id}:main")
+    tools = ToolRegistry(builtin_tools()).schemas()
+    small = is_small(window)
+
+    def parts_text(files: list[Any]) -> str:
+        return join_parts(system_parts(workspace=workspace, agent_id=agent_id, session_key="-", bootstrap=files,
+                                       small=small))  # fmt: skip
+
+    await manager.calibrate(chain, lambda: parts_text(files) + json.dumps(tools))
+    ratio = manager.ratio(chain)
+    if ratio:
+        counting_at(ratio[0])
+    if small:
+        files, tools = cap_files(files, window), small_tools(tools, window)
+    return ("small" if small else "full"), estimate_text(parts_text(files)) + estimate_json(tools)
 
 
 def _window_source(manager: ContextManager, config: Config, model: ModelRef, window: int, agent: AgentSettings) -> str:

@@ -12,6 +12,7 @@ import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from claw.agent.tokens import estimate_json
 from claw.doctor.finding import Finding, fail, ok, warn
 from claw.doctor.model_fixes import streaming_fix, text_tools_fix, tools_fix, window_fix
 from claw.doctor.model_reply import Reply, stream_reply
@@ -35,6 +36,8 @@ OFFERED = {TOOL_NAME: TOOL["function"]["parameters"]}
 NAMES = ("endpoint", "stream", "tool call", "context window", "long prompt", "reasoning")
 """Every line of `claw doctor model`, in order (the endpoint's is `claw.doctor.model`'s)."""
 TIMED_OUT = "(timed out)"
+SLOW_REPLY_TOKENS = 40
+"""The reply the tool-call request asks for (a call with a short argument), in tokens."""
 PROBE_SHARE = 0.9
 """The long prompt fills this share of what the budget lets a prompt take (the window less the reserve)."""
 _FILLER = "Line {n}: the committee read the quarterly report again and agreed to meet next week about it.\n"
@@ -86,15 +89,41 @@ async def _stream(target: Target, report: ModelReport, replies: list[Reply]) -> 
     tokens, estimated = reply.output_tokens()
     rate = reply.tokens_per_second()
     first_ms = (reply.first_s or 0.0) * 1000
+    prompt_rate = reply.prompt_tokens_per_second()
     report.stats["stream"] = {
         "firstTokenMs": round(first_ms, 1),
         "tokensPerSecond": round(rate, 1),
+        "promptTokensPerSecond": round(prompt_rate, 1) if prompt_rate else None,
         "outputTokens": tokens,
         "estimated": estimated,
     }
     counted = " (estimated: the server reports no usage)" if estimated else ""
     over = f"{tokens} token" if tokens == 1 else f"{tokens} tokens"
-    return ok("stream", f"first token in {first_ms:,.0f} ms, {rate:,.0f} tokens/s over {over}{counted}")
+    read = f"; prompt read at ~{prompt_rate:,.0f} tokens/s" if prompt_rate else ""
+    return ok("stream", f"first token in {first_ms:,.0f} ms, {rate:,.0f} tokens/s over {over}{counted}{read}")
+
+
+def _slow(target: Target, report: ModelReport, prompt_tokens: int) -> Finding | None:
+    """The tool-call line when the request timed out because the machine is slow, not for want of tool support:
+    the stream line's measured speeds say a `prompt_tokens` prompt and a short reply take most of the timeout."""
+    speed = report.stats.get("stream") or {}
+    prompt_rate, rate = speed.get("promptTokensPerSecond"), speed.get("tokensPerSecond")
+    if not prompt_rate or not rate:
+        return None
+    needed = prompt_tokens / prompt_rate + SLOW_REPLY_TOKENS / rate
+    if needed < target.timeout / 2:
+        return None
+    detail = (
+        f"no reply within {target.timeout:g} s to a request with tools, and the server is slow: prompt read at "
+        f"~{prompt_rate:,.0f} tokens/s, generation ~{rate:,.0f} tokens/s, so this ~{prompt_tokens:,}-token request "
+        f"needs ~{needed:,.0f} s"
+    )
+    return fail(
+        "tool call",
+        detail,
+        f"give it longer (--timeout {max(needed * 3, target.timeout * 2):.0f}), or a "
+        "faster machine or smaller model; tool support is not what failed",
+    )
 
 
 async def _tool_call(target: Target, report: ModelReport, replies: list[Reply], token: str) -> Finding:
@@ -102,6 +131,9 @@ async def _tool_call(target: Target, report: ModelReport, replies: list[Reply], 
     reply = await _call(target, ask, [TOOL])
     if isinstance(reply, NoReply):
         report.stats["toolCalls"] = None
+        slow = _slow(target, report, _prompt_tokens(ask, [TOOL])) if reply.timed_out else None
+        if slow is not None:
+            return slow
         detail = (
             f"{reply.message} to a request with tools"
             if reply.timed_out
@@ -146,6 +178,11 @@ async def _tool_call(target: Target, report: ModelReport, replies: list[Reply], 
     )
 
 
+def _prompt_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int:
+    """A request's prompt tokens as claw estimates them, with the chat template's few per message."""
+    return estimate_json(messages) + estimate_json(tools) + 10 * len(messages) + 40
+
+
 def _bad_call(name: str, arguments: str, token: str) -> str | None:
     if name != TOOL_NAME:
         return f"to {name!r}, not the {TOOL_NAME} tool offered"
@@ -177,27 +214,25 @@ _SOURCES = {
 
 def _window(target: Target, report: ModelReport) -> Finding:
     kind, reported, window, source = target.kind, target.reported, target.window, target.window_source
-    report.stats["window"] = {"serverKind": kind, "reported": reported, "budget": window, "source": source}
+    report.stats["window"] = {"serverKind": kind, "reported": reported, "budget": window, "source": source,
+                              "mode": target.mode, "fixedPromptTokens": target.fixed_tokens}  # fmt: skip
+    share = ""
+    if target.fixed_tokens:
+        mode = "small-window mode" if target.mode == "small" else "full prompt"
+        share = (f"; claw's fixed prompt ({mode}) takes ~{target.fixed_tokens:,} tokens, "
+                 f"{100 * target.fixed_tokens / window:.0f}% of it")  # fmt: skip
     budget = f"claw budgets {window:,} ({_SOURCES.get(source, source)})"
     sent = " and sends it as num_ctx" if target.extra_body and "options" in target.extra_body else ""
-    provider = target.model.provider
-    if kind is not None and provider not in KEYLESS_PROVIDERS:  # e.g. Ollama reached through OPENAI_BASE_URL
-        detail = f"the server is {kind} ({reported or 0:,} tokens), but claw calls it as provider {provider}: {budget}"
-        fix = (
-            f"use the ref {kind}/{target.model.model} (CLAW_MODEL or agents.defaults.model) "
-            f'with providers.{kind}.baseUrl = "{target.url}"'
-        )
-        return warn("context window", detail, fix)
     if reported is None:
         if source == "default":
             fix = f'claw config set models."{target.ref}".contextWindow <the model\'s window>'
-            return warn("context window", f"the server does not say its window; {budget}", fix)
-        return ok("context window", f"the server does not say its window; {budget}")
+            return warn("context window", f"the server does not say its window; {budget}{share}", fix)
+        return ok("context window", f"the server does not say its window; {budget}{share}")
     said = f"the server ({kind}) reports {reported:,}"
     if window > reported and not sent:
-        detail = f"{said}, but {budget}: prompts past {reported:,} tokens are cut"
+        detail = f"{said}, but {budget}: prompts past {reported:,} tokens are cut{share}"
         return warn("context window", detail, window_fix(kind, target.model.model, target.ref, window))
-    return ok("context window", f"{said}; {budget}{sent}")
+    return ok("context window", f"{said}; {budget}{sent}{share}")
 
 
 async def _long_prompt(

@@ -62,6 +62,12 @@ class Reply:
         streaming = self.total_s - (self.first_s or 0.0)
         return tokens / max(streaming if streaming > 0.05 else self.total_s, 1e-6)
 
+    def prompt_tokens_per_second(self) -> float | None:
+        """The server's prompt processing speed: its prompt tokens over the time to the first token."""
+        if self.usage is None or not self.usage.input_tokens or not self.first_s:
+            return None
+        return self.usage.input_tokens / max(self.first_s, 1e-6)
+
 
 async def stream_reply(  # noqa: ASYNC109 (one limit for the whole call, as the doctor's lines state it)
     provider: ModelProvider, request: ChatRequest, timeout: float

@@ -53,6 +53,11 @@ _OVERFLOW_HINTS = (
     "request_too_large",
     "input is too long",
     "exceeds the maximum",
+    "context size",  # llama.cpp: "request (4797 tokens) exceeds the available context size (4096 tokens)"
+    "exceed_context_size",  # llama.cpp's error type
+    "maximum model length",  # vLLM: "… is longer than the maximum model length of 4096"
+    "context window",
+    "prompt is too long",
 )
 
 
@@ -256,10 +261,10 @@ def _classify(exc: Exception, where: str, missing_key: str | None) -> ModelError
         return ModelError("timeout", f"model request to {where} timed out")
     if isinstance(exc, openai.APIConnectionError):
         return ModelError("connection", f"cannot reach {where} ({_cause(exc)}){key_note}")
-    lowered = message.lower()
+    lowered = f"{message} {_error_type(exc)}".lower()
+    if status in (400, 413, 500) and any(hint in lowered for hint in _OVERFLOW_HINTS):  # some servers say 500
+        return ModelError("overflow", message, status=status)
     if status == 400 or status == 413:
-        if any(hint in lowered for hint in _OVERFLOW_HINTS):
-            return ModelError("overflow", message, status=status)
         return ModelError("bad_request", message, status=status)
     if status == 429:
         return ModelError("rate_limit", message, status=status)
@@ -270,6 +275,12 @@ def _classify(exc: Exception, where: str, missing_key: str | None) -> ModelError
     if status is not None and status >= 500:
         return ModelError("server", message, status=status)
     return ModelError("other", message, status=status)
+
+
+def _error_type(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    return str(inner.get("type") or "") if isinstance(inner, dict) else ""
 
 
 def _cause(exc: Exception) -> str:

@@ -3,11 +3,11 @@
 Ollama, llama.cpp's server, vLLM and LM Studio each say it somewhere else, and none through the
 OpenAI API: Ollama in `POST /api/show` (`num_ctx` in `parameters` when the model sets one, else the
 model's `*.context_length`, which Ollama itself may cut to its default), llama.cpp in `GET /props`
-(`default_generation_settings.n_ctx`, or `n_ctx`), vLLM in `GET /v1/models` (`max_model_len`), LM Studio
-in `GET /api/v0/models` (`loaded_context_length`, else `max_context_length`). Each probe is one short
-request under `PROBE_TIMEOUT_SECONDS`; a server that does not answer it gives None and the caller
-keeps its configured or default window. The parsers are pure functions so tests can feed them the
-servers' documented bodies.
+(`default_generation_settings.n_ctx`, or `n_ctx`; else `meta.n_ctx` in `/v1/models`), vLLM in
+`GET /v1/models` (`max_model_len`), LM Studio in `GET /api/v0/models` (`loaded_context_length`, else
+`max_context_length`). Each probe is one short request under `PROBE_TIMEOUT_SECONDS`; a server that
+does not answer it gives None and the caller keeps its configured or default window. The parsers are
+pure functions so tests can feed them the servers' documented bodies.
 """
 
 from __future__ import annotations
@@ -50,6 +50,19 @@ def llamacpp_window(props: object) -> int | None:
     if isinstance(settings, dict) and _positive(settings.get("n_ctx")):
         return int(settings["n_ctx"])
     return int(props["n_ctx"]) if _positive(props.get("n_ctx")) else None
+
+
+def llamacpp_models_window(models: object, model: str) -> int | None:
+    """From llama.cpp server's `/v1/models`: `meta.n_ctx` (the slot's window) of the entry named `model` (its id
+    or one of its `aliases`), or of the only entry (llama-server serves one model, under any name)."""
+    data = models.get("data") if isinstance(models, dict) else None
+    entries = [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
+    named = [e for e in entries if e.get("id") == model or model in (e.get("aliases") or ())]
+    for entry in named or (entries if len(entries) == 1 and entries[0].get("owned_by") == "llamacpp" else []):
+        meta = entry.get("meta")
+        if isinstance(meta, dict) and _positive(meta.get("n_ctx")):
+            return int(meta["n_ctx"])
+    return None
 
 
 def vllm_window(models: object, model: str) -> int | None:
@@ -108,10 +121,39 @@ async def probe_window(base_url: str, model: str, *, timeout: float = PROBE_TIME
         )
     for kind, window in (
         ("ollama", ollama_window(show)),
-        ("llamacpp", llamacpp_window(props)),
+        ("llamacpp", llamacpp_window(props) or llamacpp_models_window(models, model)),
         ("vllm", vllm_window(models, model)),
         ("lmstudio", lmstudio_window(lmstudio, model)),
     ):
         if window is not None:
             return window, kind
     return None
+
+
+async def count_tokens(
+    base_url: str, model: str, kind: str, text: str, *, timeout: float = PROBE_TIMEOUT_SECONDS
+) -> int | None:  # noqa: ASYNC109
+    """How many tokens `text` is by the server's own tokenizer: llama.cpp's `POST /tokenize` (`content` →
+    `tokens`) or vLLM's (`prompt` → `count`); None for another kind of server, or when it does not answer."""
+    if kind not in ("llamacpp", "vllm"):
+        return None
+    import aiohttp
+
+    body: dict[str, Any] = {"content": text} if kind == "llamacpp" else {"model": model, "prompt": text}
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as http,
+            http.post(server_root(base_url) + "/tokenize", json=body) as response,
+        ):
+            if response.status != 200:
+                return None
+            found = json.loads(await response.read())
+    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+        log.debug("tokenize at %s failed: %s", base_url, exc)
+        return None
+    if not isinstance(found, dict):
+        return None
+    if _positive(found.get("count")):
+        return int(found["count"])
+    tokens = found.get("tokens")
+    return len(tokens) if isinstance(tokens, list) and tokens else None

@@ -22,6 +22,7 @@ from claw.tools.edit import EditTool
 from claw.tools.exec import ExecTool
 from claw.tools.read import ReadTool
 from claw.tools.sessions_search import SessionsSearchTool
+from claw.tools.tool_search import ToolSearchTool
 from claw.tools.truncate import cut_head_tail, result_limit
 from claw.tools.write import WriteTool
 
@@ -58,8 +59,11 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self._sources: list[ToolSource] = []
+        self._hidden: set[str] = set()
         for tool in tools:
             self.register(tool)
+        # Callable always, offered only where a prompt lists the tools it leaves out (small-window mode).
+        self.register(ToolSearchTool(self), offered=False)
 
     def add_source(self, source: ToolSource) -> None:
         """Offer `source`'s tools too, after the registered ones (which keep a name both have)."""
@@ -90,21 +94,34 @@ class ToolRegistry:
             tool = source.find(name, agent_id)
         return tool
 
-    def register(self, tool: Tool) -> None:
+    def register(self, tool: Tool, *, offered: bool = True) -> None:
+        """Add `tool`; one not `offered` is left out of `schemas` unless asked for by name (`tool_search`)."""
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
+        if not offered:
+            self._hidden.add(tool.name)
+
+    def all_tools(self, agent_id: str) -> list[Tool]:
+        """Every registered tool, the hidden ones included (what `tool_search` looks through)."""
+        return list(self._tools.values())
+
+    def schema_of(self, name: str) -> dict[str, Any] | None:
+        """The schema of a registered tool, offered or not."""
+        tool = self._tools.get(name)
+        return tool_schema(tool) if tool is not None else None
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
     @property
     def names(self) -> list[str]:
-        return list(self._tools)
+        """The offered tools' names (not `tool_search`, which only a small-window prompt offers)."""
+        return [name for name in self._tools if name not in self._hidden]
 
     def schemas(self, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
         """The OpenAI `tools=[…]` list, in registration order, without the tools named in `exclude`."""
-        left_out = set(exclude)
+        left_out = set(exclude) | self._hidden
         return [tool_schema(tool) for tool in self._tools.values() if tool.name not in left_out]
 
     async def call(self, name: str, raw_arguments: str, ctx: ToolContext) -> ToolResult:
@@ -117,7 +134,7 @@ class ToolRegistry:
         if name in ctx.denied_tools:
             return ToolResult(f"{name} is not available here: {ctx.denied_tools[name]}", is_error=True)
         if tool is None:
-            known = ", ".join(n for n in self._tools if n not in ctx.denied_tools) or "none"
+            known = ", ".join(n for n in self.names if n not in ctx.denied_tools) or "none"
             return ToolResult(f"unknown tool {name!r}; available tools: {known}", is_error=True)
         args = _parse_arguments(name, raw_arguments)
         if isinstance(args, ToolResult):

@@ -12,7 +12,7 @@ from claw.client.local import LocalClient
 from claw.store.sessions import SessionStore
 from claw.transcript_entries import PARTIAL
 from tests.support.fixtures import ClawEnv
-from tests.support.model_server import error, hang, slow, text
+from tests.support.model_server import CHAT_PATH, error, hang, slow, text
 from tests.support.waiting import deadline
 
 MAIN = "agent:main:main"
@@ -64,7 +64,7 @@ async def test_a_run_stopped_before_any_text_closes_its_turn(
     client = local_clients()
     claw_env.server.script(hang(""))
     handle = await client.run("wait for it")
-    await claw_env.server.wait_for_requests_async(1)
+    await claw_env.server.wait_for_requests_async(1, path=CHAT_PATH)
     await client.run("/stop")
     assert await _finish(client, handle.run_id) == "aborted"
     last = _transcript_lines(claw_env)[-1]

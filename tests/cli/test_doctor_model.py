@@ -71,7 +71,9 @@ def test_json_has_the_same_lines_and_the_numbers(claw_env: ClawEnv) -> None:
     assert {c["status"] for c in report["checks"]} == {"ok"}
     stats = report["stats"]
     assert stats["toolCalls"] == "native" and stats["reasoning"] is None
-    assert stats["window"] == {"serverKind": "ollama", "reported": 8192, "budget": 8192, "source": "server"}
+    window = stats["window"]
+    assert window.pop("mode") == "small" and 0 < window.pop("fixedPromptTokens") < 8192 * 0.3
+    assert window == {"serverKind": "ollama", "reported": 8192, "budget": 8192, "source": "server"}
     assert stats["longPrompt"]["markerSurvived"] is True and stats["longPrompt"]["truncated"] is False
     assert stats["stream"]["firstTokenMs"] >= 0 and stats["stream"]["tokensPerSecond"] > 0
 
@@ -187,12 +189,12 @@ async def test_reasoning_output_is_detected(model: DoctorModel, said: str) -> No
     assert lines["long prompt"][0] == lines["tool call"][0] == "ok"
 
 
-async def test_ollama_reached_as_openai_is_named() -> None:
+async def test_ollama_reached_as_openai_gets_its_window_and_num_ctx() -> None:
     with _serve(DoctorModel()) as server:
         lines = await _doctor(server, MODEL, provider="openai")
-    status, detail, fix = lines["context window"]
-    assert status == "warn" and "the server is ollama (8,192 tokens), but claw calls it as provider openai" in detail
-    assert fix and fix.startswith(f"use the ref {REF}")
+    status, detail, _fix = lines["context window"]
+    assert status == "ok" and "the server (ollama) reports 8,192; claw budgets 8,192 (as the server reports)" in detail
+    assert "and sends it as num_ctx" in detail and "small-window mode" in detail
 
 
 async def test_a_model_that_never_answers_costs_one_timeout() -> None:
@@ -247,8 +249,10 @@ async def test_a_config_window_is_compared_with_what_the_server_runs() -> None:
     window = next(f for f in report.findings if f.name == "context window")
     assert window.status == "ok"
     assert (
-        window.detail == "the server (ollama) reports 8,192; claw budgets 16,384 (from config) and sends it as num_ctx"
+        window.detail.split("; claw's fixed prompt")[0]
+        == "the server (ollama) reports 8,192; claw budgets 16,384 (from config) and sends it as num_ctx"
     )
+    assert "claw's fixed prompt (full prompt) takes ~" in window.detail
     assert {json.dumps(chat.body["options"]) for chat in chats} == {'{"num_ctx": 16384}'}
 
 
@@ -259,5 +263,8 @@ async def test_a_hosted_endpoint_gets_no_long_prompt() -> None:
     assert lines["long prompt"] == ("ok", "skipped for a hosted endpoint (--probe-tokens 8000 runs it)", None)
     assert len(chats) == 3 and all("options" not in chat.body for chat in chats)
     status, detail, fix = lines["context window"]
-    assert status == "warn" and detail == "the server does not say its window; claw budgets 32,000 (claw's default)"
+    assert status == "warn" and detail.startswith(
+        "the server does not say its window; claw budgets 32,000 (claw's default)"
+    )
+    assert "claw's fixed prompt (full prompt) takes ~" in detail and "% of it" in detail
     assert fix == 'claw config set models."gpt-test".contextWindow <the model\'s window>'

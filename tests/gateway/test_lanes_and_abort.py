@@ -8,7 +8,7 @@ import time
 from claw.client.local import LocalClient
 from tests.gateway.conftest import collect, phases, write_config
 from tests.support.fixtures import ClawEnv
-from tests.support.model_server import hang, slow, text
+from tests.support.model_server import CHAT_PATH, hang, slow, text
 
 
 async def test_two_messages_to_one_session_run_in_order(claw_env: ClawEnv, client: LocalClient) -> None:
@@ -47,7 +47,7 @@ async def test_global_lane_caps_concurrency(claw_env: ClawEnv, make_client) -> N
     claw_env.server.script(slow("x x x", delay_per_chunk=0.15), text("y"))
     a = await client.run("a", session_key="s1")
     b = await client.run("b", session_key="s2")
-    await claw_env.server.wait_for_requests_async(1)
+    await claw_env.server.wait_for_requests_async(1, path=CHAT_PATH)
     events_a, events_b = await asyncio.gather(collect(client, a.run_id), collect(client, b.run_id))
     # s2 waited for the only global slot: its request reached the model after s1's reply was complete
     first, second = claw_env.server.chat_requests
@@ -88,7 +88,7 @@ async def test_stop_also_drops_queued_runs(claw_env: ClawEnv, client: LocalClien
     claw_env.server.script(hang())
     running = await client.run("one")
     queued = await client.run("two")
-    await claw_env.server.wait_for_requests_async(1)
+    await claw_env.server.wait_for_requests_async(1, path=CHAT_PATH)
     reply = await client.run("/stop")
     assert "Stopped 2 runs" in reply.reply
     assert phases(await collect(client, queued.run_id))[-1] == "aborted"

@@ -72,6 +72,6 @@ async def test_an_ollama_server_behind_another_provider_name_is_detected(
         _point_at(claw_env, "lmstudio", server)
         await _turn(claw_env, local_clients, monkeypatch, "lmstudio/qwen3:8b")
         chats = server.chat_requests
-    # A window this small is near its limit at once: the memory flush's call goes first, and carries it too.
-    assert "[Memory flush]" in chats[0].messages[-1]["content"] and chats[-1].messages[-1]["content"] == "hello"
-    assert [chat.body["options"] for chat in chats] == [{"num_ctx": 8192}] * len(chats) == [{"num_ctx": 8192}] * 2
+    # Every call carries it (the memory flush's too, when a prompt gets near the window).
+    assert chats and chats[-1].messages[-1]["content"] == "hello"
+    assert [chat.body["options"] for chat in chats] == [{"num_ctx": 8192}] * len(chats)

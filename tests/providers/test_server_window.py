@@ -8,6 +8,7 @@ import time
 import pytest
 
 from claw.providers.server_window import (
+    llamacpp_models_window,
     llamacpp_window,
     lmstudio_window,
     ollama_window,
@@ -36,6 +37,16 @@ def test_llamacpp_vllm_lmstudio_bodies() -> None:
     loaded = {"data": [{"id": "m", "loaded_context_length": 4096, "max_context_length": 131072}]}
     assert lmstudio_window(loaded, "m") == 4096
     assert lmstudio_window({"data": [{"id": "m", "max_context_length": 131072}]}, "m") == 131072
+
+
+def test_llamacpp_models_meta_n_ctx() -> None:
+    """llama-server's own /v1/models entry (tools/server/server-context.cpp `get_res_model_info`)."""
+    entry = {"id": "SmolLM2.gguf", "aliases": ["smollm2"], "object": "model", "owned_by": "llamacpp",
+             "meta": {"vocab_type": 2, "n_vocab": 49152, "n_ctx": 4096, "n_ctx_train": 8192}}  # fmt: skip
+    assert llamacpp_models_window({"data": [entry]}, "smollm2") == 4096
+    assert llamacpp_models_window({"data": [entry]}, "any-name") == 4096  # the one model it serves
+    assert llamacpp_models_window({"data": [{**entry, "owned_by": "vllm"}]}, "other") is None
+    assert llamacpp_models_window({"data": [{"id": "x", "max_model_len": 1}]}, "x") is None
 
 
 def test_server_root_strips_v1() -> None:

@@ -10,7 +10,7 @@ from claw.client.local import LocalClient
 from tests.gateway.conftest import collect, phases
 from tests.subagents.conftest import Roles, eventually, settle, turn_message
 from tests.support.fixtures import ClawEnv
-from tests.support.model_server import RecordedRequest, Reply, error, hang, slow, text, tool_call
+from tests.support.model_server import CHAT_PATH, RecordedRequest, Reply, error, hang, slow, text, tool_call
 from tests.support.session_index import read_index
 
 
@@ -129,7 +129,7 @@ async def test_a_child_outliving_the_gateway_is_noted_for_the_parents_next_turn(
     )
     handle = await client.run("go")
     await collect(client, handle.run_id)
-    await claw_env.server.wait_for_requests_async(3, timeout=20)
+    await claw_env.server.wait_for_requests_async(3, timeout=20, path=CHAT_PATH)
     await client.close()  # aborts the child; no turn can run any more
 
     later: LocalClient = make_client()

@@ -12,6 +12,9 @@ from typing import Any
 
 from aiohttp import web
 
+CHARS_PER_TOKEN = 3
+"""The llama.cpp kind's `/tokenize`: a tokenizer of three characters a token (claw assumes four)."""
+
 
 @dataclass(frozen=True, slots=True)
 class LocalServer:
@@ -65,6 +68,15 @@ def add_local_routes(app: web.Application, server: Any) -> None:
         ]
         return web.json_response({"object": "list", "data": data})
 
+    async def tokenize(request: web.Request) -> web.StreamResponse:
+        record, early = await server._read(request)
+        spec = local()
+        if early is not None or spec is None or spec.kind != "llamacpp":
+            return early or await server._not_found(request, recorded=True)
+        content = str(record.body.get("content", ""))
+        return web.json_response({"tokens": list(range(len(content) // CHARS_PER_TOKEN))})
+
+    app.router.add_post("/tokenize", tokenize)
     app.router.add_post("/api/show", show)
     app.router.add_get("/props", props)
     app.router.add_get("/api/v0/models", lmstudio)
