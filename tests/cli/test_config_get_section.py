@@ -29,6 +29,7 @@ def test_a_section_shows_its_defaults_beside_what_the_file_sets(run_claw, config
         "maxPayloadBytes": 25 * 1024 * 1024,
         "maxBodyBytes": 20 * 1024 * 1024,
         "shutdownGraceSeconds": 10.0,
+        "handshakeTimeoutSeconds": 10.0,
     }
     assert run_claw("config", "get", "gateway.port").stdout.strip() == "9000"
 

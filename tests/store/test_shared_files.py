@@ -63,8 +63,10 @@ def test_concurrent_exec_approvals_all_land(tmp_path: Path) -> None:
 
 
 def _flush_notes(n: int, path: Path) -> None:
+    workspace = path.parent.parent
+    rel = path.relative_to(workspace).as_posix()
     for i in range(_EACH):
-        _append(path, f"note {n}-{i}", datetime(2026, 12, 1, 9, 30), f"agent:main:s{n}")
+        _append(workspace, rel, f"note {n}-{i}", datetime(2026, 12, 1, 9, 30), f"agent:main:s{n}")
 
 
 def test_concurrent_memory_flushes_keep_every_note(tmp_path: Path) -> None:

@@ -272,6 +272,9 @@ class ScriptedModelServer:
         try:
             await self._stopping.wait()
         finally:
+            # A connection accepted just before the stop gets its transport a few ticks later: let it arrive,
+            # so that the cleanup below closes it too rather than leaving it to the collector.
+            await asyncio.sleep(0.02)
             await runner.cleanup()
 
     async def _pause(self, seconds: float | None) -> bool:

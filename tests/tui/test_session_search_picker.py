@@ -3,6 +3,9 @@ preview), and /fork, /undo and /export --format, on a real gateway and the scrip
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
 from textual.command import CommandPalette
 from textual.widgets import OptionList, Static
 
@@ -37,6 +40,13 @@ async def test_the_palette_finds_a_session_by_a_word_said_in_it(claw_env, consol
         assert app.chat.session_key == "agent:main:alpha"
 
 
+def shown_text(widget: Static) -> str:
+    """What `widget` shows, as plain text (the preview is Markdown and styled text, rendered by rich)."""
+    console = Console(width=100, file=io.StringIO(), record=True)
+    console.print(widget.content)
+    return console.export_text()
+
+
 async def test_resume_picker_searches_previews_and_opens(claw_env, console) -> None:
     claw_env.server.script(text("Kiwis are great."), text("Bananas too."))
     built = console()
@@ -55,8 +65,8 @@ async def test_resume_picker_searches_previews_and_opens(claw_env, console) -> N
             what="only the session that said it",
         )
         preview = screen.query_one("#preview", Static)
-        await wait_for(pilot, lambda: "Kiwis are great." in str(preview.render()), what="the preview")
-        assert "tell me about kiwis" in str(preview.render())
+        await wait_for(pilot, lambda: "Kiwis are great." in shown_text(preview), what="the preview")
+        assert "tell me about kiwis" in shown_text(preview)
         await pilot.press("enter")
         await wait_for(pilot, lambda: user_texts(app) == ["tell me about kiwis"], what="the resumed history")
         assert app.chat.session_key == "agent:main:fruit"
