@@ -6,6 +6,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from claw.untrusted import shown
+
 
 def short_args(args: Any, limit: int = 72) -> str:
     """A one-line summary of a tool call's arguments: `command="ls -la"`, long values elided."""
@@ -84,9 +86,10 @@ def ago(stamp: str | int | float | None, now: datetime | None = None) -> str:
 
 
 def short_key(session_key: str) -> str:
-    """`agent:main:work` → `work`; keys of other shapes keep everything after the agent id."""
+    """`agent:main:work` → `work`; keys of other shapes keep everything after the agent id. A key carries
+    names from outside (a channel's peer or thread id): control and bidi characters show as escapes."""
     parts = session_key.split(":", 2)
-    return parts[2] if len(parts) == 3 and parts[0] == "agent" else session_key
+    return shown(parts[2] if len(parts) == 3 and parts[0] == "agent" else session_key)
 
 
 def gap(start: datetime | None, end: datetime | None) -> float | None:

@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 from claw.client.protocol import GatewayClient
 from claw.errors import ClawError
 from claw.tui.format import ago, short_key
+from claw.untrusted import shown
 
 MIN_SEARCH_CHARS = 2
 PREVIEW_MESSAGES = 8
@@ -164,7 +165,7 @@ class SessionPickerScreen(ModalScreen[str | None]):
             preview = row.get("lastMessagePreview") or ""
             haystack = f"{row['key']} {preview}".lower()
             if all(word in haystack for word in words):
-                label = f"{short_key(row['key'])}  ·  {ago(row.get('updatedAt'))}\n  {preview}"
+                label = f"{short_key(row['key'])}  ·  {ago(row.get('updatedAt'))}\n  {shown(preview)}"
                 options.append(Option(label, id=row["key"]))
         listed = {option.id for option in options}
         for hit in await message_hits(self.api, self.agent_id, query):

@@ -12,6 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from claw.tui.format import ago, short_key
+from claw.untrusted import shown
 
 
 class SessionsSidebar(Vertical):
@@ -61,7 +62,7 @@ class SessionsSidebar(Vertical):
         if when:
             prompt.append(f"  {when}", style="dim")
         preview = row.get("lastMessagePreview") or ""
-        prompt.append("\n  " + (preview[:60] if preview else "(empty)"), style="dim")
+        prompt.append("\n  " + (shown(preview[:60]) if preview else "(empty)"), style="dim")
         return prompt
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
