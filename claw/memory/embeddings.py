@@ -30,6 +30,9 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
+    def close(self) -> None:
+        """Release what `embed` opened (an HTTP connection pool)."""
+
 
 class OpenAIEmbedder:
     """`embeddings.create` against the configured endpoint, in batches of `batch_size`."""
@@ -58,6 +61,12 @@ class OpenAIEmbedder:
         if api_key is None:
             api_key = self._env.get("OPENAI_API_KEY" if name == "openai" else f"{name.upper()}_API_KEY")
         return OpenAI(api_key=api_key or "not-needed", base_url=base_url, timeout=s.timeout_seconds, max_retries=1)
+
+    def close(self) -> None:
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()  # its pooled connections: left to the collector, each warned as an unclosed socket
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         import openai

@@ -110,6 +110,8 @@ class MemoryIndex:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+        if self.embedder is not None:
+            self.embedder.close()
 
     # -- sync -------------------------------------------------------------------------
 
