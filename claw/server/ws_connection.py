@@ -81,7 +81,6 @@ class WsConnection:
         self._draining = draining
         self._seq = 0
         self._send_lock = asyncio.Lock()
-        self._buffered_at_start = 0
         self._tasks: set[asyncio.Task[None]] = set()
         """The requests being served."""
         self._slots = asyncio.Semaphore(settings.max_inflight_requests)
@@ -192,8 +191,14 @@ class WsConnection:
             return False
         sending = asyncio.ensure_future(self._ws.send_str(text))
         try:
-            while not await self._sent_within(sending, self._settings.send_timeout_s):
-                if not self._drained_meanwhile():
+            while True:
+                # A client that reads slowly (or a process too busy to serve it quickly) is waited for; only one
+                # that took no bytes at all for a whole `send_timeout_s` is not.
+                buffered = self._buffered()
+                done, _ = await asyncio.wait({sending}, timeout=self._settings.send_timeout_s)
+                if done:
+                    break
+                if self._buffered() >= buffered:
                     # The pipe is full and stayed full: a close frame would not get through either, so cut it.
                     log.warning(
                         "connection %s: client did not read for %g s; dropping it",
@@ -210,16 +215,6 @@ class WsConnection:
             if not sending.done():
                 sending.cancel()
         return True
-
-    async def _sent_within(self, sending: asyncio.Future[None], seconds: float) -> bool:
-        self._buffered_at_start = self._buffered()
-        done, _ = await asyncio.wait({sending}, timeout=seconds)
-        return bool(done)
-
-    def _drained_meanwhile(self) -> bool:
-        """Whether the client took any bytes since the wait began: a client that reads slowly (or a process too
-        busy to serve it quickly) is waited for; only one that read nothing for a whole `send_timeout_s` is not."""
-        return self._buffered() < self._buffered_at_start
 
     def _buffered(self) -> int:
         """Bytes waiting in this connection's socket buffer on our side."""
