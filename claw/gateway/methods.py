@@ -189,6 +189,7 @@ def _sessions_page(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
     page = entries[params.offset : end]
     more = end is not None and end < len(entries)
     settings = gw.config.agent(params.agent_id)
+    chain = settings.model.chain()
     return {
         "ts": now_ms(),
         "path": str(gw.paths.sessions_dir(params.agent_id) / "sessions.sqlite"),
@@ -197,7 +198,8 @@ def _sessions_page(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
         "limitApplied": params.limit,
         "nextOffset": end if more else None,
         "hasMore": more,
-        "defaults": {"model": next(iter(settings.model.chain()), None), "contextTokens": settings.context_tokens},
+        # The window a turn on the default model budgets with (as each row's and /context), not the cap setting.
+        "defaults": {"model": next(iter(chain), None), "contextTokens": gw.runner.context.window(settings, chain)},
         "sessions": [session_row(gw, e) for e in page],
     }
 
@@ -330,10 +332,11 @@ async def agents_get(gw: Gateway, params: AgentParams) -> dict[str, Any]:
     """What a client needs to know about an agent: its model chain and context window."""
     agent_id = params.agent_id
     settings = gw.config.agent(agent_id)
+    chain = settings.model.chain()
     return {
         "agentId": agent_id,
-        "models": settings.model.chain(),
-        "contextTokens": settings.context_tokens,
+        "models": chain,
+        "contextTokens": gw.runner.context.window(settings, chain),  # what a turn budgets with, as /context
         "bootstrapMaxChars": settings.bootstrap_max_chars,
         "workspace": str(gw.workspace(agent_id)),
     }

@@ -105,7 +105,10 @@ async def status(gw: Gateway, params: NoParams) -> dict[str, Any]:
         "sessions": {
             "paths": [row["path"] for row in by_agent],
             "count": sum(row["count"] for row in by_agent),
-            "defaults": {"model": next(iter(main.model.chain()), None), "contextTokens": main.context_tokens},
+            "defaults": {
+                "model": next(iter(main.model.chain()), None),
+                "contextTokens": gw.runner.context.window(main, main.model.chain()),  # as the rows and /context
+            },
             "recent": [session_row(gw, e) for e in recent_entries[:RECENT_SESSIONS]],
             "byAgent": by_agent,
         },

@@ -48,7 +48,7 @@ async def test_sessions_list_is_an_object_of_rows_with_times_in_ms(claw_env: Cla
     await turn(client, "other", "agent:main:side")
     listed = await client.call("sessions.list")
     assert listed["count"] == listed["totalCount"] == 2 and listed["hasMore"] is False and listed["nextOffset"] is None
-    assert listed["defaults"] == {"model": "test-model", "contextTokens": 128_000}
+    assert listed["defaults"] == {"model": "test-model", "contextTokens": 32_000}  # the window a turn budgets
     newest, older = listed["sessions"]  # newest first, as OpenClaw sorts by updatedAt
     assert newest["key"] == "agent:main:side" and older["key"] == "agent:main:main"
     assert older["lastMessagePreview"] == "Hello there." and older["messages"] == 2
@@ -150,7 +150,7 @@ async def test_health_status_presence_and_the_features_claw_has_none_of(claw_env
     }
     assert status["sessions"]["count"] == 1 and status["sessions"]["recent"][0]["key"] == "agent:main:main"
     assert status["sessions"]["byAgent"][0]["agentId"] == "main" and status["sessions"]["byAgent"][0]["count"] == 1
-    assert status["sessions"]["defaults"] == {"model": "test-model", "contextTokens": 128_000}
+    assert status["sessions"]["defaults"] == {"model": "test-model", "contextTokens": 32_000}
 
     [me] = await client.call("system-presence")
     assert me["mode"] == "gateway" and me["reason"] == "self" and isinstance(me["ts"], int)
