@@ -19,6 +19,7 @@ from claw.doctor.model_reply import Reply, stream_reply
 from claw.providers.base import ChatRequest, ModelError
 from claw.providers.openai_compat import KEYLESS_PROVIDERS
 from claw.providers.truncation import looks_truncated
+from claw.usage.prices import is_local
 
 if TYPE_CHECKING:
     from claw.doctor.model import ModelReport, Target
@@ -241,8 +242,10 @@ async def _long_prompt(
     size = probe_tokens if probe_tokens is not None else int((target.window - target.reserve) * PROBE_SHARE)
     if size <= 0:
         return ok("long prompt", "skipped (--probe-tokens 0)")
-    if probe_tokens is None and target.kind is None and target.model.provider not in KEYLESS_PROVIDERS:
+    hosted = target.kind is None and target.model.provider not in KEYLESS_PROVIDERS and not is_local("", target.url)
+    if probe_tokens is None and hosted:
         # A hosted API answers an over-long prompt with an error, not a cut; a prompt near its window costs money.
+        # A server on this machine (loopback) is never hosted, whatever answered the probe for its kind.
         return ok("long prompt", f"skipped for a hosted endpoint (--probe-tokens {min(size, 8000)} runs it)")
     prompt = _marked_prompt(token, size)
     estimated = -(-len(prompt) // 4)

@@ -256,12 +256,14 @@ async def test_a_config_window_is_compared_with_what_the_server_runs() -> None:
     assert {json.dumps(chat.body["options"]) for chat in chats} == {'{"num_ctx": 16384}'}
 
 
-async def test_a_hosted_endpoint_gets_no_long_prompt() -> None:
+async def test_an_unidentified_server_on_this_machine_is_not_taken_for_a_hosted_one() -> None:
+    # On the `openai` provider and answering as no known local server: on 127.0.0.1 all the same, so the long
+    # prompt runs (it used to be skipped "for a hosted endpoint").
     with ScriptedModelServer(models=("gpt-test",), default=DoctorModel()) as server:
         lines = await _doctor(server, "gpt-test", provider="openai")
         chats = server.chat_requests
-    assert lines["long prompt"] == ("ok", "skipped for a hosted endpoint (--probe-tokens 8000 runs it)", None)
-    assert len(chats) == 3 and all("options" not in chat.body for chat in chats)
+    assert lines["long prompt"][0] == "ok" and "-token prompt arrived whole" in lines["long prompt"][1]
+    assert len(chats) == 4 and all("options" not in chat.body for chat in chats)
     status, detail, fix = lines["context window"]
     assert status == "warn" and detail.startswith(
         "the server does not say its window; claw budgets 32,000 (claw's default)"
