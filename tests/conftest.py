@@ -23,7 +23,7 @@ def _surface_leaks() -> Iterator[None]:
     """Collect garbage after each test (this fixture is torn down last), so a socket, file, transport or process
     the test leaked warns during its own teardown, failing it (see `filterwarnings` in pyproject.toml), rather
     than during whichever test the collector happens to run in later. Freezing first keeps that collection to
-the test's own objects (a full one costs ~70 ms in a worker that imported claw, textual and openai)."""
+    the test's own objects (a full one costs ~70 ms in a worker that imported claw, textual and openai)."""
     gc.freeze()  # what exists now is not this test's doing: the collection below looks only at what it made
     yield
     gc.collect()
