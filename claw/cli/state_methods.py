@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,7 @@ class StateHost:
         self.paths = paths
         self.config = config
         self._stores: dict[str, SessionStore] = {}
+        self._windows: dict[tuple[int, str | None], int] = {}
 
     def workspace(self, agent_id: str) -> Path:
         from claw.workspace import workspace_dir
@@ -62,33 +63,46 @@ class StateHost:
 
     def window(self, settings: AgentSettings, chain: list[str]) -> int:
         """The context window a turn on `chain` budgets with, as an idle gateway's runner says (no server has
-        been asked for its window yet: config's, or the table of known models)."""
-        from claw.agent.windows import context_window
-        from claw.providers.refs import BUILTIN_PROVIDERS, parse_model_ref
+        been asked for its window yet: config's, or the table of known models). Asked once per settings and
+        model: a listing asks for each of its rows."""
+        key = (id(settings), chain[0] if chain else None)
+        if key not in self._windows:
+            from claw.agent.windows import context_window
+            from claw.providers.refs import BUILTIN_PROVIDERS, parse_model_ref
 
-        known = BUILTIN_PROVIDERS | set(self.config.providers)
-        ref = parse_model_ref(chain[0], known) if chain else None
-        return context_window(ref, settings, self.config.models)
+            known = BUILTIN_PROVIDERS | set(self.config.providers)
+            ref = parse_model_ref(chain[0], known) if chain else None
+            self._windows[key] = context_window(ref, settings, self.config.models)
+        return self._windows[key]
+
+
+def session_rows(host: StateHost, agent_id: str) -> Iterator[dict[str, Any]]:
+    """The agent's `sessions.list` rows, newest first, read off the store a page at a time as they are used
+    (`claw sessions ls --json` prints the first of 50,000 before the rest are read)."""
+    from claw.gateway.session_rows import entry_row
+
+    for entry in host.sessions(agent_id).iter_entries():
+        yield entry_row(entry, host.config, host.window, ())
 
 
 async def _sessions_list(host: StateHost, params: Params) -> dict[str, Any]:
     """`sessions.list` for one agent (`agentId`, what the CLI asks): every session, newest first."""
-    from claw.gateway.session_rows import entry_row, now_ms
+    from claw.gateway.session_rows import now_ms
 
     agent_id = params["agentId"]
-    entries = sorted(host.sessions(agent_id).list(), key=lambda e: e.updated_at, reverse=True)
+    rows = list(session_rows(host, agent_id))
     settings = host.config.agent(agent_id)
     chain = settings.model.chain()
     return {
         "ts": now_ms(),
         "path": str(host.paths.sessions_dir(agent_id) / "sessions.sqlite"),
-        "count": len(entries),
-        "totalCount": len(entries),
+        "count": len(rows),
+        "totalCount": len(rows),
         "limitApplied": None,
         "nextOffset": None,
         "hasMore": False,
         "defaults": {"model": next(iter(chain), None), "contextTokens": host.window(settings, chain)},
-        "sessions": [entry_row(e, host.config, host.window, ()) for e in entries],
+        "sessions": rows,
     }
 
 
@@ -177,10 +191,12 @@ def answers(method: str, params: Params) -> bool:
     return method in METHODS and (method not in _PARAMS or set(params) == _PARAMS[method])
 
 
-def call(method: str, params: Params, *, channel: str = "cli") -> Any:
-    """`method`'s answer from the state, as an in-process gateway's `call_method` would give it."""
+def host() -> StateHost:
     from claw.cli.common import load
 
-    paths, config = load()
-    host = StateHost(paths, config)
-    return asyncio.run(METHODS[method](host, {**params, "_channel": channel}))
+    return StateHost(*load())
+
+
+def call(method: str, params: Params, *, channel: str = "cli") -> Any:
+    """`method`'s answer from the state, as an in-process gateway's `call_method` would give it."""
+    return asyncio.run(METHODS[method](host(), {**params, "_channel": channel}))
