@@ -81,7 +81,7 @@ def session_rows(host: StateHost, agent_id: str) -> Iterator[dict[str, Any]]:
     (`claw sessions ls --json` prints the first of 50,000 before the rest are read)."""
     from claw.gateway.session_rows import entry_row
 
-    for entry in host.sessions(agent_id).iter_entries():
+    for entry in host.sessions(agent_id).iter_entries(shared=False):  # rows show no skills snapshot
         yield entry_row(entry, host.config, host.window, ())
 
 
