@@ -44,6 +44,7 @@ from claw.server.settings import PRE_AUTH_MAX_BYTES, ServerSettings
 from claw.server.ws_approvals import ApprovalRelay
 from claw.server.ws_connection import WsConnection
 from claw.server.ws_handshake import ConnectInfo, Peer, handshake, hello
+from claw.server.ws_protocol import encoded
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -161,9 +162,10 @@ class GatewayServer:
     def _presence_changed(self) -> None:
         """A client came or went: every connection gets OpenClaw's `presence` snapshot, versioned."""
         self._versions["presence"] += 1
-        payload = {"presence": [c.info.presence() for c in self.connections]}
+        payload = encoded({"presence": [c.info.presence() for c in self.connections]})
+        versions = dict(self._versions)
         for conn in list(self.connections):
-            conn.post_event("presence", payload, dict(self._versions))
+            conn.post_event("presence", payload, versions)
 
     async def _health_events(self) -> None:
         """`health` (the `health` method's answer) to every connection each `health_interval_s`."""
@@ -177,17 +179,19 @@ class GatewayServer:
                 log.info("health snapshot for the clients failed: %s", exc)
                 continue
             self._versions["health"] += 1
+            payload, versions = encoded(snapshot), dict(self._versions)
             for conn in list(self.connections):
-                conn.post_event("health", snapshot, dict(self._versions))
+                conn.post_event("health", payload, versions)
 
     def _broadcast(self, name: str, payload: dict[str, Any]) -> None:
         """A gateway-wide `chat` event (`Gateway.broadcasts`) to every connection, as OpenClaw's gateway
         sends them to its operator clients. `sessions.changed` and `session.message` are only for the
         connections that asked with `sessions.subscribe`: the subscription listens for them itself."""
-        if name not in BROADCAST_TO_ALL:
+        if name not in BROADCAST_TO_ALL or not self.connections:
             return
+        once = encoded(payload)
         for conn in list(self.connections):
-            conn.post_event(name, payload)
+            conn.post_event(name, once)
 
     # --- HTTP guard: browser checks, Bearer, failed-auth limiter -------------------------------------
 
