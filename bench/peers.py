@@ -210,9 +210,12 @@ def main() -> int:
     claw, peers = clis[0], clis[1:]
     help_wall = median([s.wall for s in claw.helps])
     turn_wall = median([s.wall for s in claw.turns])
+    help_cpu = median([s.cpu for s in claw.helps])
     for peer in peers:
-        print(f"  claw / {peer.name}: --help {help_wall / median([s.wall for s in peer.helps]):.2f} ×, "
-              f"cold turn {turn_wall / median([s.wall for s in peer.turns]):.2f} ×")  # fmt: skip
+        print(f"  claw / {peer.name}: --help {help_wall / median([s.wall for s in peer.helps]):.2f} × "
+              f"(CPU {help_cpu / median([s.cpu for s in peer.helps]):.2f} ×), cold turn "
+              f"{turn_wall / median([s.wall for s in peer.turns]):.2f} × "
+              f"(CPU {median([s.cpu for s in claw.turns]) / median([s.cpu for s in peer.turns]):.2f} ×)")  # fmt: skip
     turn_cpu = median([s.cpu for s in claw.turns])
     own = turn_cpu - median([s.cpu for s in openai_only])
     print(f"  claw's own share of its cold turn: {own:.3f} s CPU of {turn_cpu:.3f} s (less `import openai`)")
