@@ -9,9 +9,12 @@ read `hello-ok`, close. Measured: the gateway process's CPU (user + system, /pro
 series, less what it spends idle over as long a wall time (its tick and housekeeping, measured just before),
 divided by the number of connections. Then the same series again while `--open` other clients stay connected
 (each presence change goes to all of them), less what connecting and closing those costs. For scale, a series of
-`health` requests on one open connection: what a request costs, without a handshake.
+`health` requests on one open connection: what a request costs, without a handshake. Last, `--turns` turns on
+one client in one session, then each on a new client in a new session (issue 41's "40 new clients × 1 turn vs
+1 client × 40 turns").
 
-Target (issue 41): a connection's handshake costs the gateway at most 10 ms of CPU.
+Targets (issue 41): a connection's handshake costs the gateway at most 10 ms of CPU; turns on new clients come
+at least half as fast as on one client.
 """
 
 from __future__ import annotations
@@ -109,6 +112,44 @@ async def requests(url: str, token: str, count: int) -> None:
             assert frame["ok"], frame
 
 
+async def _turn(ws: Any, session: str, n: int) -> None:
+    """One `agent` turn in `session`: its accepted `res`, then its final one."""
+    params = {"message": f"turn {n}", "sessionKey": session, "idempotencyKey": f"{session}-{n}"}
+    await ws.send(json.dumps({"type": "req", "id": f"t{n}", "method": "agent", "params": params}))
+    answers = 0
+    while answers < 2:
+        frame = json.loads(await ws.recv())
+        if frame["type"] == "res":
+            assert frame["id"] == f"t{n}" and frame["ok"], frame
+            answers += 1
+
+
+async def turns(url: str, token: str, count: int, *, new_clients: bool, tag: str) -> float:
+    """Seconds for `count` turns: on one connection in one session, or each on a new connection in a new session
+    (issue 41's "1 client × 40 turns" and "40 new clients × 1 turn")."""
+    from websockets.asyncio.client import connect
+
+    async def connected() -> Any:
+        ws = await connect(url, max_size=None, compression=None)
+        await ws.recv()
+        await ws.send(json.dumps({"type": "req", "id": "c", "method": "connect",
+                                  "params": {**CONNECT, "auth": {"token": token}}}))  # fmt: skip
+        assert json.loads(await ws.recv())["ok"]
+        return ws
+
+    started = time.perf_counter()
+    ws = None if new_clients else await connected()
+    for n in range(count):
+        if new_clients:
+            ws = await connected()
+        await _turn(ws, f"agent:main:{tag}-{n if new_clients else 0}", n)
+        if new_clients:
+            await ws.close()
+    if not new_clients:
+        await ws.close()
+    return time.perf_counter() - started
+
+
 def cpu_over(pid: int, run: Any) -> tuple[float, float]:
     """(CPU seconds of `pid`, wall seconds) while `run()` runs."""
     cpu, wall = process_cpu(pid), time.perf_counter()
@@ -120,6 +161,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--connections", type=int, default=200, help="handshakes, one after another (default 200)")
     parser.add_argument("--sessions", type=int, default=50, help="sessions made before (default 50)")
+    parser.add_argument("--turns", type=int, default=40, help="turns for the new-client comparison (default 40)")
     parser.add_argument("--open", type=int, default=100, help="other clients connected meanwhile (default 100)")
     args = parser.parse_args()
     print(machine_line())
@@ -162,6 +204,8 @@ def main() -> int:
             per_crowded = max(crowd_spent - open_cost - idle_rate * crowd_wall, 0.0) / args.connections
             req_spent, req_wall = cpu_over(gateway.pid, lambda: asyncio.run(requests(url, token, args.connections)))
             per_request = max(req_spent - idle_rate * req_wall, 0.0) / args.connections
+            one_client = asyncio.run(turns(url, token, args.turns, new_clients=False, tag="one"))
+            new_clients = asyncio.run(turns(url, token, args.turns, new_clients=True, tag="new"))
         finally:
             gateway.terminate()
             gateway.wait(30)
@@ -172,6 +216,8 @@ def main() -> int:
         f"the same with {args.open} other clients connected: {per_crowded * 1000:.2f} ms CPU a handshake "
         f"(less the {open_cost:.3f} s of connecting and closing those {args.open})"
     )
+    print(f"{args.turns} turns: on one client in one session {args.turns / one_client:.1f} turns/s, "
+          f"each on a new client in a new session {args.turns / new_clients:.1f} turns/s")  # fmt: skip
     print(f"for scale: {args.connections} `health` requests on one connection: {per_request * 1000:.2f} ms CPU each")
     print(f"hello-ok: {len(json.dumps(hello))} bytes, snapshot {len(snapshot)} bytes, {args.sessions} sessions stored")
     return finish(
@@ -180,6 +226,7 @@ def main() -> int:
             Target(
                 f"gateway CPU per WebSocket handshake, {args.open} others connected", per_crowded * 1000, 10.0, "ms"
             ),
+            Target("turn rate on one client / on a new client per turn", new_clients / one_client, 2.0, "×"),
         ]
     )
 
