@@ -36,8 +36,8 @@ from claw.channels.inbound import Inbound, clean_text
 from claw.channels.settings import WebhookHook, WebhookSettings
 from claw.channels.validation import first_problem
 from claw.errors import UsageError
-from claw.gateway.msg_context import MsgContext
 from claw.untrusted import wrap_untrusted
+from claw.vocab.msg_context import MsgContext
 
 if TYPE_CHECKING:
     from claw.channels.host import ChannelHost

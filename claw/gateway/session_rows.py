@@ -14,7 +14,7 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from claw.gateway.session_keys import agent_of
+from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway

@@ -15,8 +15,8 @@ from claw.channels.inbound import Inbound
 from claw.channels.schema import MIGRATIONS
 from claw.channels.settings import OutboxSettings
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.msg_context import MsgContext
 from claw.store.db import Database
+from claw.vocab.msg_context import MsgContext
 
 
 @pytest.fixture
