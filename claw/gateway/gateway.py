@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from claw.agent.env import AgentEnv
-from claw.agent.run_result import RunFailed
 from claw.agent.runner import AgentRunner
 from claw.config import Config
 from claw.errors import ClawError, GatewayUnavailable, NotFoundError, UsageError
@@ -390,7 +389,7 @@ class Gateway:
             outcome = RunOutcome("ok", result.text, None, result.usage, run.started_at, time.time(), result.detail)
         except asyncio.CancelledError:
             outcome = _cancelled_outcome(run)
-        except (RunFailed, ClawError) as exc:
+        except ClawError as exc:  # RunFailed among them: the run could not reply
             usage = getattr(exc, "usage", {})
             code = getattr(exc, "code", None)
             outcome = RunOutcome(
