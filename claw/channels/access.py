@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Self
 
-from claw.channels.access_terms import WILDCARD
+from claw.settings.channel_access import WILDCARD
 from claw.vocab.command_syntax import parse_command
 from claw.vocab.msg_context import MsgContext
 

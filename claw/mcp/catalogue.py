@@ -24,7 +24,7 @@ from claw.tools.base import ToolContext, ToolResult
 from claw.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
-    from claw.mcp.settings import McpSettings
+    from claw.settings.mcp import McpSettings
 
 SEARCH_TOOL = "mcp_tool_search"
 _MAX_LOADED_SESSIONS = 1000

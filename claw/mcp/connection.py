@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from claw.errors import ClawError
-from claw.mcp.settings import McpServerSettings
 from claw.mcp.transport import open_transport
+from claw.settings.mcp import McpServerSettings
 
 if TYPE_CHECKING:
     from claw.mcp.sandboxing import SandboxContext
