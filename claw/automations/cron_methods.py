@@ -349,7 +349,7 @@ async def cron_runs(manager: AutomationManager, _gateway: object, params: CronRu
 
 
 def cron_methods(manager: AutomationManager) -> dict[str, Method]:
-    """These methods by wire name, bound to `manager` (scopes: claw/server/method_scopes.py)."""
+    """These methods by wire name, bound to `manager` (scopes: claw/protocol/scopes.py)."""
     return {
         "cron.list": partial(cron_list, manager),
         "cron.status": partial(cron_status, manager),

@@ -48,12 +48,13 @@ from urllib.parse import urlsplit
 from claw import __version__
 from claw.client.device_identity import DeviceIdentity, default_data_dir
 from claw.client.protocol import RunHandle
-from claw.client.seen_events import SeenEvents
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
 from claw.gateway.event_bus import session_interest
 from claw.gateway.run_event import RunEvent
+from claw.protocol.errors import error_from
+from claw.protocol.seen_events import SeenEvents
+from claw.protocol.version import PROTOCOL_VERSION, SUBSCRIBE, UNSUBSCRIBE
 from claw.redact import redact_url
-from claw.server.wire_errors import error_from
 from claw.tools.base import ApprovalRequest, Decision
 
 log = logging.getLogger(__name__)
@@ -62,10 +63,6 @@ Approver = Callable[[ApprovalRequest], Awaitable[Decision | None]]
 STREAMED_METHODS = frozenset({"agent", "agent.follow"})
 MAX_BUFFERED_RUNS = 256
 MAX_FRAME_BYTES = 256 * 1024 * 1024
-PROTOCOL_VERSION = 4
-SUBSCRIBE, UNSUBSCRIBE = "sessions.messages.subscribe", "sessions.messages.unsubscribe"
-"""A session's live events (claw/server/ws_sessions.py; not imported from there: it pulls in the gateway)."""
-"""OpenClaw's gateway protocol, the one claw's gateway speaks (claw/server/ws_protocol.py)."""
 
 
 class GatewayNotListening(GatewayUnavailable):
@@ -406,8 +403,8 @@ def connect_frame(
     """The `connect` request answering `challenge` (`{nonce, ts}`)."""
     import platform
 
-    from claw.server.device_auth import SignedFields
-    from claw.server.method_scopes import OPERATOR_SCOPES
+    from claw.protocol.device_proof import SignedFields
+    from claw.protocol.scopes import OPERATOR_SCOPES
 
     client_id, mode = _CLIENT_KINDS.get(channel, ("gateway-client", "backend"))
     wanted = list(OPERATOR_SCOPES) if scopes is None else scopes
@@ -448,7 +445,7 @@ async def _connect_reply(ws: Any) -> dict[str, Any]:
 
 
 def _check_url(url: str, allow_insecure: bool) -> None:
-    from claw.server.auth import is_loopback
+    from claw.protocol.loopback import is_loopback
 
     parts = urlsplit(url)
     if parts.scheme not in ("ws", "wss") or not parts.hostname:

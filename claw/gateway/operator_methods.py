@@ -1,5 +1,5 @@
 """The operator's reads and actions OpenClaw's CLI asks a gateway for, answered from what claw has, in
-OpenClaw's shapes (`OPERATOR_METHODS`, part of the core's methods; scopes in claw/server/method_scopes.py):
+OpenClaw's shapes (`OPERATOR_METHODS`, part of the core's methods; scopes in claw/protocol/scopes.py):
 
 - `logs.tail`: the gateway's own log file (`<data dir>/logs/gateway.log`), from a byte `cursor`.
 - `diagnostics.stability`: claw keeps no diagnostic event recorder, so no events; the process's memory.

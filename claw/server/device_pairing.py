@@ -17,7 +17,7 @@ or device is OpenClaw's `INVALID_REQUEST` "unknown requestId" / "unknown deviceI
 OpenClaw also refuses an approval that would grant more scopes than the caller holds. claw does not
 bind scopes to a pairing (a paired device gets the scopes it asks for at each connect, as every holder
 of the gateway token may), so there is nothing to exceed; the methods need `operator.pairing`
-(claw/server/method_scopes.py) and nothing more. These are methods of the server, not the gateway:
+(claw/protocol/scopes.py) and nothing more. These are methods of the server, not the gateway:
 removing a device must close its sockets, which only the server holds.
 """
 
@@ -29,9 +29,9 @@ from collections.abc import Callable
 from typing import Any
 
 from claw.errors import NotFoundError, UsageError
+from claw.protocol.frames import ServerMethod
 from claw.server.device_watch import REMOVED_REASON
 from claw.server.devices import PAIRED, PENDING, DeviceRegistry
-from claw.server.ws_protocol import ServerMethod
 
 log = logging.getLogger(__name__)
 

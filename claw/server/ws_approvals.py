@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from claw.errors import NotFoundError, UsageError
 from claw.gateway.approval_rows import approval_row, plugin_approval_row
-from claw.server.method_scopes import APPROVALS, satisfied
-from claw.server.ws_protocol import ServerMethod
+from claw.protocol.frames import ServerMethod
+from claw.protocol.scopes import APPROVALS, satisfied
 from claw.tools.base import ApprovalRequest, Decision
 from claw.tools.exec_approvals import DECISIONS
 

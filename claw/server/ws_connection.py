@@ -29,17 +29,18 @@ from typing import TYPE_CHECKING, Any, cast
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from claw.client.local import LocalClient
 from claw.errors import ClawError
 from claw.gateway.event_bus import SubscriberOverflow
 from claw.gateway.run_event import CumulativeText, RunEvent
+from claw.gateway.run_follow import run_events
 from claw.gateway.runs import RunOutcome
 from claw.gateway.session_watch import SessionWatch
-from claw.server import wire_errors
-from claw.server.method_scopes import READ, missing_scope, satisfied
+from claw.protocol import errors as wire_errors
+from claw.protocol.frames import FrameError, RequestFrame, ServerMethod, error, event, ok, parse_request
+from claw.protocol.scopes import READ, missing_scope, satisfied
+from claw.protocol.version import SUBSCRIBE, UNSUBSCRIBE
 from claw.server.ws_handshake import ConnectInfo
-from claw.server.ws_protocol import FrameError, RequestFrame, ServerMethod, error, event, ok, parse_request
-from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE, SessionFeed
+from claw.server.ws_sessions import SessionFeed
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -320,7 +321,7 @@ class WsConnection:
         return task
 
     async def _forward(self, run_id: str) -> RunOutcome | None:
-        events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))
+        events = cast(AsyncGenerator[RunEvent, None], run_events(self._gw, run_id))
         try:
             async with contextlib.aclosing(events):
                 async for item in events:

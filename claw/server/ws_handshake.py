@@ -34,14 +34,9 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from claw import __version__
 from claw.errors import ClawError
-from claw.server import wire_errors
-from claw.server.auth import tokens_match
-from claw.server.device_auth import DeviceProofError, SignedFields, verify
-from claw.server.devices import PAIRED, PENDING, DeviceRegistry
-from claw.server.method_scopes import OPERATOR_SCOPES
-from claw.server.settings import ServerSettings
-from claw.server.ws_protocol import (
-    PROTOCOL_VERSION,
+from claw.protocol import errors as wire_errors
+from claw.protocol.device_proof import DeviceProofError, SignedFields, verify
+from claw.protocol.frames import (
     ConnectParams,
     FrameError,
     error,
@@ -50,7 +45,11 @@ from claw.server.ws_protocol import (
     parse_connect,
     parse_request,
 )
-from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE
+from claw.protocol.scopes import OPERATOR_SCOPES
+from claw.protocol.version import PROTOCOL_VERSION, SUBSCRIBE, UNSUBSCRIBE
+from claw.server.auth import tokens_match
+from claw.server.devices import PAIRED, PENDING, DeviceRegistry
+from claw.server.settings import ServerSettings
 
 log = logging.getLogger(__name__)
 
