@@ -1,7 +1,7 @@
 """`claw sessions search|reindex|fork`: find what was said, rebuild the index, branch a session.
 
 Mounted on the `claw sessions` app by `claw/cli/sessions.py`. Each is one gateway method
-(`claw.gateway.session_methods`), through the running gateway when there is one.
+(`claw.api.sessions_history`), through the running gateway when there is one.
 """
 
 from __future__ import annotations

@@ -34,14 +34,16 @@ if TYPE_CHECKING:
     from claw.agent.bootstrap import BootstrapFilter
     from claw.agent.sections import PromptSectionSource, RunEnvSource
     from claw.gateway.commands import Fallback, Handler, StopListener
-    from claw.gateway.gateway import Gateway
     from claw.gateway.services import GatewayService
     from claw.tools.base import Tool
     from claw.tools.registry import ToolSource
 
-Method = Callable[["Gateway", dict[str, Any]], Awaitable[Any]]
-"""An RPC method: the gateway and the request's raw params (with `_channel`, the caller's channel). Write
-one as a function of a params model, wrapped with `claw.gateway.rpc_params.takes`, which checks them."""
+Method = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+"""An RPC method: called with the gateway and the request's raw params (with `_channel`, the caller's
+channel). Declare one as a `claw.api.method.RpcMethod` (its name and scope beside it) of a function of a
+params model, wrapped with `claw.api.params.takes`, which checks them. The first argument is `Any` here:
+each method types the gateway by the narrow protocol of what it uses (`claw.api.host.ApiHost`), or, a
+capability's, leaves it unused, being bound to its own state and host."""
 
 
 @dataclass(frozen=True, slots=True)

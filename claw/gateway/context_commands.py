@@ -18,9 +18,9 @@ from claw.agent.sections import SectionRequest
 from claw.agent.truncation_check import NOTE as TRUNCATION_NOTE
 from claw.agent.turn import Turn
 from claw.agent.windows import model_window
+from claw.api.params import OptionalStr, SessionParams, takes
 from claw.errors import ClawError, UsageError
 from claw.gateway.capability import BaseCapability, Command
-from claw.gateway.rpc_params import OptionalStr, SessionParams, takes
 from claw.providers.base import ModelError
 from claw.store.transcript import Transcript
 

@@ -16,17 +16,12 @@ params tolerate fields claw does not use (openclaw-node's `commands`, `permissio
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claw.protocol import errors as wire_errors
 from claw.strict_json import JsonError, loads_strict
-
-ServerMethod = Callable[[dict[str, Any]], Awaitable[Any]]
-"""A method the network server serves itself, beside the gateway's (`device.pair.*`, `plugin.approval.*`):
-called with the request's params, it answers the payload or raises a `ClawError`."""
 
 
 class FrameError(Exception):

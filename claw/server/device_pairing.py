@@ -28,8 +28,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from claw.api.method import RpcMethod, table
 from claw.errors import NotFoundError, UsageError
-from claw.protocol.frames import ServerMethod
+from claw.protocol.scopes import PAIRING
 from claw.server.device_watch import REMOVED_REASON
 from claw.server.devices import PAIRED, PENDING, DeviceRegistry
 
@@ -52,14 +53,14 @@ class DevicePairing:
         self._cut = cut
         self._connected = connected
 
-    def methods(self) -> dict[str, ServerMethod]:
-        return {
-            "device.pair.list": self.list,
-            "device.pair.approve": self.approve,
-            "device.pair.reject": self.reject,
-            "device.pair.remove": self.remove,
-            "device.pair.rename": self.rename,
-        }
+    def methods(self) -> dict[str, RpcMethod]:
+        return table(
+            RpcMethod("device.pair.list", PAIRING, self.list),
+            RpcMethod("device.pair.approve", PAIRING, self.approve),
+            RpcMethod("device.pair.reject", PAIRING, self.reject),
+            RpcMethod("device.pair.remove", PAIRING, self.remove),
+            RpcMethod("device.pair.rename", PAIRING, self.rename),
+        )
 
     async def list(self, params: dict[str, Any]) -> dict[str, Any]:
         _closed(params, "device.pair.list")

@@ -1,4 +1,4 @@
-"""RPC parameters are checked at the wire (claw/gateway/rpc_params.py): each way a call can be wrong gets
+"""RPC parameters are checked at the wire (claw/api/params.py): each way a call can be wrong gets
 the same one line, a `UsageError` naming the parameter and what it should be, in-process (`LocalClient`)
 and over WebSocket (`RemoteClient` against a started gateway server)."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from claw.api.params import CHANNEL_KEY
 from claw.client.local import LocalClient
 from claw.client.protocol import GatewayClient
 from claw.client.remote import RemoteClient
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.rpc_params import CHANNEL_KEY
 from tests.server.conftest import TOKEN, Served
 
 _KEY_CHARS = "use lowercase letters, digits, ':' and _ . @ + = -"

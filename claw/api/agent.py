@@ -1,9 +1,10 @@
-"""The core's RPC methods, by wire name (`CORE_METHODS`). `Gateway.call_method` serves them and every
-capability's; `LocalClient` and the WebSocket server both go through it."""
+"""`agent.*`, the session list and its changes, workspace files and exec approvals (`AGENT_METHODS`, part of
+`claw.api.core.CORE_METHODS`), typed by `ApiHost`, what they use of the gateway."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Literal
@@ -11,13 +12,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from claw.errors import NotFoundError, UsageError
-from claw.gateway.approval_rows import approval_row
-from claw.gateway.capability import Method
-from claw.gateway.chat_methods import CHAT_METHODS
-from claw.gateway.msg_context import MsgContext
-from claw.gateway.operator_methods import OPERATOR_METHODS
-from claw.gateway.rpc_params import (
+from claw.api.approval_rows import approval_row
+from claw.api.method import RpcMethod, table
+from claw.api.params import (
     AgentParams,
     Flag,
     Milliseconds,
@@ -31,19 +28,19 @@ from claw.gateway.rpc_params import (
     SessionParams,
     takes,
 )
+from claw.api.session_rows import now_ms, session_row, split_model_ref
+from claw.errors import NotFoundError, UsageError
+from claw.gateway.msg_context import MsgContext
 from claw.gateway.session_keys import agent_of
-from claw.gateway.session_lifecycle_methods import SESSION_LIFECYCLE_METHODS
-from claw.gateway.session_methods import SESSION_METHODS
-from claw.gateway.session_rows import now_ms, session_row, split_model_ref
-from claw.gateway.system_methods import SYSTEM_METHODS
 from claw.gateway.think_commands import set_think
+from claw.protocol.scopes import ADMIN, APPROVALS, READ, WRITE
 from claw.safe_read import read_agent_text_async
 from claw.store.sessions import SessionEntry
 from claw.tools.exec_approvals import DECISIONS
 from claw.workspace import resolve_name
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.api.host import ApiHost
 
 
 class AgentTurnParams(AgentParams):
@@ -114,7 +111,7 @@ class ApprovalAnswerParams(Params):
 
 
 @takes(AgentTurnParams)
-async def agent(gw: Gateway, params: AgentTurnParams) -> dict[str, Any]:
+async def agent(gw: ApiHost, params: AgentTurnParams) -> dict[str, Any]:
     ctx = MsgContext(
         body=params.message,
         channel=params.caller_channel,
@@ -127,7 +124,7 @@ async def agent(gw: Gateway, params: AgentTurnParams) -> dict[str, Any]:
 
 
 @takes(WaitParams)
-async def agent_wait(gw: Gateway, params: WaitParams) -> dict[str, Any]:
+async def agent_wait(gw: ApiHost, params: WaitParams) -> dict[str, Any]:
     run = gw.runs.get(params.run_id)
     if run is None:
         raise NotFoundError(f"unknown run {params.run_id}")
@@ -136,7 +133,7 @@ async def agent_wait(gw: Gateway, params: WaitParams) -> dict[str, Any]:
 
 
 @takes(AbortParams)
-async def agent_abort(gw: Gateway, params: AbortParams) -> dict[str, Any]:
+async def agent_abort(gw: ApiHost, params: AbortParams) -> dict[str, Any]:
     if params.run_id:
         return {"aborted": int(gw.abort(params.run_id))}
     return {"aborted": gw.abort_session(params.session_key)}
@@ -154,27 +151,27 @@ class SessionsListParams(AgentParams):
 
 
 @takes(SessionsListParams)
-async def sessions_list(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
-    """OpenClaw's `SessionsListResult`: `sessions` (rows, `claw.gateway.session_rows`) and the page's counts."""
+async def sessions_list(gw: ApiHost, params: SessionsListParams) -> dict[str, Any]:
+    """OpenClaw's `SessionsListResult`: `sessions` (rows, `claw.api.session_rows`) and the page's counts."""
     return _sessions_page(gw, params)
 
 
 @takes(SessionsListParams)
-async def sessions_subscribe(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
+async def sessions_subscribe(gw: ApiHost, params: SessionsListParams) -> dict[str, Any]:
     """OpenClaw's `sessions.subscribe` called without a connection: `subscribed: false`, as OpenClaw answers
     a caller that has none (a subscription lives as long as its connection, which serves this name itself
-    with a `claw.gateway.session_watch.SessionWatch`); with `sessions.list`'s parameters, the list too."""
+    with a `claw.api.session_watch.SessionWatch`); with `sessions.list`'s parameters, the list too."""
     if not params.model_fields_set:
         return {"subscribed": False}
     return {"subscribed": False, "list": _sessions_page(gw, params)}
 
 
 @takes(NoParams)
-async def sessions_unsubscribe(gw: Gateway, params: NoParams) -> dict[str, Any]:
+async def sessions_unsubscribe(gw: ApiHost, params: NoParams) -> dict[str, Any]:
     return {"subscribed": False}
 
 
-def _sessions_page(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
+def _sessions_page(gw: ApiHost, params: SessionsListParams) -> dict[str, Any]:
     # `agentId` given: that agent's sessions (claw's CLI and console always say); absent: every agent's,
     # as OpenClaw's gateway lists its whole index.
     agents = [params.agent_id] if "agent_id" in params.model_fields_set else gw.config.agent_ids
@@ -205,14 +202,14 @@ def _sessions_page(gw: Gateway, params: SessionsListParams) -> dict[str, Any]:
 
 
 @takes(SessionParams)
-async def sessions_describe(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+async def sessions_describe(gw: ApiHost, params: SessionParams) -> dict[str, Any]:
     """One session's row (`key`), or `session: null` when there is none."""
     entry = gw.sessions(params.session_agent).get(params.session_key)
     return {"session": session_row(gw, entry) if entry is not None else None}
 
 
 @takes(SessionParams)
-async def sessions_get(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+async def sessions_get(gw: ApiHost, params: SessionParams) -> dict[str, Any]:
     key = params.session_key
     entry = gw.sessions(params.session_agent).get(key)
     if entry is None:
@@ -221,7 +218,7 @@ async def sessions_get(gw: Gateway, params: SessionParams) -> dict[str, Any]:
 
 
 @takes(SessionParams)
-async def sessions_reset(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+async def sessions_reset(gw: ApiHost, params: SessionParams) -> dict[str, Any]:
     key = params.session_key
     if gw.sessions(params.session_agent).get(key) is None:
         raise NotFoundError(f"no session {key} (see `claw sessions ls`)")
@@ -242,7 +239,7 @@ class SessionDeleteParams(SessionParams):
 
 
 @takes(SessionDeleteParams)
-async def sessions_delete(gw: Gateway, params: SessionDeleteParams) -> dict[str, Any]:
+async def sessions_delete(gw: ApiHost, params: SessionDeleteParams) -> dict[str, Any]:
     key = params.session_key
     store = gw.sessions(params.session_agent)
     entry = store.get(key)
@@ -266,7 +263,7 @@ async def sessions_delete(gw: Gateway, params: SessionDeleteParams) -> dict[str,
 
 
 @takes(WorkspaceFileParams)
-async def workspace_read(gw: Gateway, params: WorkspaceFileParams) -> dict[str, Any]:
+async def workspace_read(gw: ApiHost, params: WorkspaceFileParams) -> dict[str, Any]:
     agent_id = params.agent_id
     name = resolve_name(params.name)
     workspace = gw.workspace(agent_id)
@@ -284,7 +281,7 @@ async def workspace_read(gw: Gateway, params: WorkspaceFileParams) -> dict[str, 
 
 
 @takes(WorkspaceWriteParams)
-async def workspace_write(gw: Gateway, params: WorkspaceWriteParams) -> dict[str, Any]:
+async def workspace_write(gw: ApiHost, params: WorkspaceWriteParams) -> dict[str, Any]:
     from claw.store.atomic import atomic_write_text
 
     name, content = resolve_name(params.name), params.content
@@ -294,7 +291,7 @@ async def workspace_write(gw: Gateway, params: WorkspaceWriteParams) -> dict[str
 
 
 @takes(SessionPatchParams)
-async def sessions_patch(gw: Gateway, params: SessionPatchParams) -> dict[str, Any]:
+async def sessions_patch(gw: ApiHost, params: SessionPatchParams) -> dict[str, Any]:
     """Change a session's settings (now: `model`, a model ref, or null for the agent's own); creates the
     session if it has no turns yet."""
     key = params.session_key
@@ -328,7 +325,7 @@ async def sessions_patch(gw: Gateway, params: SessionPatchParams) -> dict[str, A
 
 
 @takes(AgentParams)
-async def agents_get(gw: Gateway, params: AgentParams) -> dict[str, Any]:
+async def agents_get(gw: ApiHost, params: AgentParams) -> dict[str, Any]:
     """What a client needs to know about an agent: its model chain and context window."""
     agent_id = params.agent_id
     settings = gw.config.agent(agent_id)
@@ -343,7 +340,7 @@ async def agents_get(gw: Gateway, params: AgentParams) -> dict[str, Any]:
 
 
 @takes(NoParams)
-async def commands_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
+async def commands_list(gw: ApiHost, params: NoParams) -> dict[str, Any]:
     """The slash commands the gateway handles, for completion in clients, as OpenClaw's command catalog:
     each typed as text (`/name args`) and, the core's and the capabilities' alike, `native` (OpenClaw's
     other sources, skills and plugins, are commands of its own plugin system)."""
@@ -353,7 +350,7 @@ async def commands_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
 
 
 @takes(RunParams)
-async def agent_follow(gw: Gateway, params: RunParams) -> dict[str, Any]:
+async def agent_follow(gw: ApiHost, params: RunParams) -> dict[str, Any]:
     """Attach to an existing run. In-process this only checks the run exists; over WebSocket the
     server then streams the run's events (replayed from the first) and a final `res`, as after `agent`."""
     run_id = params.run_id
@@ -365,13 +362,13 @@ async def agent_follow(gw: Gateway, params: RunParams) -> dict[str, Any]:
 
 
 @takes(NoParams)
-async def approval_list(gw: Gateway, params: NoParams) -> list[dict[str, Any]]:
+async def approval_list(gw: ApiHost, params: NoParams) -> list[dict[str, Any]]:
     """The exec questions waiting for an answer."""
     return [approval_row(request) for request in gw.approvals.pending()]
 
 
 @takes(ApprovalAnswerParams)
-async def approval_resolve(gw: Gateway, params: ApprovalAnswerParams) -> dict[str, Any]:
+async def approval_resolve(gw: ApiHost, params: ApprovalAnswerParams) -> dict[str, Any]:
     """Answer one exec question: `{id, decision}` with `allow-once`, `allow-always` or `deny`."""
     request_id, decision = params.id, params.decision
     if decision not in DECISIONS:  # here rather than in the model: this is the line clients already get
@@ -381,29 +378,43 @@ async def approval_resolve(gw: Gateway, params: ApprovalAnswerParams) -> dict[st
     return {"id": request_id, "decision": decision}
 
 
-CORE_METHODS: Mapping[str, Method] = {
-    **SYSTEM_METHODS,  # health, status, agents.list, models.list, config.get, presence, lists claw has none of
-    **OPERATOR_METHODS,  # logs.tail, diagnostics, node.*, approval.*, wake, secrets.reload: OpenClaw's CLI asks
-    "agent": agent,
-    "agent.wait": agent_wait,
-    "agent.abort": agent_abort,
-    "agent.follow": agent_follow,
-    **CHAT_METHODS,  # chat.send, chat.abort, chat.history
-    "sessions.list": sessions_list,
-    "sessions.describe": sessions_describe,
-    "sessions.subscribe": sessions_subscribe,  # over WebSocket the connection's own (SessionWatch)
-    "sessions.unsubscribe": sessions_unsubscribe,
-    "sessions.get": sessions_get,
-    "sessions.reset": sessions_reset,
-    "sessions.delete": sessions_delete,
-    "sessions.patch": sessions_patch,
-    **SESSION_METHODS,  # search, reindex, fork, undo, export
-    **SESSION_LIFECYCLE_METHODS,  # create, resolve
-    "workspace.read": workspace_read,
-    "workspace.write": workspace_write,
-    "agents.get": agents_get,
-    "commands.list": commands_list,
-    "exec.approval.list": approval_list,
-    "exec.approval.resolve": approval_resolve,
-}
-"""The core's RPC methods; `Gateway.use` adds each capability's after these."""
+_RESET_COMMAND = re.compile(r"^/(new|reset)(\s|$)", re.IGNORECASE)
+_DELETE_AT_WRITE = frozenset({"key", "sessionKey", "agentId", "deleteTranscript", "expectedSessionId", "archivedOnly"})
+
+
+def agent_scope(params: Mapping[str, Any] | None) -> str:
+    """`agent` runs a turn (write); with `/new` or `/reset` it resets a session (admin), as OpenClaw has it."""
+    if params is not None and _RESET_COMMAND.match(str(params.get("message", "")).strip()):
+        return ADMIN
+    return WRITE
+
+
+def sessions_delete_scope(params: Mapping[str, Any] | None) -> str:
+    """`sessions.delete` is a writer's only with `archivedOnly: true` and nothing beyond OpenClaw's own delete
+    fields; else admin."""
+    if params is not None and params.get("archivedOnly") is True and set(params) <= _DELETE_AT_WRITE:
+        return WRITE
+    return ADMIN
+
+
+AGENT_METHODS: Mapping[str, RpcMethod] = table(
+    RpcMethod("agent", agent_scope, agent),
+    RpcMethod("agent.wait", WRITE, agent_wait),
+    RpcMethod("agent.abort", WRITE, agent_abort),
+    RpcMethod("agent.follow", READ, agent_follow),
+    RpcMethod("sessions.list", READ, sessions_list),
+    RpcMethod("sessions.describe", READ, sessions_describe),
+    RpcMethod("sessions.subscribe", READ, sessions_subscribe),  # over WebSocket the connection's own (SessionWatch)
+    RpcMethod("sessions.unsubscribe", READ, sessions_unsubscribe),
+    RpcMethod("sessions.get", READ, sessions_get),
+    RpcMethod("sessions.reset", ADMIN, sessions_reset),
+    RpcMethod("sessions.delete", sessions_delete_scope, sessions_delete),
+    RpcMethod("sessions.patch", WRITE, sessions_patch),
+    RpcMethod("workspace.read", READ, workspace_read),
+    RpcMethod("workspace.write", ADMIN, workspace_write),
+    RpcMethod("agents.get", READ, agents_get),
+    RpcMethod("commands.list", READ, commands_list),
+    RpcMethod("exec.approval.list", APPROVALS, approval_list),
+    RpcMethod("exec.approval.resolve", APPROVALS, approval_resolve),
+)
+"""The methods of this module: `agent.*`, the session list and its changes, workspace files, approvals."""

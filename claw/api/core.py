@@ -1,0 +1,28 @@
+"""`CORE_METHODS`: the gateway's own RPC methods, every namespace's table in one, by wire name.
+
+`claw.compose` hands this to the `Gateway`, which serves it (and each capability's `methods()` after it)
+through `Gateway.call_method`, in-process (`LocalClient`) and over WebSocket alike. Each entry is an
+`RpcMethod` declared in its namespace's module, with the scope it needs beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from claw.api.agent import AGENT_METHODS
+from claw.api.chat import CHAT_METHODS
+from claw.api.method import RpcMethod, table
+from claw.api.operator import OPERATOR_METHODS
+from claw.api.sessions_history import SESSION_METHODS
+from claw.api.sessions_lifecycle import SESSION_LIFECYCLE_METHODS
+from claw.api.system import SYSTEM_METHODS
+
+CORE_METHODS: Mapping[str, RpcMethod] = table(
+    *SYSTEM_METHODS.values(),  # health, status, agents.list, models.list, config.get, presence, lists claw has none of
+    *OPERATOR_METHODS.values(),  # logs.tail, diagnostics, node.*, approval.*, wake, secrets.reload: OpenClaw's CLI
+    *AGENT_METHODS.values(),  # agent.*, sessions list/get/patch/reset/delete, workspace.*, exec.approval.*
+    *CHAT_METHODS.values(),  # chat.send, chat.abort, chat.history
+    *SESSION_METHODS.values(),  # search, reindex, fork, undo, export
+    *SESSION_LIFECYCLE_METHODS.values(),  # create, resolve
+)
+"""The core's RPC methods; `Gateway.use` adds each capability's after these."""
