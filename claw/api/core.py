@@ -13,6 +13,7 @@ from claw.api.agent import AGENT_METHODS
 from claw.api.chat import CHAT_METHODS
 from claw.api.method import RpcMethod, table
 from claw.api.operator import OPERATOR_METHODS
+from claw.api.sessions_context import SESSION_CONTEXT_METHODS
 from claw.api.sessions_history import SESSION_METHODS
 from claw.api.sessions_lifecycle import SESSION_LIFECYCLE_METHODS
 from claw.api.system import SYSTEM_METHODS
@@ -24,5 +25,6 @@ CORE_METHODS: Mapping[str, RpcMethod] = table(
     *CHAT_METHODS.values(),  # chat.send, chat.abort, chat.history
     *SESSION_METHODS.values(),  # search, reindex, fork, undo, export
     *SESSION_LIFECYCLE_METHODS.values(),  # create, resolve
+    *SESSION_CONTEXT_METHODS.values(),  # context, compact (the RPC face of /context and /compact)
 )
 """The core's RPC methods; `Gateway.use` adds each capability's after these."""

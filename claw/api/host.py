@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from claw.providers.failover import ModelRouter
     from claw.store.sessions import SessionEntry, SessionStore
     from claw.tools.exec_approvals import ApprovalBroker
+    from claw.tools.registry import ToolRegistry
 
 
 class ApiHost(Protocol):
@@ -36,6 +37,7 @@ class ApiHost(Protocol):
     runs: RunRegistry
     lanes: LaneScheduler
     approvals: ApprovalBroker
+    tools: ToolRegistry
     commands: CommandTable
     broadcasts: Broadcaster
     started_at: float

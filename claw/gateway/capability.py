@@ -30,10 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from claw.gateway.command_call import Command
+
 if TYPE_CHECKING:
     from claw.agent.bootstrap import BootstrapFilter
     from claw.agent.sections import PromptSectionSource, RunEnvSource
-    from claw.gateway.commands import Fallback, Handler, StopListener
+    from claw.gateway.command_call import Fallback, StopListener
     from claw.gateway.services import GatewayService
     from claw.tools.base import Tool
     from claw.tools.registry import ToolSource
@@ -44,15 +46,6 @@ channel). Declare one as a `claw.api.method.RpcMethod` (its name and scope besid
 params model, wrapped with `claw.api.params.takes`, which checks them. The first argument is `Any` here:
 each method types the gateway by the narrow protocol of what it uses (`claw.api.host.ApiHost`), or, a
 capability's, leaves it unused, being bound to its own state and host."""
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A slash command: `/name`, its one-line help, and what answers it."""
-
-    name: str
-    description: str
-    handler: Handler
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from claw.agent.env import AgentEnv
     from claw.agent.runner import AgentRunner
     from claw.gateway.commands import CommandCall
-    from claw.gateway.gateway import Gateway
     from claw.providers.failover import ModelRouter
     from claw.store.sessions import SessionStore
 
@@ -63,7 +62,7 @@ def _no_switch(provider: str) -> str:
     )
 
 
-async def _think(gw: Gateway, call: CommandCall) -> str:
+async def _think(gw: ThinkHost, call: CommandCall) -> str:
     wanted = call.args.strip()
     if wanted:
         return set_think(gw, call.agent_id, call.session_key, wanted)
