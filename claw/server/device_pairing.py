@@ -26,10 +26,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field
 
 from claw.api.method import RpcMethod, table
-from claw.errors import NotFoundError, UsageError
+from claw.api.params import ClosedParams, takes
+from claw.errors import NotFoundError
 from claw.protocol.scopes import PAIRING
 from claw.server.device_watch import REMOVED_REASON
 from claw.server.devices import PAIRED, PENDING, DeviceRegistry
@@ -40,6 +43,25 @@ _PENDING_FIELDS = ("requestId", "deviceId", "publicKey", "displayName", "platfor
                    "clientMode", "role", "scopes")  # fmt: skip
 _PAIRED_FIELDS = ("deviceId", "publicKey", "displayName", "platform", "deviceFamily", "clientId", "clientMode",
                   "role", "scopes", "createdAtMs", "approvedAtMs", "lastSeenAtMs")  # fmt: skip
+
+
+Text = Annotated[str, Field(pattern=r"\S", description="a non-empty string"), AfterValidator(str.strip)]
+
+
+class _NoParams(ClosedParams):
+    """`device.pair.list`: OpenClaw's closed params object, empty."""
+
+
+class _RequestParams(ClosedParams):
+    request_id: Text
+
+
+class _DeviceParams(ClosedParams):
+    device_id: Text
+
+
+class _RenameParams(_DeviceParams):
+    label: Text
 
 
 class DevicePairing:
@@ -62,31 +84,34 @@ class DevicePairing:
             RpcMethod("device.pair.rename", PAIRING, self.rename),
         )
 
-    async def list(self, params: dict[str, Any]) -> dict[str, Any]:
-        _closed(params, "device.pair.list")
+    @takes(_NoParams)
+    async def list(self, params: _NoParams) -> dict[str, Any]:
         records = await asyncio.to_thread(self._registry.list)
         pending = [pending_request(r) for r in records if r.get("status") == PENDING]
         paired = [self.paired_device(r) for r in records if r.get("status") == PAIRED]
         return {"pending": pending, "paired": paired}
 
-    async def approve(self, params: dict[str, Any]) -> dict[str, Any]:
-        request_id = _closed(params, "device.pair.approve", "requestId")
+    @takes(_RequestParams)
+    async def approve(self, params: _RequestParams) -> dict[str, Any]:
+        request_id = params.request_id
         record = await asyncio.to_thread(self._registry.approve_request, request_id)
         if record is None:
             raise NotFoundError("unknown requestId")
         log.info("device %s approved (request %s)", record["deviceId"][:12], request_id)
         return {"requestId": request_id, "device": self.paired_device(record)}
 
-    async def reject(self, params: dict[str, Any]) -> dict[str, Any]:
-        request_id = _closed(params, "device.pair.reject", "requestId")
+    @takes(_RequestParams)
+    async def reject(self, params: _RequestParams) -> dict[str, Any]:
+        request_id = params.request_id
         record = await asyncio.to_thread(self._registry.reject, request_id)
         if record is None:
             raise NotFoundError("unknown requestId")
         log.info("device %s rejected (request %s)", record["deviceId"][:12], request_id)
         return {"requestId": request_id, "deviceId": record["deviceId"]}
 
-    async def remove(self, params: dict[str, Any]) -> dict[str, Any]:
-        device_id = _closed(params, "device.pair.remove", "deviceId")
+    @takes(_DeviceParams)
+    async def remove(self, params: _DeviceParams) -> dict[str, Any]:
+        device_id = params.device_id
         record = await asyncio.to_thread(self._registry.remove, device_id)
         if record is None:
             raise NotFoundError("unknown deviceId")
@@ -97,15 +122,9 @@ class DevicePairing:
         self._cut(removed, REMOVED_REASON)
         return {"deviceId": removed}
 
-    async def rename(self, params: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(params) - {"deviceId", "label"})
-        if unknown:
-            raise UsageError(f"invalid device.pair.rename params: unexpected property {unknown[0]!r}")
-        device_id, label = params.get("deviceId"), params.get("label")
-        for name, value in (("deviceId", device_id), ("label", label)):
-            if not isinstance(value, str) or not value.strip():
-                raise UsageError(f"invalid device.pair.rename params: {name} must be a non-empty string")
-        record = await asyncio.to_thread(self._registry.rename, str(device_id), str(label).strip())
+    @takes(_RenameParams)
+    async def rename(self, params: _RenameParams) -> dict[str, Any]:
+        record = await asyncio.to_thread(self._registry.rename, params.device_id, params.label)
         if record is None:
             raise NotFoundError("unknown deviceId")
         return {"deviceId": record["deviceId"], "displayName": record["displayName"]}
@@ -140,16 +159,3 @@ def _roles(entry: dict[str, Any]) -> None:
 
 def _pick(record: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
     return {key: record[key] for key in fields if record.get(key) not in (None, "")}
-
-
-def _closed(params: dict[str, Any], method: str, required: str | None = None) -> str:
-    """OpenClaw's closed params objects: `required` (a non-empty string) and nothing else."""
-    unknown = sorted(set(params) - ({required} if required else set()))
-    if unknown:
-        raise UsageError(f"invalid {method} params: unexpected property {unknown[0]!r}")
-    if required is None:
-        return ""
-    value = params.get(required)
-    if not isinstance(value, str) or not value.strip():
-        raise UsageError(f"invalid {method} params: {required} must be a non-empty string")
-    return value.strip()
