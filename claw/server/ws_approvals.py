@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from claw.api.approval_rows import approval_row, plugin_approval_row
+from claw.api.approvals import ApprovalAnswerParams
 from claw.api.method import RpcMethod, table
+from claw.api.params import NoParams, takes
 from claw.errors import NotFoundError, UsageError
 from claw.protocol.scopes import APPROVALS, satisfied
 from claw.tools.base import ApprovalRequest, Decision
@@ -121,16 +123,16 @@ class ApprovalRelay:
         """`plugin.approval.list` (the questions open now) and `plugin.approval.resolve {id, decision}`,
         served by the network server beside the gateway's methods."""
 
-        async def listed(params: dict[str, Any]) -> list[dict[str, Any]]:
+        @takes(NoParams)
+        async def listed(params: NoParams) -> list[dict[str, Any]]:
             return [question.plugin_row() for question in self._open.values()]
 
-        async def resolve(params: dict[str, Any]) -> dict[str, Any]:
-            request_id, decision = params.get("id"), params.get("decision")
-            if not isinstance(request_id, str) or not request_id.strip():
-                raise UsageError(f"{PLUGIN_RESOLVE} needs `id`, a pending approval's id (see {PLUGIN_LIST})")
+        @takes(ApprovalAnswerParams)
+        async def resolve(params: ApprovalAnswerParams) -> dict[str, Any]:
+            request_id, decision = params.id, params.decision
             if decision not in DECISIONS:
                 raise UsageError(f"invalid decision {decision!r}; expected one of {', '.join(sorted(DECISIONS))}")
-            if request_id not in self._open or not broker.resolve(request_id, decision):
+            if request_id not in self._open or not broker.resolve(request_id, decision):  # type: ignore[arg-type]
                 raise NotFoundError(f"approval expired or not found: {request_id}")
             return {"ok": True, "id": request_id, "decision": decision}
 
