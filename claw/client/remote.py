@@ -51,6 +51,7 @@ from claw.client.protocol import RunHandle
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
 from claw.gateway.event_bus import session_interest
 from claw.gateway.run_event import RunEvent
+from claw.protocol.connect import connect_request
 from claw.protocol.errors import error_from
 from claw.protocol.seen_events import SeenEvents
 from claw.protocol.version import PROTOCOL_VERSION, SUBSCRIBE, UNSUBSCRIBE
@@ -146,7 +147,9 @@ class RemoteClient:
                     f"protocol {PROTOCOL_VERSION} (an older claw gateway? upgrade it)"
                 ) from None
             async with asyncio.timeout(open_timeout):
-                frame = connect_frame(token, channel, client_version, approver is not None, identity, challenge, scopes)
+                frame = connect_request(
+                    token, channel, client_version, approver is not None, identity, challenge, scopes
+                )
                 await ws.send(json.dumps(frame))
                 reply = await _connect_reply(ws)
         except (ConnectionClosed, TimeoutError, ValueError) as exc:
@@ -385,45 +388,6 @@ class _SessionFeed:
         """The events the subscription asked for (the server's filter, again: a followed run's events come
         on the same socket), each once (`SeenEvents`)."""
         return self._interest(event) and self._seen.is_new(event)
-
-
-_CLIENT_KINDS = {"cli": ("cli", "cli"), "tui": ("openclaw-tui", "ui")}
-"""claw's channel → OpenClaw's (client.id, client.mode); any other program is a `gateway-client` backend."""
-
-
-def connect_frame(
-    token: str,
-    channel: str,
-    version: str,
-    approvals: bool,
-    identity: DeviceIdentity | None,
-    challenge: dict[str, Any],
-    scopes: list[str] | None,
-) -> dict[str, Any]:
-    """The `connect` request answering `challenge` (`{nonce, ts}`)."""
-    import platform
-
-    from claw.protocol.device_proof import SignedFields
-    from claw.protocol.scopes import OPERATOR_SCOPES
-
-    client_id, mode = _CLIENT_KINDS.get(channel, ("gateway-client", "backend"))
-    wanted = list(OPERATOR_SCOPES) if scopes is None else scopes
-    system = platform.system().lower() or "unknown"
-    params: dict[str, Any] = {
-        "minProtocol": PROTOCOL_VERSION,
-        "maxProtocol": PROTOCOL_VERSION,
-        "client": {"id": client_id, "version": version, "platform": system, "mode": mode, "displayName": "claw"},
-        "role": "operator",
-        "scopes": wanted,
-        "caps": ["approvals"] if approvals else [],
-        "auth": {"token": token},
-        "userAgent": f"claw/{__version__}",
-    }
-    if identity is not None:
-        nonce, signed_at = str(challenge.get("nonce", "")), int(challenge.get("ts") or 0)
-        fields = SignedFields(client_id, mode, "operator", wanted, token, system)
-        params["device"] = identity.proof(nonce, signed_at, fields)
-    return {"type": "req", "id": "connect", "method": "connect", "params": params}
 
 
 async def _challenge(ws: Any) -> dict[str, Any]:
