@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSCloseCode, web
 from aiohttp.abc import AbstractAccessLogger
 
+from claw.api.method import RpcMethod
 from claw.errors import ClawError
-from claw.gateway.session_keys import main_session_key
+from claw.protocol.frames import encoded
 from claw.server.auth import bearer_credential, browser_refusal, is_loopback, tokens_match
 from claw.server.credential_report import reported_bad_credential
 from claw.server.device_pairing import DevicePairing
@@ -44,7 +45,7 @@ from claw.server.settings import PRE_AUTH_MAX_BYTES, ServerSettings
 from claw.server.ws_approvals import ApprovalRelay
 from claw.server.ws_connection import WsConnection
 from claw.server.ws_handshake import ConnectInfo, Peer, handshake, hello
-from claw.server.ws_protocol import encoded
+from claw.vocab.session_keys import main_session_key
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -87,7 +88,7 @@ class GatewayServer:
         self._devices: DeviceRegistry | None = None
         self._device_watch: DeviceWatch | None = None
         self._watch_task: asyncio.Task[None] | None = None
-        self._server_methods: dict[str, Any] = {}
+        self._server_methods: dict[str, RpcMethod] = {}
         """Served by the server itself, beside the gateway's: OpenClaw's `device.pair.*` (it holds the sockets a
         removal closes) and `plugin.approval.*` (its relay holds the open questions)."""
 

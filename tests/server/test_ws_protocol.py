@@ -12,7 +12,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from claw import __version__
-from claw.server.ws_protocol import encoded, event
+from claw.protocol.frames import encoded, event
 from tests.server.conftest import TOKEN, MakeServed, Served, Wire, connect_frame, open_wire
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text

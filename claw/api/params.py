@@ -6,7 +6,7 @@ Every RPC method declares what it takes as a `Params` model and is wrapped with 
         limit: Number = 200
 
     @takes(HistoryParams)
-    async def chat_history(gw: Gateway, params: HistoryParams) -> dict[str, Any]: ...
+    async def chat_history(gw: ApiHost, params: HistoryParams) -> dict[str, Any]: ...
 
 `takes` turns that into a `Method` (the gateway and the raw params dict, as `Gateway.call_method`
 calls it in-process and for the WebSocket server alike). A capability's methods take what they are
@@ -43,8 +43,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from claw.errors import UsageError
-from claw.gateway.session_keys import InvalidSessionKey, agent_of, normalize_session_key
 from claw.paths import check_agent_id
+from claw.vocab.session_keys import InvalidSessionKey, agent_of, normalize_session_key
 
 CHANNEL_KEY = "_channel"
 """The key `Gateway.call_method` adds to a call's params: the channel of the client that called."""
