@@ -124,9 +124,10 @@ async def _turn(ws: Any, session: str, n: int) -> None:
             answers += 1
 
 
-async def turns(url: str, token: str, count: int, *, new_clients: bool, tag: str) -> float:
+async def turns(url: str, token: str, count: int, *, new_clients: bool, tag: str, new_sessions: bool = False) -> float:
     """Seconds for `count` turns: on one connection in one session, or each on a new connection in a new session
-    (issue 41's "1 client × 40 turns" and "40 new clients × 1 turn")."""
+    (issue 41's "1 client × 40 turns" and "40 new clients × 1 turn"); `new_sessions`: one connection, each turn
+    in a new session (what the sessions cost, without the connections)."""
     from websockets.asyncio.client import connect
 
     async def connected() -> Any:
@@ -142,7 +143,7 @@ async def turns(url: str, token: str, count: int, *, new_clients: bool, tag: str
     for n in range(count):
         if new_clients:
             ws = await connected()
-        await _turn(ws, f"agent:main:{tag}-{n if new_clients else 0}", n)
+        await _turn(ws, f"agent:main:{tag}-{n if new_clients or new_sessions else 0}", n)
         if new_clients:
             await ws.close()
     if not new_clients:
@@ -206,6 +207,7 @@ def main() -> int:
             per_request = max(req_spent - idle_rate * req_wall, 0.0) / args.connections
             one_client = asyncio.run(turns(url, token, args.turns, new_clients=False, tag="one"))
             new_clients = asyncio.run(turns(url, token, args.turns, new_clients=True, tag="new"))
+            new_sessions = asyncio.run(turns(url, token, args.turns, new_clients=False, tag="ses", new_sessions=True))
         finally:
             gateway.terminate()
             gateway.wait(30)
@@ -217,7 +219,8 @@ def main() -> int:
         f"(less the {open_cost:.3f} s of connecting and closing those {args.open})"
     )
     print(f"{args.turns} turns: on one client in one session {args.turns / one_client:.1f} turns/s, "
-          f"each on a new client in a new session {args.turns / new_clients:.1f} turns/s")  # fmt: skip
+          f"each on a new client in a new session {args.turns / new_clients:.1f} turns/s; "
+          f"on one client, each in a new session {args.turns / new_sessions:.1f} turns/s")  # fmt: skip
     print(f"for scale: {args.connections} `health` requests on one connection: {per_request * 1000:.2f} ms CPU each")
     print(f"hello-ok: {len(json.dumps(hello))} bytes, snapshot {len(snapshot)} bytes, {args.sessions} sessions stored")
     return finish(
