@@ -136,7 +136,9 @@ async def _run_app(
     **options: str | None,
 ) -> None:
     from claw.tui.app import make_app
+    from claw.tui.typeahead import take_typed_ahead
 
+    typed = take_typed_ahead()  # kept for the prompt: Textual would read an Enter typed before now as Ctrl+J
     app = make_app(
         client,
         connect=connect,
@@ -146,10 +148,12 @@ async def _run_app(
         model=options["model"],
         approvals=approvals,
         theme=options["theme"],
+        typed_ahead=typed.text,
     )
     try:
         await app.run_async()
     finally:
+        typed.restore()
         if app.client is not None:
             await app.client.close()
     if app.connect_error is not None:
