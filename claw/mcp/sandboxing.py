@@ -202,18 +202,28 @@ _SANDBOX_SIGNS = (
 )
 
 
+_WRITE_REFUSED = ("Read-only file system", "EROFS")
+"""A write the sandbox refused: the folder is shown, but read-only."""
+
+
 def sandbox_hint(name: str, error: str) -> str | None:
-    """For a sandboxed server that failed with a missing or unwritable file: the one setting that fixes it —
-    a bind of the folder of the first absolute path the error names that exists outside the sandbox, else
+    """For a sandboxed server that failed with a missing or unwritable file: the one setting that fixes it.
+    A refused write: a read-write bind of the folder of the last path the error names (the path and the folder
+    said). A missing file: a bind of the last path the error names that exists outside the sandbox. Else
     turning its sandbox off. None when the error does not look like the sandbox's doing."""
     import re
 
     if not any(sign in error for sign in _SANDBOX_SIGNS):
         return None
-    for match in reversed(
-        list(re.finditer(r"(?:file://)?(/[^\s'\"`:,;()|]+)", error))
-    ):  # the last path: the one the error is about
-        path = Path(match.group(1).rstrip("."))
+    pattern = r"(?:file://)?(/[^\s'\"`:,;()|]+)"
+    paths = [Path(m.group(1).rstrip(".")) for m in re.finditer(pattern, error)][::-1]  # the last: the one meant
+    if any(sign in error for sign in _WRITE_REFUSED):
+        for path in paths:
+            folder = path if path.is_dir() else path.parent
+            if folder.is_dir() and not _system(folder):
+                return (f"the sandbox refused the write to {path}: it shows {folder} read-only; to let the server "
+                        f"write there: `claw config set mcp.servers.{name}.binds '[\"{folder}:rw\"]'`")  # fmt: skip
+    for path in paths:
         if path.exists() and not _system(path):
             return f"the sandbox may hide {path}: `claw config set mcp.servers.{name}.binds '[\"{path}\"]'`"
     return f"if the sandbox is the cause: `claw config set mcp.servers.{name}.sandbox false`"

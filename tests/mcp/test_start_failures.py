@@ -54,3 +54,31 @@ def test_a_one_shot_turn_says_a_failing_server_once(claw_env: ClawEnv, tmp_path:
     assert result.returncode == 0, result
     assert "hello" in result.stdout
     assert result.stderr.count("MCP server reader") <= 1, result.stderr
+
+
+def test_mcp_test_names_a_refused_write_and_the_bind_that_allows_it(claw_env: ClawEnv, tmp_path: Path) -> None:
+    # A server that keeps its state beside itself: the sandbox shows its script's folder read-only, so its
+    # first write fails (Python: "Read-only file system: '…/state.json'"). The fix printed is the fix.
+    require_bwrap()
+    script = tmp_path / "scripts" / "writer.py"
+    script.parent.mkdir()
+    script.write_text(
+        "from pathlib import Path\n"
+        "Path(__file__).with_name('state.json').write_text('{}')\n"
+        "from mcp.server.mcpserver import MCPServer\n"
+        "MCPServer('writer').run('stdio')\n"
+    )
+    write_config(claw_env.home, f'[mcp.servers.writer]\ncommand = "{sys.executable}"\nargs = ["{script}"]\n')
+    result = run_claw(claw_env.env, "mcp", "test", "writer")
+    output = result.stdout + result.stderr
+    assert result.returncode == 1 and "Read-only file system" in output, output
+    state, folder = script.parent / "state.json", script.parent
+    assert f"the sandbox refused the write to {state}: it shows {folder} read-only" in output, output
+    fix = f"claw config set mcp.servers.writer.binds '[\"{folder}:rw\"]'"
+    assert fix in output, output
+
+    done = run_claw(claw_env.env, "config", "set", "mcp.servers.writer.binds", f'["{folder}:rw"]')
+    assert done.returncode == 0, done.stderr
+    result = run_claw(claw_env.env, "mcp", "test", "writer")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert state.read_text() == "{}"
