@@ -27,6 +27,7 @@ async def test_console_shows_before_the_connection_opens_and_keeps_what_is_typed
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.2)
         assert app.client is None and "connecting" in app.chat.status.plain
+        assert "no model" not in app.chat.status.plain and "model …" in app.chat.status.plain  # not known yet
         assert app.chat.prompt.input.text == "half a line" and app.chat.focused is app.chat.prompt.input
         app.chat.prompt.input.set_text("")
         await type_and_send(pilot, "too early")
