@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import OptionList
 
+from claw.client.openclaw_chat import is_claw_gateway
 from claw.tui.screens.approval_screen import ApprovalScreen
 from claw.tui.screens.editor_screen import EditorScreen
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
@@ -62,6 +63,7 @@ async def test_status_and_the_sessions_sidebar_over_websocket(claw_env, remote_c
     # the gateway's sessions, and choosing one shows it.
     claw_env.server.script(text("Noted elsewhere."))
     built = await remote_console()
+    assert is_claw_gateway(built.client.hello)  # so a command goes with `agent`, as in-process
     handle = await built.client.run("remember elsewhere", session_key="agent:main:elsewhere")
     assert [e async for e in built.client.events(handle.run_id)][-1].data["phase"] == "end"
     app = built.app
