@@ -206,8 +206,9 @@ class ChatScreen(Screen[None]):
     @work(exclusive=True, group="waiting", exit_on_error=False)
     async def send_waiting(self) -> None:
         """Send the lines submitted before the console was ready, in order."""
-        for text in self.prompt.queued.take_waiting():
-            self.status.queued = self.prompt.queued.count
+        waiting = self.prompt.queued.take_waiting()
+        self.status.queued = self.prompt.queued.count
+        for text in waiting:
             await self.submit(text)
 
     @work(exclusive=True, group="session-feed", exit_on_error=False)
