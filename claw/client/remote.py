@@ -15,7 +15,8 @@ The same API as `LocalClient`, so callers do not care which one they hold:
   a call gets no answer in `call_timeout`; `RemoteCallError` (with `.code`) otherwise.
 - `run(message, *, agent_id, session_key, idempotency_key, model)` → `RunHandle`. An
   idempotency key is generated when none is given, so a resent request never starts a
-  second run.
+  second run. On OpenClaw's own gateway a slash command goes with `chat.send`, as its TUI
+  sends one, and comes back as the command's reply (`claw.client.openclaw_chat`).
 - `events(run_id)`: the run's events, from its first, ending after the terminal
   lifecycle event. For a run this client started they are buffered from the moment
   `run` returns (call `events` for each run you start; at most `MAX_BUFFERED_RUNS`
@@ -230,6 +231,8 @@ class RemoteClient:
             for run, future in list(self._chat_ends.items()):
                 if future is ended:
                     del self._chat_ends[run]
+            if ended.done() and not ended.cancelled():
+                ended.exception()  # a connection lost before the wait: said by `_request` already
         reply, error = openclaw_chat.reply_of(payload)
         return RunHandle("command", agent_id, session_key, reply=reply, error=error)
 
