@@ -52,12 +52,12 @@ from claw.client.device_identity import DeviceIdentity, default_data_dir
 from claw.client.protocol import RunHandle
 from claw.client.seen_events import SeenEvents
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
-from claw.gateway.command_syntax import parse_command
 from claw.gateway.event_bus import session_interest
-from claw.gateway.run_event import RunEvent
 from claw.redact import redact_url
 from claw.server.wire_errors import error_from
 from claw.tools.base import ApprovalRequest, Decision
+from claw.vocab.command_syntax import parse_command
+from claw.vocab.run_event import RunEvent
 
 log = logging.getLogger(__name__)
 
