@@ -6,6 +6,11 @@ the members of `claw.gateway.capability.Capability` (subclass `BaseCapability` a
 adds), construct it here with exactly what it needs, and put it in the `use(...)` call where its prompt
 section belongs.
 
+The chat platforms are a table too (`CHANNEL_PLATFORMS`): each is a package `claw/channels/<name>/`
+whose `platform.py` declares its adapters, routes and `claw doctor` checks; to add one, write that
+package and list it here. The channels capability builds adapters and routes from the table, the
+automations capability judges delivery targets with it, and `claw doctor` runs its checks.
+
 A capability that needs gateway operations declares them as its own host protocol (`SkillsHost`,
 `SubagentsHost` …, built from the needs in `claw.gateway.host`) and is handed the gateway here, which
 satisfies them all; it never sees the rest of the `Gateway`.
@@ -18,6 +23,13 @@ from typing import TYPE_CHECKING
 
 from claw.automations.capability import AutomationsCapability
 from claw.channels.capability import ChannelsCapability
+from claw.channels.dingtalk.platform import DINGTALK
+from claw.channels.discord.platform import DISCORD
+from claw.channels.feishu.platform import FEISHU
+from claw.channels.platform import Platform
+from claw.channels.slack.platform import SLACK
+from claw.channels.telegram.platform import TELEGRAM
+from claw.channels.webhook.platform import WEBHOOK
 from claw.gateway.context_commands import ContextCapability
 from claw.gateway.gateway import Gateway
 from claw.gateway.think_commands import ThinkCapability
@@ -36,6 +48,9 @@ if TYPE_CHECKING:
 
 Services = Sequence["GatewayService"] | Callable[[Gateway], Sequence["GatewayService"]]
 
+CHANNEL_PLATFORMS: tuple[Platform, ...] = (WEBHOOK, TELEGRAM, DISCORD, FEISHU, DINGTALK, SLACK)
+"""The chat platforms, in the order their adapters, routes and doctor checks come."""
+
 
 def build_gateway(
     paths: Paths, config: Config, *, router: ModelRouter | None = None, services: Services = ()
@@ -43,13 +58,13 @@ def build_gateway(
     """A gateway with every capability. `services`: what `start` starts (a one-shot turn starts none;
     `Gateway.capability_services` passes the capabilities' own: scheduler, channels)."""
     gateway = Gateway(paths, config, router=router, services=services)
-    channels = ChannelsCapability(gateway)
+    channels = ChannelsCapability(gateway, CHANNEL_PLATFORMS)
     gateway.use(
         MemoryCapability(paths, config),  # first: the prompt's memory section comes before the skills'
         ContextCapability(),
         ThinkCapability(),  # /think: the session's reasoning level (no prompt section)
         SkillsCapability(gateway),
-        AutomationsCapability(gateway, deliver=channels.announce),  # a job's reply to a channel target
+        AutomationsCapability(gateway, CHANNEL_PLATFORMS, deliver=channels.announce),  # replies to channel targets
         SubagentsCapability(gateway),
         HooksCapability(gateway),
         channels,

@@ -17,8 +17,8 @@ from aiohttp import web
 
 from claw.channels.adapter import ChannelAdapter, VerifyError
 from claw.channels.faults import fault
+from claw.credential_report import report_bad_credential
 from claw.errors import ClawError
-from claw.server.credential_report import report_bad_credential
 from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ from claw.channels.adapter import VerifyError
 from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
 from claw.channels.ingress import _answer, _read_capped
+from claw.credential_report import report_bad_credential
 from claw.errors import ClawError
-from claw.server.credential_report import report_bad_credential
 
 if TYPE_CHECKING:
     from claw.channels.manager import ChannelManager

@@ -15,8 +15,9 @@ import pytest
 
 from claw.automations.delivery import check_reachable, parse_delivery
 from claw.channels.capability import ChannelsCapability
-from claw.channels.dingtalk_doctor import check_credentials, token_test
-from claw.channels.dingtalk_settings import DingTalkAccount, DingTalkSettings
+from claw.channels.dingtalk.doctor import check_credentials, token_test
+from claw.channels.dingtalk.settings import DingTalkAccount, DingTalkSettings
+from claw.compose import CHANNEL_PLATFORMS
 from claw.config import load_config
 from claw.errors import UsageError
 from claw.paths import Paths
@@ -260,11 +261,11 @@ async def test_the_doctor_checks_credentials_offline_and_online(
 def test_automation_targets_are_checked_when_added(claw_env: ClawEnv, dingtalk: FakeDingTalk) -> None:
     (claw_env.home / "config.toml").write_text(dingtalk_config(dingtalk), encoding="utf-8")
     config = load_config(Paths.from_env())
-    check_reachable(parse_delivery("dingtalk:cidAbC+12/xyz=="), config)
-    check_reachable(parse_delivery("dingtalk:user:staff-ada"), config)
+    check_reachable(parse_delivery("dingtalk:cidAbC+12/xyz=="), config, CHANNEL_PLATFORMS)
+    check_reachable(parse_delivery("dingtalk:user:staff-ada"), config, CHANNEL_PLATFORMS)
     for bad in ("dingtalk:user:", "dingtalk:has space", "dingtalk:a?b"):
         with pytest.raises(UsageError, match="invalid dingtalk target"):
-            check_reachable(parse_delivery(bad), config)
+            check_reachable(parse_delivery(bad), config, CHANNEL_PLATFORMS)
 
 
 async def test_an_automation_message_goes_to_the_group_through_the_openapi(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from claw.channels.dingtalk import _title
+from claw.channels.dingtalk.adapter import _title
 from claw.channels.render import render_parts, to_dingtalk_markdown
 
 NBSP = "\u00a0"

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from claw.channels.dingtalk_settings import DingTalkSettings
-from claw.channels.dingtalk_wire import DtMessage, check_sign, sign, to_inbound
+from claw.channels.dingtalk.settings import DingTalkSettings
+from claw.channels.dingtalk.wire import DtMessage, check_sign, sign, to_inbound
 
 SECRET = "dt-secret-0123456789abcdef"
 
@@ -89,7 +89,7 @@ def test_settings_accounts_inherit_and_open_needs_a_wildcard() -> None:
 
 
 def test_the_sign_cache_forgets_pairs_out_of_the_window_and_stays_bounded() -> None:
-    from claw.channels.dingtalk_wire import SignCache
+    from claw.channels.dingtalk.wire import SignCache
 
     now = time.time()
     cache = SignCache(3600, limit=3)

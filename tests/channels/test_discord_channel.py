@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import time
 
-from claw.channels.discord import DiscordAdapter
-from claw.channels.discord_settings import DiscordAccount
+from claw.channels.discord.adapter import DiscordAdapter
+from claw.channels.discord.settings import DiscordAccount
 from tests.channels import test_discord_gateway as gateway_tests
 from tests.channels.conftest import Start, eventually
 from tests.channels.discord_fake import BOT_ID, FakeDiscord, dm, guild_message

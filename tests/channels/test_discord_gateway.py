@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from claw.channels.discord_gateway import DIRECT_MESSAGES, GUILD_MESSAGES, MESSAGE_CONTENT
+from claw.channels.discord.gateway import DIRECT_MESSAGES, GUILD_MESSAGES, MESSAGE_CONTENT
 from tests.channels.conftest import Start, _toml, eventually
 from tests.channels.discord_fake import DISCORD_TOKEN, INTERVAL_MS, FakeDiscord, dm
 from tests.support.fixtures import ClawEnv

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from claw.channels.discord_rest import DiscordError, DiscordRest, route_key
+from claw.channels.discord.rest import DiscordError, DiscordRest, route_key
 from tests.channels.discord_fake import DISCORD_TOKEN, FakeDiscord
 
 

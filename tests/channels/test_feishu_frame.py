@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from claw.channels.feishu_frame import CONTROL, DATA, Frame, FrameError
+from claw.channels.feishu.frame import CONTROL, DATA, Frame, FrameError
 
 LARK_DATA_FRAME = bytes.fromhex(
     "080710b5b8f0fe2d182120012a0d0a047479706512056576656e742a100a0a6d6573736167655f696412026d312a080a037375"

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from claw.channels.feishu_ws import MIN_WAIT, FeishuLongConnection
+from claw.channels.feishu.ws import MIN_WAIT, FeishuLongConnection
 from claw.channels.host import Health
 from tests.channels.conftest import Channels, Start, eventually
 from tests.channels.feishu_fake import APP_ID, APP_SECRET, SERVICE_ID, FakeFeishuWs, _markdown, message_event

@@ -9,8 +9,9 @@ from collections.abc import Iterator
 import pytest
 
 from claw.automations.delivery import check_reachable, parse_delivery
-from claw.channels.slack_doctor import auth_test, check_tokens
-from claw.channels.slack_settings import SlackAccount, SlackSettings
+from claw.channels.slack.doctor import auth_test, check_tokens
+from claw.channels.slack.settings import SlackAccount, SlackSettings
+from claw.compose import CHANNEL_PLATFORMS
 from claw.config import load_config
 from claw.errors import UsageError
 from claw.paths import Paths
@@ -75,10 +76,10 @@ def test_claw_doctor_online_asks_slack(claw_env: ClawEnv, fake: FakeSlack) -> No
 def test_automation_targets_are_checked_at_add(claw_env: ClawEnv) -> None:
     (claw_env.home / "config.toml").write_text(f'[channels.slack]\nbotToken = "{BOT_TOKEN}"\n', encoding="utf-8")
     config = load_config(Paths.from_env())
-    check_reachable(parse_delivery("slack:C0123ABCD"), config)
-    check_reachable(parse_delivery("slack:C0123ABCD:1700000000.000100"), config)
+    check_reachable(parse_delivery("slack:C0123ABCD"), config, CHANNEL_PLATFORMS)
+    check_reachable(parse_delivery("slack:C0123ABCD:1700000000.000100"), config, CHANNEL_PLATFORMS)
     with pytest.raises(UsageError, match="invalid slack target"):
-        check_reachable(parse_delivery("slack:#general"), config)
+        check_reachable(parse_delivery("slack:#general"), config, CHANNEL_PLATFORMS)
     (claw_env.home / "config.toml").write_text("", encoding="utf-8")
     with pytest.raises(UsageError, match=r"no slack account is configured"):
-        check_reachable(parse_delivery("slack:C0123ABCD"), load_config(Paths.from_env()))
+        check_reachable(parse_delivery("slack:C0123ABCD"), load_config(Paths.from_env()), CHANNEL_PLATFORMS)

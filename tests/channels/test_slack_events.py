@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from claw.channels.adapter import VerifyError
-from claw.channels.slack import SlackAdapter
-from claw.channels.slack_settings import SlackAccount
+from claw.channels.slack.adapter import SlackAdapter
+from claw.channels.slack.settings import SlackAccount
 from claw.errors import UsageError
 from tests.channels.conftest import Channels, Start, _toml, eventually
 from tests.channels.slack_fake import (

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from claw.channels.adapter import VerifyError
-from claw.channels.settings import TelegramAccount
-from claw.channels.telegram import SECRET_HEADER, TelegramAdapter
+from claw.channels.telegram.adapter import SECRET_HEADER, TelegramAdapter
+from claw.channels.telegram.settings import TelegramAccount
 
 SECRET = "tg-secret_0123456789"
 

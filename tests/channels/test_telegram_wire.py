@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from claw.channels.telegram import TelegramAdapter
-from claw.channels.telegram_wire import BotIdentity, TgUpdate, to_inbound
+from claw.channels.telegram.adapter import TelegramAdapter
+from claw.channels.telegram.wire import BotIdentity, TgUpdate, to_inbound
 from claw.config import ConfigFile
 from tests.channels.fakes import BOT_ID, BOT_USERNAME, group_message, private_message
 

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from claw.channels.webhook import sign
+from claw.channels.webhook.adapter import sign
 from tests.channels.conftest import HOOK_SECRET, Start, eventually, webhook_config
 from tests.channels.fakes import ReplyReceiver, post, post_signed, signed_request
 from tests.support.fixtures import ClawEnv

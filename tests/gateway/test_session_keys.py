@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from claw.agent.run_scope import subagent_session_key
-from claw.channels.webhook import key_part
+from claw.channels.webhook.adapter import key_part
 from claw.errors import UsageError
 from claw.gateway.msg_context import MsgContext
 from claw.gateway.session_keys import (

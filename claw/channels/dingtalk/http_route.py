@@ -15,7 +15,7 @@ from aiohttp import web
 from claw.channels.platform_ingress import read_opened, store_then_answer
 
 if TYPE_CHECKING:
-    from claw.channels.dingtalk import DingTalkAdapter
+    from claw.channels.dingtalk.adapter import DingTalkAdapter
     from claw.channels.manager import ChannelManager
 
 

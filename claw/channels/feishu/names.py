@@ -13,7 +13,7 @@ import logging
 import time
 from dataclasses import replace
 
-from claw.channels.feishu_api import FeishuApi, FeishuError
+from claw.channels.feishu.api import FeishuApi, FeishuError
 from claw.channels.inbound import Inbound
 
 log = logging.getLogger(__name__)

@@ -30,7 +30,7 @@ import aiohttp
 from claw.channels.faults import fault
 from claw.channels.host import Health
 from claw.channels.reconnect import Drop, Reconnector, doubling
-from claw.channels.slack_api import SlackError
+from claw.channels.slack.api import SlackError
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from claw.channels.dingtalk_api import DingTalkApi
+from claw.channels.dingtalk.api import DingTalkApi
 
 CARD_INPUTTING, CARD_FINISHED = "2", "3"
 """The AI card template's `flowStatus` values (a custom template without the variable ignores them)."""

@@ -26,10 +26,10 @@ from pydantic import ValidationError
 from claw.channels.access import AccessPolicy, Decision, GroupRule
 from claw.channels.access_terms import WILDCARD
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
-from claw.channels.discord_gateway import DiscordGateway, GatewaySession
-from claw.channels.discord_rest import DiscordError, DiscordRest
-from claw.channels.discord_settings import DiscordAccount
-from claw.channels.discord_wire import CHANNEL, THREAD_TYPES, BotIdentity, DcMessage, to_inbound
+from claw.channels.discord.gateway import DiscordGateway, GatewaySession
+from claw.channels.discord.rest import DiscordError, DiscordRest
+from claw.channels.discord.settings import DiscordAccount
+from claw.channels.discord.wire import CHANNEL, THREAD_TYPES, BotIdentity, DcMessage, to_inbound
 from claw.channels.inbound import Inbound
 from claw.channels.inbox_batch import InboxBatch
 from claw.channels.tasks import cancel_and_wait

@@ -16,7 +16,7 @@ from claw.channels.ingress import _answer
 from claw.channels.platform_ingress import read_opened, store_then_answer
 
 if TYPE_CHECKING:
-    from claw.channels.feishu import FeishuAdapter
+    from claw.channels.feishu.adapter import FeishuAdapter
     from claw.channels.manager import ChannelManager
 
 

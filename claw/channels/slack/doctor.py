@@ -5,9 +5,9 @@ token (Slack's own check that the token is valid, and whose it is)."""
 from __future__ import annotations
 
 from claw.channels.doctor_online import ask_accounts
-from claw.channels.slack_api import SlackApi, SlackError
-from claw.channels.slack_settings import SlackAccount, SlackSettings
-from claw.doctor.finding import Finding, fail, ok
+from claw.channels.slack.api import SlackApi, SlackError
+from claw.channels.slack.settings import SlackAccount, SlackSettings
+from claw.finding import Finding, fail, ok
 
 NAME = "slack"
 

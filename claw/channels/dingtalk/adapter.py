@@ -30,11 +30,11 @@ from pydantic import ValidationError
 
 from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
-from claw.channels.dingtalk_api import DingTalkApi, DingTalkError
-from claw.channels.dingtalk_cards import DingTalkCards
-from claw.channels.dingtalk_settings import DingTalkAccount
-from claw.channels.dingtalk_stream import DingTalkStream
-from claw.channels.dingtalk_wire import CHANNEL, DtMessage, SignCache, check_sign, to_inbound
+from claw.channels.dingtalk.api import DingTalkApi, DingTalkError
+from claw.channels.dingtalk.cards import DingTalkCards
+from claw.channels.dingtalk.settings import DingTalkAccount
+from claw.channels.dingtalk.stream import DingTalkStream
+from claw.channels.dingtalk.wire import CHANNEL, DtMessage, SignCache, check_sign, to_inbound
 from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
 from claw.channels.tasks import cancel_and_wait

@@ -33,8 +33,8 @@ from claw.channels.access import AccessPolicy
 from claw.channels.access_terms import secret_value
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.inbound import Inbound, clean_text
-from claw.channels.settings import WebhookHook, WebhookSettings
 from claw.channels.validation import first_problem
+from claw.channels.webhook.settings import WebhookHook, WebhookSettings
 from claw.errors import UsageError
 from claw.gateway.msg_context import MsgContext
 from claw.untrusted import wrap_untrusted

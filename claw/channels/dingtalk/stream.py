@@ -28,7 +28,7 @@ from typing import Any
 
 import aiohttp
 
-from claw.channels.dingtalk_api import ROBOT_TOPIC, DingTalkApi, DingTalkError
+from claw.channels.dingtalk.api import ROBOT_TOPIC, DingTalkApi, DingTalkError
 from claw.channels.host import Health
 from claw.channels.reconnect import NETWORK_ERRORS, Drop, Reconnector, doubling
 

@@ -36,7 +36,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 
-from claw.channels.feishu_frame import CONTROL, DATA, Frame, FrameError
+from claw.channels.feishu.frame import CONTROL, DATA, Frame, FrameError
 from claw.channels.host import Health
 from claw.channels.reconnect import Drop, Reconnector, doubling
 

@@ -19,13 +19,13 @@ from claw.channels.adapter import VerifyError
 from claw.channels.faults import fault
 from claw.channels.ingress import _answer
 from claw.channels.platform_ingress import read_request, refuse, unavailable
-from claw.channels.slack import RETRY_NUM
+from claw.channels.slack.adapter import RETRY_NUM
 from claw.errors import ClawError
 from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:
     from claw.channels.manager import ChannelManager
-    from claw.channels.slack import SlackAdapter
+    from claw.channels.slack.adapter import SlackAdapter
 
 log = logging.getLogger(__name__)
 

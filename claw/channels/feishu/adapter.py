@@ -30,12 +30,12 @@ from pydantic import ValidationError
 from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.faults import fault
-from claw.channels.feishu_api import TOKEN_CODES, FeishuApi, FeishuError
-from claw.channels.feishu_crypto import CryptoError, decrypt, signature_ok
-from claw.channels.feishu_names import SenderNames
-from claw.channels.feishu_settings import FeishuAccount
-from claw.channels.feishu_wire import CHANNEL, Envelope, to_inbound
-from claw.channels.feishu_ws import FeishuLongConnection
+from claw.channels.feishu.api import TOKEN_CODES, FeishuApi, FeishuError
+from claw.channels.feishu.crypto import CryptoError, decrypt, signature_ok
+from claw.channels.feishu.names import SenderNames
+from claw.channels.feishu.settings import FeishuAccount
+from claw.channels.feishu.wire import CHANNEL, Envelope, to_inbound
+from claw.channels.feishu.ws import FeishuLongConnection
 from claw.channels.inbound import Inbound
 from claw.channels.tasks import cancel_and_wait
 from claw.channels.validation import first_problem

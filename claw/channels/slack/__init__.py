@@ -1,0 +1,4 @@
+"""Slack: apps by the Events API (`http_route`) or Socket Mode (`socket_mode`), the Web API (`api`), its events
+(`wire`), `settings` and `doctor` checks.
+
+Composition picks the platform up through `platform.py` (see `claw.channels.platform`)."""

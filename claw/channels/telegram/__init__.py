@@ -1,0 +1,3 @@
+"""Telegram: bots by long polling or webhook (`adapter`), the Bot API (`api`), its updates (`wire`), `settings`.
+
+Composition picks the platform up through `platform.py` (see `claw.channels.platform`)."""
