@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from claw.config import Config
     from claw.gateway.capability import HttpRoute
 
+MAX_BODY = 1024 * 1024
+"""The largest update Telegram may POST in webhook mode."""
+
 
 def _adapters(config: Config, gateway_token: str | None) -> dict[str, ChannelAdapter]:
     from claw.channels.telegram.adapter import TelegramAdapter
@@ -31,7 +34,7 @@ def _routes(manager: ChannelManager) -> tuple[HttpRoute, ...]:
     from claw.channels.ingress import Ingress
     from claw.gateway.capability import HttpRoute
 
-    return (HttpRoute("POST", "/telegram/{account}", Ingress(manager).telegram),)
+    return (HttpRoute("POST", "/telegram/{account}", Ingress(manager).route("telegram", "account", lambda: MAX_BODY)),)
 
 
 TELEGRAM = Platform("telegram", _adapters, routes=_routes)

@@ -29,7 +29,10 @@ def _routes(manager: ChannelManager) -> tuple[HttpRoute, ...]:
     from claw.channels.ingress import Ingress
     from claw.gateway.capability import HttpRoute
 
-    return (HttpRoute("POST", "/hooks/{name}", Ingress(manager).webhook),)
+    def limit() -> int:  # read per request, from the gateway's config
+        return manager.config.channels.webhook.max_body_bytes
+
+    return (HttpRoute("POST", "/hooks/{name}", Ingress(manager).route("webhook", "name", limit)),)
 
 
 WEBHOOK = Platform("webhook", _adapters, routes=_routes)
