@@ -9,10 +9,10 @@ import time
 
 from claw.channels.discord.adapter import DiscordAdapter
 from claw.channels.discord.settings import DiscordAccount
-from tests.channels import test_discord_gateway as gateway_tests
 from tests.channels.conftest import Start, eventually
+from tests.channels.discord import test_discord_gateway as gateway_tests
+from tests.channels.discord.test_discord_gateway import discord_config, ready, replies
 from tests.channels.discord_fake import BOT_ID, FakeDiscord, dm, guild_message
-from tests.channels.test_discord_gateway import discord_config, ready, replies
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text
 

@@ -12,9 +12,9 @@ import pytest
 from tests.channels import crash_support
 from tests.channels.crash_support import settled, start
 from tests.channels.processes import GatewayProc, claw, rows, wait_until
+from tests.channels.slack.test_slack_events import slack_config
+from tests.channels.slack.test_slack_socket import socket_config
 from tests.channels.slack_fake import FakeSlack, deliver, message
-from tests.channels.test_slack_events import slack_config
-from tests.channels.test_slack_socket import socket_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
 

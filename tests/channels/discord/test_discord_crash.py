@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from tests.channels import crash_support
-from tests.channels import test_discord_gateway as gateway_tests
 from tests.channels.crash_support import settled, start
+from tests.channels.discord import test_discord_gateway as gateway_tests
+from tests.channels.discord.test_discord_gateway import discord_config
 from tests.channels.discord_fake import FakeDiscord, dm
 from tests.channels.processes import GatewayProc, rows, wait_until
-from tests.channels.test_discord_gateway import discord_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
 

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from tests.channels.conftest import Start, eventually
+from tests.channels.feishu.test_feishu_channel import deliver, started
+from tests.channels.feishu.test_feishu_ws import connected, push
 from tests.channels.feishu_fake import FakeFeishuWs, message_event
-from tests.channels.test_feishu_channel import deliver, started
-from tests.channels.test_feishu_ws import connected, push
 from tests.support.fixtures import ClawEnv
 
 

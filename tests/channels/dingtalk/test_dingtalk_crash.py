@@ -12,10 +12,10 @@ import pytest
 
 from tests.channels import crash_support
 from tests.channels.crash_support import settled, start
+from tests.channels.dingtalk.test_dingtalk_channel import dingtalk_config
 from tests.channels.dingtalk_fake import FakeDingTalk, callback_request
 from tests.channels.fakes import post
 from tests.channels.processes import GatewayProc, claw, rows, wait_until
-from tests.channels.test_dingtalk_channel import dingtalk_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
 

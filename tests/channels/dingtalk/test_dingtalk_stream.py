@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.channels.conftest import Channels, Start, eventually
+from tests.channels.dingtalk.test_dingtalk_channel import dingtalk_config
 from tests.channels.dingtalk_fake import CLIENT_ID, CLIENT_SECRET, ROBOT_TOPIC, FakeDingTalk
-from tests.channels.test_dingtalk_channel import dingtalk_config
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text
 
