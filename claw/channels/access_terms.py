@@ -2,7 +2,7 @@
 `groupPolicy`, the `"*"` wildcard), how ids and secrets are read.
 
 Its own module so that `claw.channels.settings` (which types one field per platform) and each platform's
-settings module (`telegram`'s in settings.py, `discord_settings`, `feishu_settings`, …) import one source
+settings module (`claw/channels/<platform>/settings.py`) import one source
 instead of restating it.
 """
 

@@ -1,7 +1,7 @@
 """The Feishu / Lark channel: one self-built app's bot, by HTTP event subscription (`POST /feishu/<account>`,
-`mode = "webhook"`) or over the long connection (`mode = "websocket"`, `feishu_ws`: no public URL needed).
+`mode = "webhook"`) or over the long connection (`mode = "websocket"`, `ws`: no public URL needed).
 
-Inbound requests are checked by `feishu_http` with this adapter's `open`: the signature over the
+Inbound requests are checked by `http_route` with this adapter's `open`: the signature over the
 raw bytes (`X-Lark-Signature`), the request timestamp, decryption with the Encrypt Key, and the
 verification token. Long-connection events arrive unencrypted on a connection the app itself opened
 with its secret; they take the same path from `normalize` to the inbox, and are acked once stored.

@@ -8,7 +8,7 @@
 2. A WebSocket to `URL`, whose query names the `device_id` and `service_id`. A refused upgrade says
    why in `handshake-status` / `handshake-msg` headers: 403, or 514 with `handshake-autherrcode`
    1000040350 (too many connections), are the app's problem and stop the account.
-3. Binary `pbbp2.Frame`s (`feishu_frame`). Every `PingInterval` the client sends a control frame of
+3. Binary `pbbp2.Frame`s (`frame`). Every `PingInterval` the client sends a control frame of
    type `ping` for its service; the server answers `pong`. Data frames of type `event` carry the v2
    event JSON (unencrypted), split into `sum` parts (`seq` 0…sum-1, one `message_id`) when large.
    The handler runs once the parts are joined; only after it returned — the event committed to the

@@ -1,8 +1,8 @@
 """The Slack channel: one Slack app's bot per account, receiving by the Events API (Slack POSTs to the
-gateway's `/slack/<account>`, see `slack_http`) or by Socket Mode (`slack_socket`: the gateway dials
-Slack), replying over the Web API (`slack_api`, on `slack_sdk`).
+gateway's `/slack/<account>`, see `http_route`) or by Socket Mode (`socket_mode`: the gateway dials
+Slack), replying over the Web API (`api`, on `slack_sdk`).
 
-Both delivery styles end in `take`: the event is normalised (`slack_wire`; the sender's display name
+Both delivery styles end in `take`: the event is normalised (`wire`; the sender's display name
 from `users.info`, cached), stored in the inbox, and only then acknowledged — an HTTP `200`, or the
 envelope's ack. A redelivery (`X-Slack-Retry-Num`, an unacknowledged envelope) or a repeated
 `event_id` stores nothing: recent event ids are remembered, and the inbox's key (`slack|account|
