@@ -81,6 +81,8 @@ def doctor(
 
 
 def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[list[Finding], list[str]]:
+    from functools import partial
+
     from claw.compose import CHANNEL_PLATFORMS
     from claw.doctor import agent as doctor_agent
     from claw.doctor import mcp as doctor_mcp
@@ -132,7 +134,7 @@ def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[lis
         for platform in CHANNEL_PLATFORMS:
             for check in (platform.check, platform.check_online if online else None):
                 if check is not None:
-                    findings += _guarded(platform.name, lambda check=check: check(usable))
+                    findings += _guarded(platform.name, partial(check, usable))
     return findings, fixed
 
 
