@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import claw.channels
-from claw.channels.settings import ChannelsSettings
 from claw.compose import CHANNEL_PLATFORMS
+from claw.settings.channels import ChannelsSettings
 
 CHANNELS = Path(claw.channels.__file__).parent
 SHARED_SECTIONS = {"outbox"}
@@ -56,8 +56,6 @@ def test_no_shared_module_names_a_platform() -> None:
     """What is not a platform's package knows no platform: adapters, routes and checks come from the table."""
     for path in sorted(CHANNELS.glob("*.py")):
         bad = {m for m in _imports(path) if any(_belongs_to(m, p) for p in PLATFORMS)}
-        if path.name == "settings.py":  # `[channels]` is made of each platform's own section
-            bad = {m for m in bad if not m.endswith(".settings")}
         assert not bad, f"{path.name} imports {sorted(bad)}"
 
 

@@ -8,7 +8,7 @@ import json
 import time
 
 from claw.channels.discord.adapter import DiscordAdapter
-from claw.channels.discord.settings import DiscordAccount
+from claw.settings.discord import DiscordAccount
 from tests.channels.conftest import Start, eventually
 from tests.channels.discord import test_discord_gateway as gateway_tests
 from tests.channels.discord.test_discord_gateway import discord_config, ready, replies

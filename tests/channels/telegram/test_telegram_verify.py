@@ -8,7 +8,7 @@ import pytest
 
 from claw.channels.adapter import VerifyError
 from claw.channels.telegram.adapter import SECRET_HEADER, TelegramAdapter
-from claw.channels.telegram.settings import TelegramAccount
+from claw.settings.channels import TelegramAccount
 
 SECRET = "tg-secret_0123456789"
 
