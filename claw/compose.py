@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from claw.automations.capability import AutomationsCapability
-from claw.channels.capability import ChannelsCapability
 from claw.channels.dingtalk.platform import DINGTALK
 from claw.channels.discord.platform import DISCORD
 from claw.channels.feishu.platform import FEISHU
@@ -30,23 +28,15 @@ from claw.channels.platform import Platform
 from claw.channels.slack.platform import SLACK
 from claw.channels.telegram.platform import TELEGRAM
 from claw.channels.webhook.platform import WEBHOOK
-from claw.gateway.context_commands import ContextCapability
-from claw.gateway.gateway import Gateway
-from claw.gateway.think_commands import ThinkCapability
-from claw.hooks.capability import HooksCapability
-from claw.mcp.capability import McpCapability
-from claw.memory.capability import MemoryCapability
-from claw.skills.capability import SkillsCapability
-from claw.subagents.capability import SubagentsCapability
-from claw.usage.capability import UsageCapability
 
 if TYPE_CHECKING:
     from claw.config import Config
+    from claw.gateway.gateway import Gateway
     from claw.gateway.services import GatewayService
     from claw.paths import Paths
     from claw.providers.failover import ModelRouter
 
-Services = Sequence["GatewayService"] | Callable[[Gateway], Sequence["GatewayService"]]
+Services = Sequence["GatewayService"] | Callable[["Gateway"], Sequence["GatewayService"]]
 
 CHANNEL_PLATFORMS: tuple[Platform, ...] = (WEBHOOK, TELEGRAM, DISCORD, FEISHU, DINGTALK, SLACK)
 """The chat platforms, in the order their adapters, routes and doctor checks come."""
@@ -57,6 +47,20 @@ def build_gateway(
 ) -> Gateway:
     """A gateway with every capability. `services`: what `start` starts (a one-shot turn starts none;
     `Gateway.capability_services` passes the capabilities' own: scheduler, channels)."""
+    # Imported here, not at the top: the CLI reads CHANNEL_PLATFORMS (`claw doctor`, `claw automations add`
+    # without a gateway) and must not pay for the gateway and every capability to do so.
+    from claw.automations.capability import AutomationsCapability
+    from claw.channels.capability import ChannelsCapability
+    from claw.gateway.context_commands import ContextCapability
+    from claw.gateway.gateway import Gateway
+    from claw.gateway.think_commands import ThinkCapability
+    from claw.hooks.capability import HooksCapability
+    from claw.mcp.capability import McpCapability
+    from claw.memory.capability import MemoryCapability
+    from claw.skills.capability import SkillsCapability
+    from claw.subagents.capability import SubagentsCapability
+    from claw.usage.capability import UsageCapability
+
     gateway = Gateway(paths, config, router=router, services=services)
     channels = ChannelsCapability(gateway, CHANNEL_PLATFORMS)
     gateway.use(
