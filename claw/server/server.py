@@ -16,7 +16,8 @@ credential is refused without counting, so no lockout can refuse the right token
 sending (OpenClaw's protocol 4: claw/server/ws_handshake.py), then at `max_payload_bytes`; an upgrade
 request carrying the bearer gets the full cap at once. Tokens never reach
 a log line: the access log records the method, the path without its query string, the
-status and the time.
+status and the time. Browser pages (claw's web chat at `/chat/`, a Control UI build at `/` when
+`gateway.controlUi.root` names one: claw/web/) go to other hosts only with the token.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from aiohttp.abc import AbstractAccessLogger
 
 from claw.errors import ClawError
 from claw.gateway.session_keys import main_session_key
-from claw.server.auth import bearer_credential, browser_refusal, is_loopback, tokens_match
+from claw.server.auth import bearer_credential, browser_refusal, is_loopback, own_origins, page_credential, tokens_match
 from claw.server.credential_report import reported_bad_credential
 from claw.server.device_pairing import DevicePairing
 from claw.server.device_watch import DeviceWatch
@@ -44,6 +45,8 @@ from claw.server.settings import PRE_AUTH_MAX_BYTES, ServerSettings
 from claw.server.ws_approvals import ApprovalRelay
 from claw.server.ws_connection import WsConnection
 from claw.server.ws_handshake import ConnectInfo, Peer, handshake, hello
+from claw.web.chat_page import ChatPage
+from claw.web.control_ui import ControlUi
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -87,6 +90,9 @@ class GatewayServer:
         self._device_watch: DeviceWatch | None = None
         self._watch_task: asyncio.Task[None] | None = None
         self._server_methods: dict[str, Any] = {}
+        self._control_ui: ControlUi | None = None
+        self._origins: tuple[str, ...] = settings.allowed_origins
+        """The allowlist plus, once listening, this server's own loopback origins (the pages it serves)."""
         """Served by the server itself, beside the gateway's: OpenClaw's `device.pair.*` (it holds the sockets a
         removal closes) and `plugin.approval.*` (its relay holds the open questions)."""
 
@@ -108,6 +114,11 @@ class GatewayServer:
         HttpApi(gateway, self.settings.max_body_bytes).add_routes(app.router)
         for route in gateway.http_routes():  # capabilities' routes, e.g. channels' POST /hooks/<name>
             app.router.add_route(route.method, route.path, route.handler)
+        root = self.settings.control_ui_root
+        self._control_ui = None if root is None else ControlUi(root, gateway.config.agent_ids[0])
+        ChatPage(owns_bare=self._control_ui is None).add_routes(app.router)
+        if self._control_ui is not None:
+            self._control_ui.add_routes(app.router)  # its catch-all last: every other route matches first
         runner = web.AppRunner(
             app,
             handle_signals=False,
@@ -128,6 +139,7 @@ class GatewayServer:
             raise ClawError(f"cannot listen on {where}: {exc.strerror or exc} (see `claw gateway status`)") from None
         self._runner = runner
         self.port = _bound_port(runner, self.settings.port)
+        self._origins = (*self.settings.allowed_origins, *own_origins(self.settings.bind, self.port))
         gateway.approvals.set_approver(self._relay, name="remote-clients")
         self._unlisten = gateway.broadcasts.listen(self._broadcast, active=lambda: bool(self.connections))
         self._health_task = asyncio.create_task(self._health_events(), name="gateway-health-events")
@@ -196,17 +208,24 @@ class GatewayServer:
         """In order: browser requests from other sites are refused (403, nothing counted); on the paths
         that take the gateway token (`/v1`, the WebSocket at `/`) a wrong one is counted and refused
         (401, or 429 once locked out) and a missing one is refused (401 on `/v1`) without counting;
-        then the handler, after which a credential a capability's route reported as wrong is counted."""
+        then the handler, after which a credential a capability's route reported as wrong is counted. Browser
+        pages (claw/web/) are served to loopback as they are and to other hosts only with the token (`Basic`,
+        the browser's own prompt, or `Bearer`); the page's own origin on loopback counts as listed."""
         if request.path == "/health":
             return await handler(request)
-        refusal = browser_refusal(
-            request.headers.get("Origin"), request.headers.get("Sec-Fetch-Site"), self.settings.allowed_origins
-        )
+        refusal = browser_refusal(request.headers.get("Origin"), request.headers.get("Sec-Fetch-Site"), self._origins)
         if refusal is not None:  # a bad Origin is worth a warning (a web UI not listed); a page's <img> is not
             level = logging.WARNING if request.headers.get("Origin") is not None else logging.DEBUG
             log.log(level, "refused %s %s from %s: %s", request.method, request.path, request.remote, refusal)
             return web.json_response({"error": {"message": refusal, "type": "forbidden"}}, status=403)
-        if request.path in ("/", "/v1", "/mcp") or request.path.startswith("/v1/"):  # /mcp: claw as an MCP server
+        if self._is_page(request):
+            if not self._is_local(request):  # nothing for other hosts without the token
+                presented = page_credential(request.headers.get("Authorization"))
+                if presented is None:
+                    return _page_login()
+                if not tokens_match(presented, self.settings.token or ""):
+                    return self._wrong_credential(request, presented, page=True)
+        elif request.path in ("/", "/v1", "/mcp") or request.path.startswith("/v1/"):  # /mcp: claw as an MCP server
             presented = bearer_credential(request.headers.get("Authorization"))
             if presented is not None and not tokens_match(presented, self.settings.token or ""):
                 return self._wrong_credential(request, presented)
@@ -224,7 +243,7 @@ class GatewayServer:
                 return _locked_out(wait)
         return response
 
-    def _wrong_credential(self, request: web.Request, presented: str) -> web.Response:
+    def _wrong_credential(self, request: web.Request, presented: str, *, page: bool = False) -> web.Response:
         """Count a wrong gateway token; 401, or 429 while this address or this token is locked out
         (logged once per lockout by the limiter, not once per request)."""
         source = request.remote or "?"
@@ -232,7 +251,21 @@ class GatewayServer:
         if wait:
             return _locked_out(wait)
         log.warning("refused %s %s from %s: bad bearer token", request.method, request.path, source)
-        return _unauthorized(request)
+        return _page_login() if page else _unauthorized(request)
+
+    def _is_page(self, request: web.Request) -> bool:
+        """A browser page or its files: `/chat…`, and with a Control UI everything it serves (and `/` unless it
+        is the WebSocket upgrade, which authenticates in `connect`)."""
+        path = request.path
+        if path == "/":
+            return request.headers.get("Upgrade", "").lower() != "websocket"
+        if path == "/chat" or path.startswith("/chat/"):
+            return True
+        return self._control_ui is not None and ControlUi.serves(path) and path not in ("/v1", "/mcp")
+
+    @staticmethod
+    def _is_local(request: web.Request) -> bool:
+        return is_loopback(request.remote or "?") and not any(h in request.headers for h in _PROXY_HEADERS)
 
     # --- WebSocket ---------------------------------------------------------------------------------
 
@@ -244,8 +277,13 @@ class GatewayServer:
         # Frames are capped by the reader before they are buffered: 64 KiB until `connect` proves who is
         # sending (OpenClaw's clients bring the token only there), then `limit`.
         ws = _WebSocket(limit if upgrade_auth else PRE_AUTH_MAX_BYTES, heartbeat=self.settings.heartbeat_s)
-        if not ws.can_prepare(request).ok:
-            body = {"error": {"message": "the WebSocket endpoint; HTTP lives at /health and /v1", "type": "upgrade"}}
+        if not ws.can_prepare(request).ok:  # not an upgrade: a browser opening the gateway's address
+            if self._control_ui is not None:
+                return self._control_ui.index()
+            if "text/html" in request.headers.get("Accept", ""):
+                raise web.HTTPFound("/chat/")
+            body = {"error": {"message": "the WebSocket endpoint; HTTP lives at /health and /v1, the web chat at "
+                              "/chat/", "type": "upgrade"}}  # fmt: skip
             return web.json_response(body, status=426, headers={"Upgrade": "websocket"})
         anonymous = not upgrade_auth
         if self.draining or (anonymous and self._pending_handshakes >= self.settings.max_pending_handshakes):
@@ -362,6 +400,13 @@ class _WebSocket(web.WebSocketResponse):
 def _unauthorized(request: web.Request) -> web.Response:
     message = "unauthorized: invalid or missing token" if request.path == "/" else "invalid or missing bearer token"
     return error_response(WireError(401, message, code="invalid_api_key"), {"WWW-Authenticate": "Bearer"})
+
+
+def _page_login() -> web.Response:
+    """A browser on another host is asked for the gateway token (any user name, the token as password)."""
+    body = "the gateway token is needed: any user name, the token (`claw gateway token`) as password\n"
+    headers = {"WWW-Authenticate": 'Basic realm="claw gateway", charset="UTF-8"', "Cache-Control": "no-store"}
+    return web.Response(status=401, text=body, headers=headers)
 
 
 def _locked_out(wait: float) -> web.Response:
