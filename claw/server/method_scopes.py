@@ -34,6 +34,7 @@ METHOD_SCOPES: dict[str, str] = {
     "agent.follow": READ,
     "chat.send": WRITE,
     "chat.abort": WRITE,
+    "chat.startup": READ,  # `chat.history` by another name (OpenClaw's Control UI opens a chat with it)
     "chat.inject": ADMIN,
     "sessions.patch": WRITE,
     "sessions.create": WRITE,

@@ -46,7 +46,7 @@ def _csp(script_hashes: list[str]) -> str:
         "media-src 'self' data: blob:",
         "font-src 'self'",
         "worker-src 'self'",
-        "connect-src 'self'",
+        "connect-src 'self' data:",  # the app fetches its inline icons as data: URLs
     ))  # fmt: skip
 
 
