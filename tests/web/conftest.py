@@ -8,7 +8,6 @@ missing the tests skip, saying why; with `CI` set they fail instead.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,8 +63,9 @@ def stop_rig(rig: WebRig) -> None:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """One headless Chromium for the module's tests (each test gets its own context, so its own storage)."""
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)) and shutil.which("chromium") is None:
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
         unavailable(f"chromium is needed at {CHROMIUM} (scripts/install-chromium.sh installs Debian's)")
+    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")  # the browser is Debian's, never Playwright's
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
