@@ -5,6 +5,7 @@ sessions and `/new`; plus the page's headers and who gets it at all (plain HTTP,
 from __future__ import annotations
 
 import base64
+import json
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -90,6 +91,8 @@ def test_the_page_has_strict_headers_and_needs_the_token_off_loopback(rig: WebRi
 
 def test_connect_and_a_streamed_markdown_reply(page: Any, rig: WebRig) -> None:
     assert "token" not in page.url  # taken from the fragment, then removed from the address
+    devices = json.loads((rig.home / "devices" / "devices.json").read_text())["devices"].values()
+    assert any(d["clientId"] == "claw-web" and d["status"] == "paired" for d in devices)  # its own WebCrypto key
     rig.model.script(slow(REPLY, delay_per_chunk=0.08, chunk=6))
     _send(page, "Show me some markdown")
     page.wait_for_selector(".msg.user >> text=Show me some markdown")
