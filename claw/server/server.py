@@ -226,7 +226,9 @@ class GatewayServer:
                 if not tokens_match(presented, self.settings.token or ""):
                     return self._wrong_credential(request, presented, page=True)
         elif request.path in ("/", "/v1", "/mcp") or request.path.startswith("/v1/"):  # /mcp: claw as an MCP server
-            presented = bearer_credential(request.headers.get("Authorization"))
+            # A browser that loaded the pages from another host with the token (Basic) sends it on the upgrade too.
+            read = page_credential if request.path == "/" else bearer_credential
+            presented = read(request.headers.get("Authorization"))
             if presented is not None and not tokens_match(presented, self.settings.token or ""):
                 return self._wrong_credential(request, presented)
             if presented is None and request.path != "/":  # the WebSocket may bring it in `connect` instead
@@ -272,7 +274,7 @@ class GatewayServer:
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         source = request.remote or "?"
         # A wrong bearer never gets here (the guard refused it); a right one lifts the pre-auth cap at once.
-        upgrade_auth = tokens_match(bearer_credential(request.headers.get("Authorization")), self.settings.token or "")
+        upgrade_auth = tokens_match(page_credential(request.headers.get("Authorization")), self.settings.token or "")
         limit = self.settings.max_payload_bytes
         # Frames are capped by the reader before they are buffered: 64 KiB until `connect` proves who is
         # sending (OpenClaw's clients bring the token only there), then `limit`.

@@ -33,6 +33,8 @@ class WebRig:
     model: ScriptedModelServer
     home: Path
     shots: Path
+    env: dict[str, str]
+    """The gateway's environment, for `claw` commands against the same home."""
 
     @property
     def base(self) -> str:
@@ -51,7 +53,7 @@ def start_rig(root: Path, model: ScriptedModelServer, config: str = "") -> WebRi
             config_file.write(config)
     shots = root / "screenshots"
     shots.mkdir()
-    return WebRig(start_gateway(env, home), model, home, shots)
+    return WebRig(start_gateway(env, home), model, home, shots, env)
 
 
 def stop_rig(rig: WebRig) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.support.fixtures import MODEL
 from tests.support.model_server import ScriptedModelServer, slow, text, tool_call
+from tests.support.processes import run_claw
 from tests.web.conftest import TOKEN, WebRig, start_rig, stop_rig
 
 pytestmark = pytest.mark.timeout(180)
@@ -185,6 +186,24 @@ def test_phone_width_dark(browser: Any, rig: WebRig) -> None:
         phone.screenshot(path=rig.shots / "web-chat-phone.png")
         phone.click("#menu")
         phone.wait_for_selector("#sessions li", state="visible")
+    finally:
+        context.close()
+
+
+def test_a_browser_on_another_host_pairs_its_device(browser: Any, rig: WebRig) -> None:
+    """Through a proxy (so another host, as far as the gateway can tell): the page needs the token to load at
+    all, and its device waits for `claw devices approve`, after which the page comes in by itself."""
+    basic = "Basic " + base64.b64encode(f"phone:{TOKEN}".encode()).decode()
+    context = browser.new_context(extra_http_headers={"X-Forwarded-For": "203.0.113.9", "Authorization": basic})
+    phone = context.new_page()
+    try:
+        phone.goto(f"{rig.base}/chat/#token={TOKEN}")
+        phone.wait_for_selector("#login-error >> text=pairing required", timeout=20_000)
+        listed = run_claw(rig.env, "devices", "ls", "--json")
+        pending = [d for d in json.loads(listed.stdout) if d["status"] == "pending"]
+        assert len(pending) == 1 and pending[0]["clientId"] == "claw-web", listed.stdout
+        assert run_claw(rig.env, "devices", "approve", pending[0]["deviceId"][:12]).returncode == 0
+        phone.wait_for_selector("body[data-connected=true]", timeout=20_000)
     finally:
         context.close()
 

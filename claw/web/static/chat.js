@@ -10,9 +10,10 @@ const $ = (id) => document.getElementById(id);
 const TOKEN_KEY = "claw.token";
 const SESSION_KEY = "claw.session";
 const RECONNECT_MS = 2000;
+const PAIRING_RETRY_MS = 3000;
 
 const state = {
-  gw: null, token: null, device: null, agent: "main", session: null,
+  gw: null, token: null, device: null, agent: "main", session: null, pairingTimer: null,
   runs: new Map(),       // runId → {msg, text, tools: Map toolCallId → <details>}
   running: new Set(),    // run ids of the open session not yet ended
   pendingRender: new Set(),
@@ -78,9 +79,11 @@ async function connect(token) {
   $("app").hidden = false;
   setStatus("connected", true);
   document.body.dataset.connected = "true";
+  performance.mark("claw-connected"); // bench/web_pages.py reads it: time to a connected session
   const wanted = localStorage.getItem(SESSION_KEY) || hello.snapshot?.sessionDefaults?.mainSessionKey;
   gw.request("sessions.subscribe", {}).catch(() => {}); // `sessions.changed`: the list stays current
   await Promise.all([openSession(wanted || `agent:${state.agent}:main`), loadSessions()]);
+  performance.mark("claw-session-open");
 }
 
 async function reconnect() {
@@ -333,21 +336,32 @@ async function send(text) {
   append(el("div", res.status === "ok" ? "msg note" : "msg failed", res.reply || res.status));
 }
 
+// Connect with `token`; a device waiting for `claw devices approve` (a browser on another host) tries again
+// every few seconds, so the page comes in by itself once its device is approved.
+async function signIn(token, remember) {
+  clearTimeout(state.pairingTimer);
+  try {
+    await connect(token);
+  } catch (err) {
+    showLogin(err.message);
+    if (/pairing required/i.test(err.message)) {
+      $("login-error").textContent += " — this page connects by itself once it is approved";
+      state.pairingTimer = setTimeout(() => signIn(token, remember), PAIRING_RETRY_MS);
+    }
+    return;
+  }
+  sessionStorage.setItem(TOKEN_KEY, token);
+  if (remember) localStorage.setItem(TOKEN_KEY, token);
+  $("token").value = "";
+}
+
 // --- wiring ----------------------------------------------------------------------------------------
 
 function wire() {
-  $("login").addEventListener("submit", async (ev) => {
+  $("login").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const token = $("token").value.trim();
-    if (!token) return;
-    try {
-      await connect(token);
-      sessionStorage.setItem(TOKEN_KEY, token);
-      if ($("remember").checked) localStorage.setItem(TOKEN_KEY, token);
-      $("token").value = "";
-    } catch (err) {
-      showLogin(err.message);
-    }
+    if (token) signIn(token, $("remember").checked);
   });
   $("composer").addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -388,5 +402,5 @@ function autosize() {
 
 wire();
 const token = takeToken();
-if (token) connect(token).catch((err) => showLogin(err.message));
+if (token) signIn(token, false);
 else showLogin();
