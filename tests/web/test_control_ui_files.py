@@ -13,6 +13,8 @@ import pytest
 
 from claw.errors import ConfigError
 from tests.server.conftest import MakeServed, Served, home, make_served  # noqa: F401 (fixtures)
+from tests.support.fixtures import ClawEnv
+from tests.support.processes import run_claw
 
 INDEX = '<!doctype html><html lang="en"><head><script>globalThis.boot = 1;</script></head><body>app</body></html>'
 
@@ -66,3 +68,13 @@ async def test_files_the_index_and_nothing_outside(make_served: MakeServed, buil
 async def test_a_folder_without_an_index_is_refused_naming_the_key(make_served: MakeServed, tmp_path: Path) -> None:  # noqa: F811
     with pytest.raises(ConfigError, match=r"gateway.controlUi.root: .* has no index.html"):
         await make_served(control_ui_root=tmp_path)
+
+
+def test_claw_gateway_run_says_so_in_one_line_and_exits_2(claw_env: ClawEnv, tmp_path: Path) -> None:
+    env = {**claw_env.env, "CLAW_GATEWAY_TOKEN": "tok-control-ui"}
+    assert run_claw(env, "init").returncode == 0
+    with (claw_env.home / "config.toml").open("a") as config:
+        config.write(f'\n[gateway.controlUi]\nroot = "{tmp_path / "no-build"}"\n')
+    done = run_claw(env, "gateway", "run", "--port", "0", timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].startswith("claw: gateway.controlUi.root: ") and "Traceback" not in done.stderr
