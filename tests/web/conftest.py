@@ -73,7 +73,9 @@ def browser() -> Iterator[Any]:
     except ImportError:
         unavailable("playwright (Python) is needed: pip install -e '.[test]'")
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        # `*.claw.test` names this machine, as a DNS name pointed at it would (a rebinding attack, or a VPN name).
+        rules = "--host-resolver-rules=MAP *.claw.test 127.0.0.1"
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=[rules])
         try:
             yield chromium
         finally:

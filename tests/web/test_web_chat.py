@@ -16,7 +16,7 @@ import pytest
 
 from tests.support.fixtures import MODEL
 from tests.support.model_server import ScriptedModelServer, slow, text, tool_call
-from tests.support.processes import run_claw
+from tests.support.processes import run_claw, wait_until
 from tests.web.conftest import TOKEN, WebRig, start_rig, stop_rig
 
 pytestmark = pytest.mark.timeout(180)
@@ -86,8 +86,13 @@ def test_the_page_has_strict_headers_and_needs_the_token_off_loopback(rig: WebRi
     assert _get(f"{rig.base}/chat/chat.js", Authorization=wrong, **proxied)[0] == 401
     right = "Basic " + base64.b64encode(f"me:{TOKEN}".encode()).decode()
     assert _get(f"{rig.base}/chat/", Authorization=right, **proxied)[0] == 200
-    # Another site's page gets nothing either.
-    assert _get(f"{rig.base}/chat/", Origin="https://evil.example")[0] == 403
+    # The page's own origin on loopback passes the Origin check like a listed one; another site's page, a page on
+    # another port, and this port under another name (DNS rebinding) do not.
+    port = rig.gateway.info["port"]
+    assert _get(f"{rig.base}/chat/", Origin=f"http://127.0.0.1:{port}")[0] == 200
+    assert _get(f"{rig.base}/chat/", Origin=f"http://localhost:{port}")[0] == 200
+    for foreign in ("https://evil.example", f"http://127.0.0.1:{port + 1}", f"http://rebound.example:{port}"):
+        assert _get(f"{rig.base}/chat/", Origin=foreign)[0] == 403, foreign
 
 
 def test_connect_and_a_streamed_markdown_reply(page: Any, rig: WebRig) -> None:
@@ -186,6 +191,23 @@ def test_phone_width_dark(browser: Any, rig: WebRig) -> None:
         phone.screenshot(path=rig.shots / "web-chat-phone.png")
         phone.click("#menu")
         phone.wait_for_selector("#sessions li", state="visible")
+    finally:
+        context.close()
+
+
+def test_a_page_under_another_name_cannot_connect_unless_listed(browser: Any, rig: WebRig) -> None:
+    """The same page reached as `http://phone.claw.test:<port>/` (a name pointing here, as a rebinding attacker's
+    would): its script is a module, fetched with that Origin, which is not in `gateway.allowedOrigins`, so the
+    gateway refuses it and the page never runs; it says what to do instead."""
+    context = browser.new_context()
+    other = context.new_page()
+    try:
+        other.goto(f"http://phone.claw.test:{rig.gateway.info['port']}/chat/#token={TOKEN}")
+        refused = "refused GET /chat/chat.js from 127.0.0.1: origin not allowed"
+        wait_until(lambda: refused in rig.gateway.stderr, timeout=20)
+        other.wait_for_load_state("load")
+        assert "gateway.allowedOrigins" in other.locator("#boot").inner_text()
+        assert other.evaluate("document.body.dataset.connected") is None
     finally:
         context.close()
 

@@ -400,6 +400,7 @@ function autosize() {
   input.style.height = `${Math.min(input.scrollHeight, 192)}px`;
 }
 
+$("boot").remove();
 wire();
 const token = takeToken();
 if (token) signIn(token, false);
