@@ -33,7 +33,8 @@ from aiohttp.abc import AbstractAccessLogger
 
 from claw.errors import ClawError
 from claw.gateway.session_keys import main_session_key
-from claw.server.auth import bearer_credential, browser_refusal, is_loopback, own_origins, page_credential, tokens_match
+from claw.server import page_access
+from claw.server.auth import bearer_credential, browser_refusal, own_origins, page_credential, tokens_match
 from claw.server.credential_report import reported_bad_credential
 from claw.server.device_pairing import DevicePairing
 from claw.server.device_watch import DeviceWatch
@@ -218,11 +219,11 @@ class GatewayServer:
             level = logging.WARNING if request.headers.get("Origin") is not None else logging.DEBUG
             log.log(level, "refused %s %s from %s: %s", request.method, request.path, request.remote, refusal)
             return web.json_response({"error": {"message": refusal, "type": "forbidden"}}, status=403)
-        if self._is_page(request):
-            if not self._is_local(request):  # nothing for other hosts without the token
+        if page_access.is_page(request, self._control_ui):
+            if not page_access.is_local(request):  # nothing for other hosts without the token
                 presented = page_credential(request.headers.get("Authorization"))
                 if presented is None:
-                    return _page_login()
+                    return page_access.login()
                 if not tokens_match(presented, self.settings.token or ""):
                     return self._wrong_credential(request, presented, page=True)
         elif request.path in ("/", "/v1", "/mcp") or request.path.startswith("/v1/"):  # /mcp: claw as an MCP server
@@ -253,21 +254,7 @@ class GatewayServer:
         if wait:
             return _locked_out(wait)
         log.warning("refused %s %s from %s: bad bearer token", request.method, request.path, source)
-        return _page_login() if page else _unauthorized(request)
-
-    def _is_page(self, request: web.Request) -> bool:
-        """A browser page or its files: `/chat…`, and with a Control UI everything it serves (and `/` unless it
-        is the WebSocket upgrade, which authenticates in `connect`)."""
-        path = request.path
-        if path == "/":
-            return request.headers.get("Upgrade", "").lower() != "websocket"
-        if path == "/chat" or path.startswith("/chat/"):
-            return True
-        return self._control_ui is not None and ControlUi.serves(path) and path not in ("/v1", "/mcp")
-
-    @staticmethod
-    def _is_local(request: web.Request) -> bool:
-        return is_loopback(request.remote or "?") and not any(h in request.headers for h in _PROXY_HEADERS)
+        return page_access.login() if page else _unauthorized(request)
 
     # --- WebSocket ---------------------------------------------------------------------------------
 
@@ -293,7 +280,7 @@ class GatewayServer:
         gateway = self._gateway
         assert gateway is not None
         await ws.prepare(request)
-        local = is_loopback(source) and not any(h in request.headers for h in _PROXY_HEADERS)
+        local = page_access.is_local(request)
         peer = Peer(source, uuid.uuid4().hex[:12], local, limit)
         methods = sorted({*gateway.methods, *self._server_methods})
 
@@ -344,10 +331,6 @@ class GatewayServer:
                 "mainSessionKey": main_session_key(agent_id),
             },
         }
-
-
-_PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")
-"""A loopback peer sending these is a proxy speaking for someone else: not local for device pairing."""
 
 
 CLOSE_WAIT_S = 2.0
@@ -402,13 +385,6 @@ class _WebSocket(web.WebSocketResponse):
 def _unauthorized(request: web.Request) -> web.Response:
     message = "unauthorized: invalid or missing token" if request.path == "/" else "invalid or missing bearer token"
     return error_response(WireError(401, message, code="invalid_api_key"), {"WWW-Authenticate": "Bearer"})
-
-
-def _page_login() -> web.Response:
-    """A browser on another host is asked for the gateway token (any user name, the token as password)."""
-    body = "the gateway token is needed: any user name, the token (`claw gateway token`) as password\n"
-    headers = {"WWW-Authenticate": 'Basic realm="claw gateway", charset="UTF-8"', "Cache-Control": "no-store"}
-    return web.Response(status=401, text=body, headers=headers)
 
 
 def _locked_out(wait: float) -> web.Response:

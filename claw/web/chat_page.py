@@ -16,8 +16,6 @@ from claw.web.headers import chat_headers
 PREFIX = "/chat/"
 _TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
           ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}  # fmt: skip
-FILES = ("chat.html", "chat.css", "chat.js", "gateway.js", "markdown.js", "device.js", "icon.svg")
-"""Everything the page is; any other name under `/chat/` is a 404."""
 
 
 class ChatPage:
@@ -26,7 +24,8 @@ class ChatPage:
     def __init__(self, *, owns_bare: bool = True) -> None:
         self._owns_bare = owns_bare
         static = resources.files("claw.web") / "static"
-        self._files = {name: (static / name).read_bytes() for name in FILES}
+        # Everything the page is, read once; any other name under `/chat/` is a 404.
+        self._files = {f.name: f.read_bytes() for f in static.iterdir() if f.is_file() and _suffix(f.name) in _TYPES}
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
         if self._owns_bare:
@@ -47,5 +46,8 @@ class ChatPage:
         return self._serve(name)
 
     def _serve(self, name: str) -> web.Response:
-        suffix = name[name.rfind(".") :]
-        return web.Response(body=self._files[name], headers=chat_headers(_TYPES[suffix]))
+        return web.Response(body=self._files[name], headers=chat_headers(_TYPES[_suffix(name)]))
+
+
+def _suffix(name: str) -> str:
+    return name[name.rfind(".") :] if "." in name else ""

@@ -2,9 +2,11 @@
 // from a `#token=` fragment (browsers never send fragments to a server; it is removed from the address at
 // once) and is kept in sessionStorage, or localStorage when "remember" is ticked.
 
+import { approvalCard, dropApproval } from "./approvals.js";
+import { Conversation } from "./conversation.js";
 import { loadDevice } from "./device.js";
+import { el } from "./dom.js";
 import { Gateway } from "./gateway.js";
-import { renderMarkdown } from "./markdown.js";
 
 const $ = (id) => document.getElementById(id);
 const TOKEN_KEY = "claw.token";
@@ -12,19 +14,11 @@ const SESSION_KEY = "claw.session";
 const RECONNECT_MS = 2000;
 const PAIRING_RETRY_MS = 3000;
 
-const state = {
-  gw: null, token: null, device: null, agent: "main", session: null, pairingTimer: null,
-  runs: new Map(),       // runId → {msg, text, tools: Map toolCallId → <details>}
-  running: new Set(),    // run ids of the open session not yet ended
-  pendingRender: new Set(),
-};
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+const state = { gw: null, token: null, device: null, agent: "main", session: null, pairingTimer: null };
+const chat = new Conversation($("log"), (busy) => {
+  $("abort").hidden = !busy;
+  document.body.dataset.busy = busy ? "true" : "false";
+});
 
 function takeToken() {
   const fragment = new URLSearchParams(location.hash.slice(1));
@@ -123,192 +117,33 @@ function shortKey(key) {
 async function openSession(key) {
   state.session = key;
   localStorage.setItem(SESSION_KEY, key);
-  state.runs.clear();
-  state.running.clear();
-  updateAbort();
   $("title").textContent = shortKey(key);
   for (const li of $("sessions").children) li.classList.toggle("current", li.dataset.key === key);
-  $("log").replaceChildren();
+  chat.clear();
   const history = await state.gw.request("chat.history", { sessionKey: key, limit: 200 });
   if (state.session !== key) return;
-  renderHistory(history.messages || []);
+  chat.history(history.messages || []);
   await state.gw.request("sessions.messages.subscribe", { key });
   document.body.dataset.session = key;
 }
 
-function renderHistory(messages) {
-  const tools = new Map();
-  for (const m of messages) {
-    const text = textOf(m.content);
-    if (m.role === "user") append(el("div", "msg user", text));
-    else if (m.role === "assistant") {
-      if (text) append(markdown(el("div", "msg assistant"), text));
-      for (const call of m.toolCalls || []) tools.set(call.id, append(toolRow(call.name, call.arguments)));
-    } else if (m.role === "tool") {
-      const row = tools.get(m.toolCallId) || append(toolRow(m.name, ""));
-      finishTool(row, text, m.isError);
-    }
-  }
-  scroll(true);
-}
-
-function textOf(content) {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (typeof p === "string" ? p : p.text || "")).join("");
-  return "";
-}
-
-// --- the conversation -----------------------------------------------------------------------------
-
-function append(node) {
-  const log = $("log");
-  const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-  log.append(node);
-  if (atEnd) scroll(true);
-  return node;
-}
-
-function scroll(force) {
-  const log = $("log");
-  if (force) log.scrollTop = log.scrollHeight;
-}
-
-function markdown(node, text) {
-  node.replaceChildren(renderMarkdown(text));
-  return node;
-}
-
-function toolRow(name, args) {
-  const row = el("details", "tool running");
-  const shown = typeof args === "string" ? args : JSON.stringify(args);
-  row.append(el("summary", "", `${name} ${brief(shown)}`));
-  row.append(el("pre", "args", pretty(shown)));
-  return row;
-}
-
-function finishTool(row, result, isError) {
-  row.classList.remove("running");
-  row.classList.toggle("error", !!isError);
-  row.append(el("pre", "result", result || "(no output)"));
-}
-
-function brief(text) {
-  const one = (text || "").replace(/\s+/g, " ");
-  return one.length > 80 ? `${one.slice(0, 79)}…` : one;
-}
-
-function pretty(text) {
-  try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text || ""; }
-}
-
-function runOf(id) {
-  let run = state.runs.get(id);
-  if (!run) {
-    run = { msg: null, text: "", tools: new Map() };
-    state.runs.set(id, run);
-  }
-  return run;
-}
-
-// A streamed reply is re-rendered at most once per frame, and only the message that grew: a long reply
-// costs one parse per frame rather than one per token.
-function scheduleRender(run) {
-  state.pendingRender.add(run);
-  if (state.pendingRender.size > 1) return;
-  requestAnimationFrame(() => {
-    for (const r of state.pendingRender) if (r.msg) markdown(r.msg, r.text);
-    state.pendingRender.clear();
-    scroll($("log").dataset.follow !== "no");
-  });
-}
-
 const handlers = {
   agent(ev) {
-    if (ev.sessionKey !== state.session) {
-      if (ev.stream === "lifecycle") refreshSessionsSoon();
-      return;
-    }
-    const run = runOf(ev.runId);
-    const data = ev.data || {};
-    if (ev.stream === "assistant" && data.delta) {
-      if (!run.msg) {
-        run.msg = append(el("div", "msg assistant"));
-        run.text = "";
-      }
-      run.text += data.delta;
-      scheduleRender(run);
-    } else if (ev.stream === "tool") {
-      if (data.phase === "start") {
-        run.msg = null; // text after a tool call is a new message below its row
-        run.tools.set(data.toolCallId, append(toolRow(data.name, data.args)));
-      } else if (data.phase === "result") {
-        const row = run.tools.get(data.toolCallId) || append(toolRow(data.name, ""));
-        finishTool(row, typeof data.result === "string" ? data.result : JSON.stringify(data.result), data.isError);
-      }
-    } else if (ev.stream === "lifecycle") {
-      lifecycle(ev.runId, run, data);
-    }
+    if (ev.sessionKey === state.session) chat.onAgent(ev);
+    if (ev.stream === "lifecycle" && ["end", "error", "aborted"].includes(ev.data?.phase)) refreshSessionsSoon();
   },
   "exec.approval.requested"(ev) {
-    const req = ev.request || {};
-    if (req.sessionKey && req.sessionKey !== state.session) refreshSessionsSoon();
-    const card = el("div", "approval");
-    card.dataset.id = ev.id;
-    card.append(el("strong", "", `Run this command${req.sessionKey ? ` (${shortKey(req.sessionKey)})` : ""}?`));
-    card.append(el("pre", "", req.command || ""));
-    if (req.reason) card.append(el("div", "reason", req.reason));
-    const actions = el("div", "actions");
-    for (const [label, decision, cls] of [["Allow once", "allow-once", ""], ["Always allow", "allow-always", ""],
-      ["Deny", "deny", "deny"]]) {
-      const button = el("button", cls, label);
-      button.type = "button";
-      button.dataset.decision = decision;
-      button.addEventListener("click", async () => {
-        actions.querySelectorAll("button").forEach((b) => { b.disabled = true; });
-        try {
-          await state.gw.request("exec.approval.resolve", { id: ev.id, decision });
-          card.remove();
-        } catch (err) {
-          card.append(el("div", "error", err.message));
-        }
-      });
-      actions.append(button);
-    }
-    card.append(actions);
-    $("approvals").append(card);
+    const key = ev.request?.sessionKey;
+    const answer = (decision) => state.gw.request("exec.approval.resolve", { id: ev.id, decision });
+    $("approvals").append(approvalCard(ev, key ? shortKey(key) : "", answer));
   },
   "exec.approval.resolved"(ev) {
-    document.querySelector(`.approval[data-id="${CSS.escape(ev.id)}"]`)?.remove();
+    dropApproval(ev.id);
   },
   "sessions.changed"() {
     refreshSessionsSoon();
   },
 };
-
-function lifecycle(runId, run, data) {
-  if (data.phase === "accepted" || data.phase === "start") {
-    state.running.add(runId);
-  } else if (data.phase === "end" || data.phase === "error" || data.phase === "aborted") {
-    state.running.delete(runId);
-    if (data.phase === "end" && !run.text && data.text) {
-      run.msg = append(el("div", "msg assistant"));
-      run.text = data.text;
-      markdown(run.msg, run.text);
-    }
-    if (data.phase === "error") append(el("div", "msg failed", data.message || "the run failed"));
-    if (data.phase === "aborted") append(el("div", "msg note", "stopped"));
-    run.msg?.classList.add("done");
-    for (const row of run.tools.values()) row.classList.remove("running");
-    refreshSessionsSoon();
-  }
-  updateAbort();
-}
-
-function updateAbort() {
-  const busy = state.running.size > 0;
-  $("abort").hidden = !busy;
-  document.body.dataset.busy = busy ? "true" : "false";
-}
 
 let refreshTimer = null;
 function refreshSessionsSoon() {
@@ -318,13 +153,12 @@ function refreshSessionsSoon() {
 
 async function send(text) {
   const session = state.session;
-  append(el("div", "msg user", text));
-  scroll(true);
+  chat.user(text);
   let res;
   try {
     res = await state.gw.request("chat.send", { sessionKey: session, message: text, idempotencyKey: crypto.randomUUID() });
   } catch (err) {
-    append(el("div", "msg failed", err.message));
+    chat.note(err.message, true);
     return;
   }
   if (res.status === "started" || session !== state.session) return;
@@ -333,7 +167,7 @@ async function send(text) {
     await openSession(session);
     loadSessions();
   }
-  append(el("div", res.status === "ok" ? "msg note" : "msg failed", res.reply || res.status));
+  chat.note(res.reply || res.status, res.status !== "ok");
 }
 
 // Connect with `token`; a device waiting for `claw devices approve` (a browser on another host) tries again
@@ -379,7 +213,7 @@ function wire() {
   });
   $("input").addEventListener("input", autosize);
   $("abort").addEventListener("click", () => {
-    state.gw.request("chat.abort", { sessionKey: state.session }).catch((err) => append(el("div", "msg failed", err.message)));
+    state.gw.request("chat.abort", { sessionKey: state.session }).catch((err) => chat.note(err.message, true));
   });
   $("new-session").addEventListener("click", () => {
     const stamp = new Date().toISOString().replace(/[-:T]/g, "").slice(0, 12);
@@ -388,10 +222,6 @@ function wire() {
     openSession(key).then(loadSessions);
   });
   $("menu").addEventListener("click", () => $("sidebar").classList.toggle("open"));
-  $("log").addEventListener("scroll", () => {
-    const log = $("log");
-    log.dataset.follow = log.scrollHeight - log.scrollTop - log.clientHeight < 60 ? "yes" : "no";
-  });
 }
 
 function autosize() {
