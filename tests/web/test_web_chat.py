@@ -21,7 +21,10 @@ from tests.web.conftest import TOKEN, WebRig, start_rig, stop_rig
 
 pytestmark = pytest.mark.timeout(180)
 
-REPLY = "Here is **bold** text, `inline code` and <script>window.pwned = 1</script> as text.\n\n- one\n- two"
+REPLY = (
+    "Here is **bold** text, `inline code` and <script>window.pwned = 1</script> as text, "
+    "[a link](https://example.com/docs) and [a trap](javascript:window.pwned=2).\n\n- one\n- two"
+)
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +118,10 @@ def test_connect_and_a_streamed_markdown_reply(page: Any, rig: WebRig) -> None:
     assert reply.locator("li").all_inner_texts() == ["one", "two"]
     assert "<script>window.pwned = 1</script>" in reply.inner_text()  # shown, not run
     assert reply.locator("script").count() == 0 and page.evaluate("window.pwned") is None
+    links = reply.locator("a")
+    assert links.count() == 1 and links.get_attribute("href") == "https://example.com/docs"
+    assert links.get_attribute("rel") == "noopener noreferrer nofollow"
+    assert "[a trap](javascript:window.pwned=2)" in reply.inner_text()  # left as text, never a link
     page.screenshot(path=rig.shots / "web-chat.png")
 
 
