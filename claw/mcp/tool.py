@@ -19,7 +19,7 @@ from claw.tools.base import ToolContext, ToolResult
 from claw.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
-    from claw.mcp.settings import Approval
+    from claw.settings.mcp import Approval
 
 _DESCRIPTION_CHARS = 1024
 

@@ -32,7 +32,6 @@ from aiohttp import WSCloseCode, web
 from aiohttp.abc import AbstractAccessLogger
 
 from claw.errors import ClawError
-from claw.gateway.session_keys import main_session_key
 from claw.server import page_access
 from claw.server.auth import bearer_credential, browser_refusal, own_origins, page_credential, tokens_match
 from claw.server.credential_report import reported_bad_credential
@@ -46,6 +45,7 @@ from claw.server.settings import PRE_AUTH_MAX_BYTES, ServerSettings
 from claw.server.ws_approvals import ApprovalRelay
 from claw.server.ws_connection import WsConnection
 from claw.server.ws_handshake import ConnectInfo, Peer, handshake, hello
+from claw.vocab.session_keys import main_session_key
 from claw.web.chat_page import ChatPage
 from claw.web.control_ui import ControlUi
 

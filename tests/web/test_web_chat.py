@@ -162,26 +162,36 @@ def test_abort_stops_a_slow_reply(page: Any, rig: WebRig) -> None:
 
 
 def test_switching_sessions_and_new(page: Any, rig: WebRig) -> None:
-    main_key = page.evaluate("document.body.dataset.session")
-    page.click("#new-session")
-    page.wait_for_function(f"() => document.body.dataset.session !== {main_key!r}")
+    first = _new_session(page)
+    rig.model.script(text("Reply in the first session."))
+    _send(page, "hello, first session")
+    page.wait_for_selector(".msg.assistant.done >> text=Reply in the first session.", timeout=30_000)
+    second = _new_session(page)
     assert page.locator(".msg").count() == 0
     rig.model.script(text("Reply in the second session."))
     _send(page, "hello, second session")
     page.wait_for_selector(".msg.assistant.done >> text=Reply in the second session.", timeout=30_000)
-    second = page.evaluate("document.body.dataset.session")
-    # Back to the first session: its own history, not the second's.
-    page.click(f"#sessions li[data-key='{main_key}']")
-    page.wait_for_function(f"() => document.body.dataset.session === {main_key!r}")
-    page.wait_for_selector(".msg.user >> text=Show me some markdown")
+    # Back to the first session (listed in the sidebar since its first message): its own history only.
+    page.click(f"#sessions li[data-key='{first}']")
+    page.wait_for_function(f"() => document.body.dataset.session === {first!r}")
+    page.wait_for_selector("#log >> text=Reply in the first session.")
     assert page.locator("#log >> text=Reply in the second session.").count() == 0
-    # And to the second again, listed in the sidebar since its first message.
+    # And to the second again.
     page.click(f"#sessions li[data-key='{second}']")
     page.wait_for_selector("#log >> text=Reply in the second session.")
+    assert page.locator("#log >> text=Reply in the first session.").count() == 0
     # `/new` starts the session over: its transcript is gone from the page, the command's answer shown.
     _send(page, "/new")
     page.wait_for_selector(".msg.note", timeout=20_000)
     assert page.locator("#log >> text=Reply in the second session.").count() == 0
+
+
+def _new_session(page: Any) -> str:
+    """Start a session with the sidebar's + and return its key."""
+    before = page.evaluate("document.body.dataset.session")
+    page.click("#new-session")
+    page.wait_for_function(f"() => document.body.dataset.session !== {before!r}")
+    return str(page.evaluate("document.body.dataset.session"))
 
 
 def test_phone_width_dark(browser: Any, rig: WebRig) -> None:
@@ -194,7 +204,10 @@ def test_phone_width_dark(browser: Any, rig: WebRig) -> None:
         background = phone.evaluate("getComputedStyle(document.body).backgroundColor")
         assert background == "rgb(17, 18, 20)"  # the dark palette, from prefers-color-scheme
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
-        phone.wait_for_selector(".msg.user")
+        phone.wait_for_selector("body[data-session]")
+        rig.model.script(text("A reply, **on a phone**."))
+        _send(phone, "hello from a phone")
+        phone.wait_for_selector(".msg.assistant.done", timeout=30_000)
         phone.screenshot(path=rig.shots / "web-chat-phone.png")
         phone.click("#menu")
         phone.wait_for_selector("#sessions li", state="visible")
