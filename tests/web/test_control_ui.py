@@ -9,6 +9,7 @@ import asyncio
 import time
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,9 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebRig]:
         started = start_rig(tmp_path_factory.mktemp("control-ui"), model, f'\n[gateway.controlUi]\nroot = "{root}"\n')
         try:
             model.script(text("Reply in the side session."))
-            asyncio.run(_run_in(started, SIDE, "hello from the side"))
+            # In a thread: where Playwright's sync API already runs in this one, asyncio.run() may not.
+            with ThreadPoolExecutor(1) as pool:
+                pool.submit(asyncio.run, _run_in(started, SIDE, "hello from the side")).result(timeout=120)
             yield started
         finally:
             stop_rig(started)
