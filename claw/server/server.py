@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSCloseCode, web
 from aiohttp.abc import AbstractAccessLogger
 
+from claw.api.method import RpcMethod
 from claw.errors import ClawError
 from claw.server import page_access
 from claw.server.auth import bearer_credential, browser_refusal, own_origins, page_credential, tokens_match
@@ -90,12 +91,12 @@ class GatewayServer:
         self._devices: DeviceRegistry | None = None
         self._device_watch: DeviceWatch | None = None
         self._watch_task: asyncio.Task[None] | None = None
-        self._server_methods: dict[str, Any] = {}
+        self._server_methods: dict[str, RpcMethod] = {}
+        """Served by the server itself, beside the gateway's: OpenClaw's `device.pair.*` (it holds the sockets a
+        removal closes) and `plugin.approval.*` (its relay holds the open questions)."""
         self._control_ui: ControlUi | None = None
         self._origins: tuple[str, ...] = settings.allowed_origins
         """The allowlist plus, once listening, this server's own loopback origins (the pages it serves)."""
-        """Served by the server itself, beside the gateway's: OpenClaw's `device.pair.*` (it holds the sockets a
-        removal closes) and `plugin.approval.*` (its relay holds the open questions)."""
 
     @property
     def url(self) -> str:

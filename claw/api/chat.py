@@ -2,7 +2,7 @@
 part of the core's methods (`CORE_METHODS`).
 
 `chat.send` is how OpenClaw's TUI and Control UI send: it starts a run like `agent` does, answers at once
-(`{runId, status: "started"}`), and the reply arrives as `chat` events (`claw.gateway.chat_events`, through
+(`{runId, status: "started"}`), and the reply arrives as `chat` events (`claw.api.chat_events`, through
 `Gateway.broadcasts`). A slash command is answered by the gateway, not the model; its reply still comes
 as a `chat` event (`final`, or `error` for a failed command), so a client shows it where it shows replies.
 """
@@ -16,15 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import NonEmptyStr, Number, OptionalStr, SessionParams, takes
+from claw.api.session_rows import assistant_message, history_message, now_ms, session_row
 from claw.errors import UsageError
-from claw.gateway.rpc_params import NonEmptyStr, Number, OptionalStr, SessionParams, takes
-from claw.gateway.session_rows import assistant_message, history_message, now_ms, session_row
+from claw.protocol.scopes import READ, WRITE
 from claw.vocab.msg_context import MsgContext
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
+    from claw.api.host import ApiHost
     from claw.gateway.dispatch_result import DispatchResult
-    from claw.gateway.gateway import Gateway
 
 
 class ChatSendParams(SessionParams):
@@ -47,7 +48,7 @@ class HistoryParams(SessionParams):
 
 
 @takes(ChatSendParams)
-async def chat_send(gw: Gateway, params: ChatSendParams) -> dict[str, Any]:
+async def chat_send(gw: ApiHost, params: ChatSendParams) -> dict[str, Any]:
     ctx = MsgContext(
         body=params.message,
         channel=params.caller_channel,
@@ -67,7 +68,7 @@ async def chat_send(gw: Gateway, params: ChatSendParams) -> dict[str, Any]:
     return {"runId": run_id, "status": status, "reply": result.reply}
 
 
-def _no_run_reply(gw: Gateway, result: DispatchResult, run_id: str, failed: bool) -> None:
+def _no_run_reply(gw: ApiHost, result: DispatchResult, run_id: str, failed: bool) -> None:
     """A command's reply (or why the message was refused) as the one `chat` event a client waits for."""
     base: dict[str, Any] = {"runId": run_id, "sessionKey": result.session_key, "seq": 1}
     if not failed:
@@ -78,7 +79,7 @@ def _no_run_reply(gw: Gateway, result: DispatchResult, run_id: str, failed: bool
 
 
 @takes(ChatAbortParams)
-async def chat_abort(gw: Gateway, params: ChatAbortParams) -> dict[str, Any]:
+async def chat_abort(gw: ApiHost, params: ChatAbortParams) -> dict[str, Any]:
     key = params.session_key
     if params.run_id:
         run = gw.runs.get(params.run_id)
@@ -91,20 +92,20 @@ async def chat_abort(gw: Gateway, params: ChatAbortParams) -> dict[str, Any]:
 
 
 @takes(HistoryParams)
-async def chat_history(gw: Gateway, params: HistoryParams) -> dict[str, Any]:
+async def chat_history(gw: ApiHost, params: HistoryParams) -> dict[str, Any]:
     """The session's transcript entries (the newest `limit`), each with OpenClaw's `timestamp` in ms."""
     return await _history(gw, params)
 
 
 @takes(HistoryParams)
-async def chat_startup(gw: Gateway, params: HistoryParams) -> dict[str, Any]:
+async def chat_startup(gw: ApiHost, params: HistoryParams) -> dict[str, Any]:
     """What OpenClaw's Control UI opens a chat with: `chat.history`'s answer for `sessionKey` (its other form,
     a short chat link's `shortId`, names no session here and reads as `main`; `maxBytes` is not needed: the
     newest `limit` entries are sent whole)."""
     return await _history(gw, params)
 
 
-async def _history(gw: Gateway, params: HistoryParams) -> dict[str, Any]:
+async def _history(gw: ApiHost, params: HistoryParams) -> dict[str, Any]:
     key, limit = params.session_key, int(params.limit)
     store = gw.sessions(params.session_agent)
     entry = store.get(key)
@@ -124,7 +125,7 @@ async def _history(gw: Gateway, params: HistoryParams) -> dict[str, Any]:
     return answer
 
 
-def _receipts(gw: Gateway, entries: list[dict[str, Any]], run_ids: list[str]) -> list[dict[str, Any]]:
+def _receipts(gw: ApiHost, entries: list[dict[str, Any]], run_ids: list[str]) -> list[dict[str, Any]]:
     """OpenClaw's `inputReceipts`: for each turn asked about, `consumed` (with the transcript entry that took it
     in) once its message is in the transcript, `pending` while its run waits or goes; nothing for an unknown
     one. The Control UI retires the message it showed while sending once its receipt says `consumed`."""
@@ -138,9 +139,9 @@ def _receipts(gw: Gateway, entries: list[dict[str, Any]], run_ids: list[str]) ->
     return receipts
 
 
-CHAT_METHODS: Mapping[str, Method] = {
-    "chat.send": chat_send,
-    "chat.abort": chat_abort,
-    "chat.history": chat_history,
-    "chat.startup": chat_startup,
-}
+CHAT_METHODS: Mapping[str, RpcMethod] = table(
+    RpcMethod("chat.send", WRITE, chat_send),
+    RpcMethod("chat.abort", WRITE, chat_abort),
+    RpcMethod("chat.history", READ, chat_history),
+    RpcMethod("chat.startup", READ, chat_startup),  # `chat.history` by another name, for OpenClaw's Control UI
+)
