@@ -57,7 +57,7 @@ class Executor:
         job, run = claim.job, claim.run
         status, output, error = "error", None, None
         try:
-            output = await self._turn(job, run, dispatched)
+            output = await self._turn(job, run, dispatched, claim.event)
             status = "ok"
         except ClawError as exc:
             error = exc.message
@@ -86,12 +86,16 @@ class Executor:
             await self._warn(target.channel, target.target, warnings, run.id)
         return finished
 
-    async def _turn(self, job: Job, run: JobRun, dispatched: asyncio.Future[str] | None) -> str:
+    async def _turn(
+        self, job: Job, run: JobRun, dispatched: asyncio.Future[str] | None, event: str | None = None
+    ) -> str:
+        """`event` (an event trigger's request, already wrapped as untrusted content) follows the job's message."""
         key = job.session_key
         if job.session_mode == "isolated" and self._host().sessions(job.agent_id).get(key) is not None:
             await self._host().reset_session(key)
         ctx = MsgContext(
             body=job.message,
+            body_for_agent=None if event is None else f"{job.message}\n\n{event}",
             channel=CRON_CHANNEL,
             sender_id=f"automation:{job.id}",
             sender_name=job.name,

@@ -23,7 +23,7 @@ from claw.automations.executor import Deliver, Executor
 from claw.automations.job import Job, JobRun
 from claw.automations.schema import MIGRATIONS
 from claw.automations.spec import JobParams, changed_job, new_job
-from claw.errors import NotFoundError
+from claw.errors import NotFoundError, UsageError
 from claw.store.db import Database
 
 if TYPE_CHECKING:
@@ -110,6 +110,7 @@ class AutomationManager:
         def write(conn: sqlite3.Connection) -> Job:
             taken = {job.name for job in store.list_jobs(conn)}
             job = new_job(params, self.host.config, self.clock.now(), taken)
+            _check_trigger_free(conn, job)
             store.insert_job(conn, job)
             return job
 
@@ -124,6 +125,7 @@ class AutomationManager:
             job = store.find_job(conn, ref)
             taken = {j.name for j in store.list_jobs(conn)}
             updated = changed_job(job, params, self.host.config, self.clock.now(), taken)
+            _check_trigger_free(conn, updated)
             store.save_job(conn, updated)
             return updated
 
@@ -170,6 +172,25 @@ class AutomationManager:
             return task.result()
         return replace(claim.run, agent_run_id=dispatched.result())
 
+    async def trigger_job(self, trigger: str) -> Job | None:
+        return await self.db.aread(lambda c: store.find_trigger(c, trigger))
+
+    async def fire(self, job: Job, *, event_key: str, event: str, trigger: str) -> JobRun | None:
+        """Run `job` for an event its trigger received (`event`: the request, wrapped as untrusted content);
+        None when `event_key` was taken before (a replay or a redelivery: nothing runs). The returned row is
+        `running` (its run has started) or `skipped` (the previous run still goes)."""
+        now = self.clock.now()
+        claim = await self.db.awrite(
+            lambda c: ledger.claim_event(c, job, event_key=event_key, event=event, trigger=trigger, now=now,
+                                         owner=self.owner)
+        )  # fmt: skip
+        if claim is None:
+            return None
+        if claim.run.status == "running":
+            self.start(claim)
+        self._changed()
+        return claim.run
+
     def start(self, claim: ledger.Claim, dispatched: asyncio.Future[str] | None = None) -> asyncio.Task[JobRun]:
         coro = self.executor.execute(claim, dispatched)
         task = asyncio.create_task(coro, name=f"automation:{claim.job.id}:{claim.run.id}")
@@ -192,3 +213,12 @@ class AutomationManager:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
         self.close()
+
+
+def _check_trigger_free(conn: sqlite3.Connection, job: Job) -> None:
+    """One job a trigger: the request's signature is checked with that job's key."""
+    if job.trigger is None:
+        return
+    holder = store.find_trigger(conn, job.trigger)
+    if holder is not None and holder.id != job.id:
+        raise UsageError(f"automation {holder.name!r} already fires on {job.trigger}: edit or remove it first")

@@ -76,9 +76,11 @@ async def automations_get(manager: AutomationManager, _gateway: object, params: 
 
 @takes(JobParams)
 async def automations_add(manager: AutomationManager, _gateway: object, params: JobParams) -> dict[str, Any]:
-    """Params: one of `cron`/`every`/`at`, `message`, optional `name`, `tz`, `agentId`, `session`, `deliver`,
-    `enabled`. Refused (nothing stored) if any of it cannot be honoured."""
-    return (await manager.add(_job_fields(params))).to_wire()
+    """Params: one of `cron`/`every`/`at`/`on`, `message`, optional `name`, `tz`, `agentId`, `session`, `deliver`,
+    `enabled`. Refused (nothing stored) if any of it cannot be honoured. A `webhook:` trigger's answer carries
+    `secret` and `path`: the only time the key its requests are signed with is shown."""
+    job = await manager.add(_job_fields(params))
+    return {**job.to_wire(), **_trigger_setup(job)}
 
 
 @takes(JobUpdateParams)
@@ -105,6 +107,14 @@ async def automations_run(manager: AutomationManager, _gateway: object, params: 
 async def automations_runs(manager: AutomationManager, _gateway: object, params: JobRunsParams) -> list[dict[str, Any]]:
     """The job's ledger, newest first (`limit`, default 50)."""
     return [run.to_wire() for run in await manager.runs(params.id, params.limit)]
+
+
+def _trigger_setup(job: Job) -> dict[str, Any]:
+    if job.trigger is None:
+        return {}
+    from claw.automations.triggers import webhook_path
+
+    return {"path": webhook_path(job.trigger), **({"secret": job.secret} if job.secret else {})}
 
 
 def upcoming(job: Job, count: int, now: float) -> list[float]:

@@ -19,6 +19,7 @@ from claw.automations.delivery import check_reachable, parse_delivery
 from claw.automations.job import Job
 from claw.automations.schedule import parse_schedule
 from claw.automations.timezones import host_zone_name, zone
+from claw.automations.triggers import new_secret
 from claw.config import Config
 from claw.errors import UsageError
 from claw.paths import check_agent_id
@@ -35,6 +36,7 @@ class JobParams(BaseModel):
     cron: str | None = None
     every: str | None = None
     at: str | None = None
+    on: str | None = None
     tz: str | None = None
     name: str | None = None
     message: str | None = None
@@ -56,7 +58,7 @@ class JobParams(BaseModel):
 
     @property
     def schedule_given(self) -> bool:
-        return any(value is not None for value in (self.cron, self.every, self.at))
+        return any(value is not None for value in (self.cron, self.every, self.at, self.on))
 
 
 def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> Job:
@@ -65,7 +67,7 @@ def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> J
     agent_id = _agent(params.agent_id or "main", config)
     tz = _tz(params.tz)
     schedule = parse_schedule(
-        cron=params.cron, every=params.every, at=params.at, tz=tz, now=now,
+        cron=params.cron, every=params.every, at=params.at, on=params.on, tz=tz, now=now,
         min_every_seconds=config.automations.min_every_seconds,
     )  # fmt: skip
     job_id = uuid.uuid4().hex[:8]
@@ -83,6 +85,7 @@ def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> J
         created_at=now,
         updated_at=now,
         next_run_at=schedule.next_after(now) if enabled else None,
+        secret=new_secret(schedule.expr) if schedule.kind == "event" else None,
     )
 
 
@@ -104,15 +107,17 @@ def changed_job(job: Job, params: JobParams, config: Config, now: float, taken: 
         tz = _tz(params.tz) if params.tz is not None else job.schedule.tz
         if params.schedule_given:
             schedule = parse_schedule(
-                cron=params.cron, every=params.every, at=params.at, tz=tz, now=now,
+                cron=params.cron, every=params.every, at=params.at, on=params.on, tz=tz, now=now,
                 min_every_seconds=config.automations.min_every_seconds,
             )  # fmt: skip
         else:
             schedule = replace(job.schedule, tz=tz)
         updated = replace(updated, schedule=schedule, consecutive_errors=0)
+        if schedule.kind == "event" and schedule.expr != job.trigger:  # a new trigger: a new key, never the old one
+            updated = replace(updated, secret=new_secret(schedule.expr))
     if params.enabled is not None:
         updated = replace(updated, enabled=params.enabled)
-    if not updated.enabled:
+    if not updated.enabled or updated.schedule.kind == "event":
         return replace(updated, next_run_at=None)
     if reschedule or updated.next_run_at is None:
         nxt = updated.schedule.next_after(now)

@@ -1,4 +1,5 @@
-"""`claw automations add|ls|next|run|runs|edit|enable|disable|rm`: jobs that run agent turns on a schedule.
+"""`claw automations add|ls|next|run|runs|edit|enable|disable|rm`: jobs that run agent turns on a schedule
+or on an event (a signed webhook, a Gmail push).
 
 Every command is one gateway method (`automations.*`): through the running gateway
 when there is one, else through a gateway started in this process (without its
@@ -13,7 +14,10 @@ import typer
 
 from claw.cli.common import JsonOption, WideOption, listing
 
-app = typer.Typer(help="Schedule agent turns: cron expressions, intervals and one-shots.", no_args_is_help=True)
+app = typer.Typer(
+    help="Schedule agent turns: cron expressions, intervals, one-shots, or events (webhooks, Gmail).",
+    no_args_is_help=True,
+)
 
 IdArgument = typer.Argument(..., help="Automation id (or name), as `claw automations ls` shows it.")
 RUN_CALL_TIMEOUT = 3600.0
@@ -21,6 +25,7 @@ RUN_CALL_TIMEOUT = 3600.0
 DEFAULT_CALL_TIMEOUT = 30.0
 
 _TZ_HELP = "IANA time zone for the schedule, e.g. Europe/Paris (default: this host's zone)."
+_ON_HELP = "Run on an event: webhook:NAME (a signed POST) or gmail:ADDRESS (a Gmail Pub/Sub push)."
 _DELIVER_HELP = "Where the final reply goes: none, <channel>:<target> or webhook:<url>."
 
 
@@ -44,6 +49,7 @@ def add(
     message: str = typer.Option(..., "--message", "-m", help="What the agent should do when the job fires."),
     every: str | None = typer.Option(None, "--every", help="Run at this interval, e.g. 30m, 2h, 1d."),
     at: str | None = typer.Option(None, "--at", help="Run once: 2026-12-24T18:00 (in --tz) or a delay such as 20m."),
+    on: str | None = typer.Option(None, "--on", help=_ON_HELP),
     name: str | None = typer.Option(None, "--name", help="A name to refer to the job by (default: from the message)."),
     tz: str | None = typer.Option(None, "--tz", help=_TZ_HELP),
     agent_id: str = typer.Option("main", "--agent", "-a", help="The agent that runs the job."),
@@ -58,6 +64,7 @@ def add(
         cron=schedule,
         every=every,
         at=at,
+        on=on,
         message=message,
         name=name,
         tz=tz,
@@ -69,9 +76,10 @@ def add(
     if json_out:
         _print_json(job)
         return
-    from claw.cli.automations_view import job_line
+    from claw.cli.automations_view import job_line, trigger_setup
 
     print(f"Added {job_line(job)}")
+    trigger_setup(job)
 
 
 @listing(app)
