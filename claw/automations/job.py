@@ -44,6 +44,7 @@ class Job:
 
     @property
     def session_key(self) -> str:
+        """The session its turns run in (a `command` job has none; its runs are filed under its cron key)."""
         if self.session_mode == "main":
             return f"agent:{self.agent_id}:main"
         return f"agent:{self.agent_id}:cron:{self.id}"

@@ -170,7 +170,7 @@ class AutomationManager:
         await asyncio.wait({dispatched, task}, return_when=asyncio.FIRST_COMPLETED)
         if task.done():
             return task.result()
-        return replace(claim.run, agent_run_id=dispatched.result())
+        return replace(claim.run, agent_run_id=dispatched.result() or None)  # "": a command, no agent run
 
     async def trigger_job(self, trigger: str) -> Job | None:
         return await self.db.aread(lambda c: store.find_trigger(c, trigger))

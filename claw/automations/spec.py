@@ -41,7 +41,7 @@ class JobParams(BaseModel):
     name: str | None = None
     message: str | None = None
     agent_id: str | None = None
-    session: Literal["isolated", "main"] | None = None
+    session: Literal["isolated", "main", "command"] | None = None
     deliver: str | None = None
     enabled: bool | None = None
 

@@ -25,6 +25,7 @@ RUN_CALL_TIMEOUT = 3600.0
 DEFAULT_CALL_TIMEOUT = 30.0
 
 _TZ_HELP = "IANA time zone for the schedule, e.g. Europe/Paris (default: this host's zone)."
+_COMMAND_HELP = "Run this command line (sh -c, in your home) instead of an agent turn; its output is the reply."
 _ON_HELP = "Run on an event: webhook:NAME (a signed POST) or gmail:ADDRESS (a Gmail Pub/Sub push)."
 _DELIVER_HELP = "Where the final reply goes: none, <channel>:<target> or webhook:<url>."
 
@@ -46,7 +47,8 @@ def _print_json(value: Any) -> None:
 @app.command("add")
 def add(
     schedule: str | None = typer.Argument(None, help='Cron expression, e.g. "0 9 * * *" (or use --every / --at).'),
-    message: str = typer.Option(..., "--message", "-m", help="What the agent should do when the job fires."),
+    message: str | None = typer.Option(None, "--message", "-m", help="What the agent should do when the job fires."),
+    command: str | None = typer.Option(None, "--command", help=_COMMAND_HELP),
     every: str | None = typer.Option(None, "--every", help="Run at this interval, e.g. 30m, 2h, 1d."),
     at: str | None = typer.Option(None, "--at", help="Run once: 2026-12-24T18:00 (in --tz) or a delay such as 20m."),
     on: str | None = typer.Option(None, "--on", help=_ON_HELP),
@@ -58,18 +60,25 @@ def add(
     disabled: bool = typer.Option(False, "--disabled", help="Store the job switched off."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Add a job; refused with one line (exit 2), nothing stored, if any part of it cannot be honoured."""
+    """Add a job; refused with one line (exit 2), nothing stored, if any part of it cannot be honoured.
+
+    What it runs: an agent turn on --message, in a fresh session each time (--session isolated) or in the
+    agent's main session as a system event (--session main); or, with --command, a command line of yours."""
+    if (message is None) == (command is None):
+        from claw.errors import UsageError
+
+        raise UsageError("give what the job does: --message TEXT (an agent turn) or --command LINE, not both")
     job = _call(
         "automations.add",
         cron=schedule,
         every=every,
         at=at,
         on=on,
-        message=message,
+        message=message if command is None else command,
         name=name,
         tz=tz,
         agentId=agent_id,
-        session=_session(session),
+        session=_session(session) if command is None else "command",
         deliver=deliver,
         enabled=not disabled,
     )

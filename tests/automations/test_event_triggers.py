@@ -141,6 +141,15 @@ def test_a_signed_webhook_fires_its_automation_once_with_the_body_as_untrusted_c
     time.sleep(0.5)
     assert len([r for r in ledger(claw_env.home, job["id"]) if r["status"] != "skipped"]) == 2
 
+    # a command target gets the event's body on stdin (wrapped as untrusted content, as a turn would)
+    added = claw(claw_env.env, "automations", "add", "--on", "webhook:stdin", "--command", "cat", "--json")
+    command_job = json.loads(added.stdout)
+    stamp = str(int(time.time()))
+    signed = {"X-Claw-Timestamp": stamp, "X-Claw-Signature": sign(command_job["secret"], stamp, b"ping")}
+    assert post(gateway_url(claw_env) + "/automations/webhook/stdin", b"ping", signed)[0] == 202
+    (done,) = wait_until(lambda: [r for r in ledger(claw_env.home, command_job["id"]) if r["status"] == "ok"])
+    assert "Source: Webhook stdin\n---\nping\n" in done["output"]
+
 
 def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
