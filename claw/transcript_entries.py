@@ -43,7 +43,6 @@ def undone_ids(entries: Sequence[dict[str, Any]]) -> set[str]:
         undone.update(e["id"] for e in entries[start:i] if isinstance(e.get("id"), str))
     return undone
 
-
 REASONS = {
     "exited": "the process running the turn ended before it finished",
     "aborted": "the run was stopped",

@@ -158,7 +158,9 @@ def ok(frame_id: str, payload: Any) -> str:
     return _dump({"type": "res", "id": frame_id, "ok": True, "payload": payload})
 
 
-def error(frame_id: str | None, code: str, message: str, details: dict[str, Any] | None = None, **extra: Any) -> str:
+def error(
+    frame_id: str | None, code: str, message: str, details: dict[str, Any] | None = None, **extra: Any
+) -> str:
     """An error `res`; `details` (OpenClaw's structured reason, `details.code`) and `extra` (e.g.
     `retryAfterMs`, `retryable`) only when given."""
     body: dict[str, Any] = {"code": code, "message": message, **extra}
