@@ -85,8 +85,10 @@ async def automations_add(manager: AutomationManager, _gateway: object, params: 
 
 @takes(JobUpdateParams)
 async def automations_update(manager: AutomationManager, _gateway: object, params: JobUpdateParams) -> dict[str, Any]:
-    """`id` plus the fields of `automations.add` to change; `enabled` turns a job on or off."""
-    return (await manager.update(params.id, _job_fields(params))).to_wire()
+    """`id` plus the fields of `automations.add` to change; `enabled` turns a job on or off. A new `on` trigger
+    gets a new key, shown in this answer as `automations.add` shows it."""
+    job = await manager.update(params.id, _job_fields(params))
+    return {**job.to_wire(), **(_trigger_setup(job) if params.on is not None else {})}
 
 
 @takes(JobRefParams)

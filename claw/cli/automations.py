@@ -171,6 +171,7 @@ def edit(
     cron: str | None = typer.Option(None, "--cron", help='A new cron expression, e.g. "30 8 * * 1-5".'),
     every: str | None = typer.Option(None, "--every", help="A new interval."),
     at: str | None = typer.Option(None, "--at", help="A new one-shot time."),
+    on: str | None = typer.Option(None, "--on", help="A new event trigger (a new webhook gets a new secret)."),
     message: str | None = typer.Option(None, "--message", "-m"),
     name: str | None = typer.Option(None, "--name"),
     tz: str | None = typer.Option(None, "--tz", help=_TZ_HELP),
@@ -180,13 +181,18 @@ def edit(
     json_out: bool = JsonOption,
 ) -> None:
     """Change a job; a new schedule or zone replaces the old next run at once."""
-    fields = {"cron": cron, "every": every, "at": at, "message": message, "name": name, "tz": tz}
+    fields = {"cron": cron, "every": every, "at": at, "on": on, "message": message, "name": name, "tz": tz}
     fields |= {"agentId": agent_id, "session": _session(session) if session else None, "deliver": deliver}
     if all(value is None for value in fields.values()):
         from claw.errors import UsageError
 
         raise UsageError("nothing to change: give at least one of --cron --every --at -m --name --tz --agent ...")
-    _show(_call("automations.update", id=job_id, **fields), "Updated", json_out)
+    job = _call("automations.update", id=job_id, **fields)
+    _show(job, "Updated", json_out)
+    if not json_out:
+        from claw.cli.automations_view import trigger_setup
+
+        trigger_setup(job)
 
 
 @app.command("enable")

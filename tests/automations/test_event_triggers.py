@@ -236,3 +236,9 @@ def test_triggers_are_checked_on_the_way_in(claw_env: ClawEnv) -> None:
     assert claw(claw_env.env, "automations", "add", "--on", "webhook:a", "-m", "x").returncode == 0
     again = claw(claw_env.env, "automations", "add", "--on", "webhook:A", "-m", "y", "--name", "second")
     assert again.returncode == 2 and "already fires on webhook:a" in again.stderr
+    # a scheduled job moved to a trigger gets its key then, shown once
+    assert claw(claw_env.env, "automations", "add", "--every", "1h", "-m", "y", "--name", "second").returncode == 0
+    moved = claw(claw_env.env, "automations", "edit", "second", "--on", "webhook:b")
+    assert moved.returncode == 0 and "signing secret (shown this once): " in moved.stdout, moved.stderr
+    jobs = json.loads(claw(claw_env.env, "automations", "ls", "--json").stdout)
+    assert {(j["name"], j["trigger"], j["nextRunAt"]) for j in jobs} >= {("second", "webhook:b", None)}
