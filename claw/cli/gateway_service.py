@@ -29,6 +29,7 @@ def install(
     import os
 
     from claw.cli.common import load
+    from claw.paths import ensure_private_dir
     from claw.server.runtime_file import read_runtime
     from claw.service.spec import ServiceSpec, write_env_file
 
@@ -42,6 +43,8 @@ def install(
     running = read_runtime(paths)
     if running is not None:
         typer.echo(f"note: a gateway already runs on this state (pid {running.pid}); the service starts once it stops")
+    for folder in (spec.working_dir, spec.log_file.parent):  # systemd will not start a unit whose folder is missing
+        ensure_private_dir(folder)
     if write_env_file(spec.env_file, os.environ):
         typer.echo(f"Wrote {spec.env_file} (0600) from this shell's CLAW_* and OPENAI_* variables.")
     sup.install(spec)
