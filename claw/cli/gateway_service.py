@@ -12,9 +12,10 @@ if TYPE_CHECKING:
 
 
 def _supervisor() -> Supervisor:
+    from claw.paths import Paths
     from claw.service.supervisor import supervisor
 
-    return supervisor()
+    return supervisor(logs_dir=Paths.from_env().logs_dir)
 
 
 def install(

@@ -25,12 +25,13 @@ class Supervisor(Protocol):
     def lingering(self) -> bool | None: ...
 
 
-def supervisor(platform: str | None = None) -> Supervisor:
+def supervisor(platform: str | None = None, logs_dir: Path | None = None) -> Supervisor:
+    """`logs_dir`: where the gateway's logs (and the unit's record of its last exit) are."""
     platform = platform or sys.platform
     if platform.startswith("linux"):
         from claw.service.systemd import SystemdUser
 
-        return SystemdUser()
+        return SystemdUser(exit_path=None if logs_dir is None else logs_dir / "gateway.exit")
     if platform == "darwin":
         from claw.service.launchd import LaunchdAgent
 

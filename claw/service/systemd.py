@@ -51,6 +51,9 @@ def render_unit(spec: ServiceSpec, systemd_version: int | None) -> str:
         f"WorkingDirectory={_path(spec.working_dir)}",
         *env,
         f"EnvironmentFile=-{_path(spec.env_file)}",
+        # systemd forgets a stopped unit's exit once it unloads it, and a restart replaces it: keep the last one
+        'ExecStopPost=/bin/sh -c \'echo "$$SERVICE_RESULT $$EXIT_CODE $$EXIT_STATUS $$(date +%%s)" > "$$1"\' sh '
+        + _quote(str(exit_file(spec)), command=True),
         "Restart=on-failure",
         "RestartSec=5s",
         *backoff,
@@ -65,6 +68,24 @@ def render_unit(spec: ServiceSpec, systemd_version: int | None) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def exit_file(spec: ServiceSpec) -> Path:
+    """Where the unit writes how the gateway last ended: `<result> <exited|killed|dumped> <status> <epoch>`."""
+    return spec.log_file.parent / "gateway.exit"
+
+
+def last_exit(path: Path) -> str | None:
+    """`exited with status 1 at …` / `killed by signal KILL at …` from the exit file, if there is one."""
+    try:
+        result, code, status, when = path.read_text(encoding="utf-8").split()[:4]
+    except (OSError, ValueError):
+        return None
+    from datetime import datetime
+
+    how = f"exited with status {status}" if code == "exited" else f"{code} by signal {status}"
+    stamp = datetime.fromtimestamp(int(when)).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z") if when.isdigit() else when
+    return f"{how} at {stamp}" + ("" if result == "success" else f" ({result})")
 
 
 def _path(path: Path) -> str:
@@ -106,9 +127,11 @@ class SystemdUser:
 
     name = "systemd"
 
-    def __init__(self, environ: dict[str, str] | None = None) -> None:
+    def __init__(self, environ: dict[str, str] | None = None, exit_path: Path | None = None) -> None:
         self.environ = dict(os.environ if environ is None else environ)
         self.unit_file = unit_dir(self.environ) / UNIT
+        self.exit_path = exit_path
+        """The exit file the unit writes (`exit_file`); without it, systemd's own record, while it keeps one."""
 
     def version(self) -> int | None:
         if shutil.which("systemctl", path=self.environ.get("PATH")) is None:
@@ -150,10 +173,10 @@ class SystemdUser:
         running = props.get("ActiveState") == "active"
         pid = int(props.get("MainPID") or 0) or None
         exited = props.get("ExecMainExitTimestamp") or ""
-        last_exit = None
-        if exited:
-            how = "killed by signal" if props.get("ExecMainCode") in ("2", "3") else "exit status"
-            last_exit = f"{how} {props.get('ExecMainStatus', '?')} at {exited}"
+        ended = last_exit(self.exit_path) if self.exit_path is not None else None
+        if ended is None and exited:
+            how = "killed by signal" if props.get("ExecMainCode") in ("2", "3") else "exited with status"
+            ended = f"{how} {props.get('ExecMainStatus', '?')} at {exited}"
         return UnitStatus(
             installed=self.unit_file.exists() and props.get("LoadState") == "loaded",
             enabled=props.get("UnitFileState") == "enabled",
@@ -161,7 +184,7 @@ class SystemdUser:
             state=f"{props.get('ActiveState', '?')} ({props.get('SubState', '?')})",
             pid=pid if running else None,
             since=(props.get("ActiveEnterTimestamp") or None) if running else None,
-            last_exit=last_exit,
+            last_exit=ended,
             restarts=int(props.get("NRestarts") or 0),
         ).to_wire()
 

@@ -12,6 +12,7 @@ import json
 import os
 import plistlib
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -118,6 +119,13 @@ def user_systemd(claw_env: ClawEnv, tmp_path: Path) -> Iterator[dict[str, str]]:
         log.close()
 
 
+def _running_pid(state: Path) -> int | None:
+    try:
+        return int(json.loads((state / "gateway.json").read_text())["pid"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def _wait(predicate, timeout: float = 60.0):  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while not (value := predicate()):
@@ -153,13 +161,21 @@ def test_install_start_agent_stop_uninstall_under_a_real_user_systemd(
     assert reply.returncode == 0 and "Hello from the service." in reply.stdout, reply.stderr
     assert claw_env.server.last_request().messages[-1]["content"] == "hi through the service"
 
-    pid = service["pid"]
+    # a gateway that dies is started again (after RestartSec), and status counts the restart
+    os.kill(service["pid"], signal.SIGKILL)
+    _wait(lambda: _running_pid(state) not in (None, service["pid"]), timeout=60)
+    again = json.loads(run_claw(env, "gateway", "status", "--json").stdout)["service"]
+    assert again["running"] and again["restarts"] == 1 and again["pid"] == _running_pid(state), again
+    assert again["lastExit"].startswith("killed by signal KILL at ") and again["lastExit"].endswith("(signal)")
+
+    pid = again["pid"]
     assert run_claw(env, "gateway", "stop", timeout=90).returncode == 0
     assert not (state / "gateway.json").exists()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     stopped = run_claw(env, "gateway", "status")
     assert stopped.returncode == 1 and "installed, enabled, not running" in stopped.stdout, stopped.stdout
+    assert "  last exit: exited with status 0 at " in stopped.stdout, stopped.stdout
 
     done = run_claw(env, "gateway", "uninstall", timeout=90)
     assert done.returncode == 0, done.stderr
