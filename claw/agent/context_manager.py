@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import os
 from collections import OrderedDict
@@ -32,7 +31,7 @@ from claw.agent.reasoning_replay import sends_reasoning
 from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
 from claw.agent.small_window import SMALL_WINDOW, TOOL_SEARCH, cap_files, cap_section, is_small, small_tools
 from claw.agent.token_ratios import TokenRatios
-from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at
+from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at, json_text
 from claw.agent.turn import Turn
 from claw.agent.windows import context_window, model_window
 from claw.config import AgentSettings, ModelSettings
@@ -188,7 +187,7 @@ class ContextManager:
         window = self.window(settings, turn.chain)
         small = is_small(window) or turn.squeeze
         extra = turn.extra
-        await self.calibrate(turn.chain, lambda: join_parts(self._parts(turn, files, extra)) + json.dumps(turn.tools))
+        await self.calibrate(turn.chain, lambda: join_parts(self._parts(turn, files, extra)) + json_text(turn.tools))
         ratio = self.ratio(turn.chain)
         counting_at(ratio[0] if ratio else CHARS_PER_TOKEN)
         tools = turn.tools

@@ -32,7 +32,6 @@ from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.dingtalk_api import DingTalkApi, DingTalkError
 from claw.channels.dingtalk_cards import DingTalkCards
-from claw.channels.dingtalk_settings import DingTalkAccount
 from claw.channels.dingtalk_stream import DingTalkStream
 from claw.channels.dingtalk_wire import CHANNEL, DtMessage, SignCache, check_sign, to_inbound
 from claw.channels.faults import fault
@@ -40,6 +39,7 @@ from claw.channels.inbound import Inbound
 from claw.channels.tasks import cancel_and_wait
 from claw.channels.validation import first_problem
 from claw.errors import UsageError
+from claw.settings.dingtalk import DingTalkAccount
 from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:

@@ -5,9 +5,9 @@ own check that the key and secret belong together)."""
 from __future__ import annotations
 
 from claw.channels.dingtalk_api import DingTalkApi, DingTalkError
-from claw.channels.dingtalk_settings import DingTalkAccount, DingTalkSettings
 from claw.channels.doctor_online import ask_accounts
 from claw.doctor.finding import Finding, fail, ok
+from claw.settings.dingtalk import DingTalkAccount, DingTalkSettings
 
 NAME = "dingtalk"
 

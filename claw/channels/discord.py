@@ -24,11 +24,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from claw.channels.access import AccessPolicy, Decision, GroupRule
-from claw.channels.access_terms import WILDCARD
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.discord_gateway import DiscordGateway, GatewaySession
 from claw.channels.discord_rest import DiscordError, DiscordRest
-from claw.channels.discord_settings import DiscordAccount
 from claw.channels.discord_wire import CHANNEL, THREAD_TYPES, BotIdentity, DcMessage, to_inbound
 from claw.channels.inbound import Inbound
 from claw.channels.inbox_batch import InboxBatch
@@ -36,6 +34,8 @@ from claw.channels.tasks import cancel_and_wait
 from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
 from claw.gateway.msg_context import MsgContext
+from claw.settings.channel_access import WILDCARD
+from claw.settings.discord import DiscordAccount
 
 if TYPE_CHECKING:
     from claw.channels.host import ChannelHost

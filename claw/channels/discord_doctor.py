@@ -4,9 +4,9 @@ goes online, `GET /users/@me` with it (Discord's own check that the token is a b
 from __future__ import annotations
 
 from claw.channels.discord_rest import DiscordError, DiscordRest
-from claw.channels.discord_settings import DiscordAccount, DiscordSettings
 from claw.channels.doctor_online import ask_accounts
 from claw.doctor.finding import Finding, fail, ok
+from claw.settings.discord import DiscordAccount, DiscordSettings
 
 NAME = "discord"
 

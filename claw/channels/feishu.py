@@ -33,13 +33,13 @@ from claw.channels.faults import fault
 from claw.channels.feishu_api import TOKEN_CODES, FeishuApi, FeishuError
 from claw.channels.feishu_crypto import CryptoError, decrypt, signature_ok
 from claw.channels.feishu_names import SenderNames
-from claw.channels.feishu_settings import FeishuAccount
 from claw.channels.feishu_wire import CHANNEL, Envelope, to_inbound
 from claw.channels.feishu_ws import FeishuLongConnection
 from claw.channels.inbound import Inbound
 from claw.channels.tasks import cancel_and_wait
 from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
+from claw.settings.feishu import FeishuAccount
 from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:

@@ -11,11 +11,11 @@ import aiohttp
 
 from claw.channels.doctor_online import ask_accounts
 from claw.channels.feishu_api import FeishuApi, FeishuError
-from claw.channels.feishu_settings import FeishuAccount, FeishuSettings
 from claw.channels.feishu_ws import FeishuLongConnection
 from claw.channels.host import Health
 from claw.channels.reconnect import Drop
 from claw.doctor.finding import Finding, fail, ok, warn
+from claw.settings.feishu import FeishuAccount, FeishuSettings
 
 NAME = "feishu"
 

@@ -33,12 +33,12 @@ from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
 from claw.channels.inbox_batch import InboxBatch
 from claw.channels.slack_api import SlackApi, SlackError
-from claw.channels.slack_settings import SlackAccount
 from claw.channels.slack_socket import SocketMode
 from claw.channels.slack_wire import CHANNEL, BotIdentity, SlCallback, display_name, is_message_for_agent, to_inbound
 from claw.channels.tasks import cancel_and_wait
 from claw.channels.validation import first_problem
 from claw.errors import UsageError
+from claw.settings.slack import SlackAccount
 
 if TYPE_CHECKING:
     from claw.channels.host import ChannelHost

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from claw.channels.doctor_online import ask_accounts
 from claw.channels.slack_api import SlackApi, SlackError
-from claw.channels.slack_settings import SlackAccount, SlackSettings
 from claw.doctor.finding import Finding, fail, ok
+from claw.settings.slack import SlackAccount, SlackSettings
 
 NAME = "slack"
 

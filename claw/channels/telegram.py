@@ -21,12 +21,12 @@ from pydantic import ValidationError
 from claw.channels.access import AccessPolicy
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.inbound import Inbound
-from claw.channels.settings import TelegramAccount
 from claw.channels.tasks import cancel_and_wait
 from claw.channels.telegram_api import TelegramApi, TelegramError
 from claw.channels.telegram_wire import CHANNEL, BotIdentity, TgUpdate, to_inbound
 from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
+from claw.settings.channels import TelegramAccount
 
 if TYPE_CHECKING:
     from claw.channels.host import ChannelHost

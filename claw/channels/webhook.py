@@ -30,13 +30,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claw import __version__
 from claw.channels.access import AccessPolicy
-from claw.channels.access_terms import secret_value
 from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.inbound import Inbound, clean_text
-from claw.channels.settings import WebhookHook, WebhookSettings
 from claw.channels.validation import first_problem
 from claw.errors import UsageError
 from claw.gateway.msg_context import MsgContext
+from claw.settings.channel_access import secret_value
+from claw.settings.channels import WebhookHook, WebhookSettings
 from claw.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:

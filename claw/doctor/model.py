@@ -12,13 +12,13 @@ its line saying so, the others skipped.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from claw.agent.context_manager import ContextManager
+from claw.agent.tokens import json_text
 from claw.agent.windows import model_window
 from claw.config import AgentSettings, Config, ProviderSettings
 from claw.doctor import model_checks as checks
@@ -210,7 +210,7 @@ async def _fixed_prompt(
         return join_parts(system_parts(workspace=workspace, agent_id=agent_id, session_key="-", bootstrap=files,
                                        small=small))  # fmt: skip
 
-    await manager.calibrate(chain, lambda: parts_text(files) + json.dumps(tools))
+    await manager.calibrate(chain, lambda: parts_text(files) + json_text(tools))
     ratio = manager.ratio(chain)
     if ratio:
         counting_at(ratio[0])

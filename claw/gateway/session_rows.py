@@ -11,13 +11,16 @@ ride along under their own names, which OpenClaw's clients ignore.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from claw.gateway.session_keys import agent_of
 
 if TYPE_CHECKING:
+    from claw.config import AgentSettings, Config
     from claw.gateway.gateway import Gateway
+    from claw.gateway.runs import Run
     from claw.store.session_entry import SessionEntry
 
 
@@ -52,12 +55,20 @@ def session_row(gw: Gateway, entry: SessionEntry, *, ended: str | None = None) -
     """One session as `sessions.list` shows it (OpenClaw's `GatewaySessionRow` fields that claw has).
     `ended`: a run whose terminal event is being sent, no longer counted as active (it is, until the event
     is out)."""
+    active = [run for run in gw.runs.active(entry.session_key) if run.id != ended]
+    return entry_row(entry, gw.config, gw.runner.context.window, active)
+
+
+def entry_row(
+    entry: SessionEntry, config: Config, window: Callable[[AgentSettings, list[str]], int], active: Sequence[Run]
+) -> dict[str, Any]:
+    """`session_row` from its parts: `window` gives the context window a turn on a model chain budgets with,
+    `active` are the session's runs not finished. claw.cli.state_methods builds rows with it, no gateway built."""
     key = entry.session_key
     agent_id = agent_of(key)
-    settings = gw.config.agent(agent_id)
+    settings = config.agent(agent_id)
     chain = [entry.model_override] if entry.model_override else settings.model.chain()  # as the runner picks
     provider, model = split_model_ref(chain[0] if chain else None)
-    active = [run for run in gw.runs.active(key) if run.id != ended]
     running = [run for run in active if run.started_at is not None]
     child = entry.extra.get("subagent")
     return {
@@ -78,7 +89,7 @@ def session_row(gw: Gateway, entry: SessionEntry, *, ended: str | None = None) -
         "modelProvider": provider,
         "model": model,
         "modelOverrideSource": "session" if entry.model_override else None,
-        "contextTokens": gw.runner.context.window(settings, chain),  # the window the turn budgets, as /context
+        "contextTokens": window(settings, chain),  # the window the turn budgets, as /context
         "hasActiveRun": bool(active),
         "activeRunIds": [run.id for run in active],
         "status": "running" if running else ("queued" if active else "idle"),

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from claw.mcp.settings import McpServerSettings
 from claw.mcp.transport import open_transport
+from claw.settings.mcp import McpServerSettings
 
 if TYPE_CHECKING:
     from claw.mcp.sandboxing import SandboxContext

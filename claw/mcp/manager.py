@@ -27,8 +27,8 @@ from claw.untrusted import shown
 if TYPE_CHECKING:
     from claw.config import Config
     from claw.mcp.sandboxing import SandboxContext
-    from claw.mcp.settings import McpServerSettings, McpSettings
     from claw.paths import Paths
+    from claw.settings.mcp import McpServerSettings, McpSettings
     from claw.tools.base import Tool
 
 log = logging.getLogger(__name__)

@@ -29,14 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from claw.settings.sandbox import Bind, parse_bind
 from claw.tools.sandbox import SandboxSpec
-from claw.tools.sandbox_settings import Bind, parse_bind
 
 if TYPE_CHECKING:
     from claw.config import Config
     from claw.mcp.connection import McpConnection
-    from claw.mcp.settings import McpServerSettings
     from claw.paths import Paths
+    from claw.settings.mcp import McpServerSettings
     from claw.tools.sandbox_probe import SandboxProbe
 
 

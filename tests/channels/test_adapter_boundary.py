@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import claw.channels
-from claw.channels.settings import ChannelsSettings
+from claw.settings.channels import ChannelsSettings
 
 CHANNELS = Path(claw.channels.__file__).parent
 SHARED_SECTIONS = {"outbox"}

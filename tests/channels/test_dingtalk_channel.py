@@ -16,10 +16,10 @@ import pytest
 from claw.automations.delivery import check_reachable, parse_delivery
 from claw.channels.capability import ChannelsCapability
 from claw.channels.dingtalk_doctor import check_credentials, token_test
-from claw.channels.dingtalk_settings import DingTalkAccount, DingTalkSettings
 from claw.config import load_config
 from claw.errors import UsageError
 from claw.paths import Paths
+from claw.settings.dingtalk import DingTalkAccount, DingTalkSettings
 from tests.channels.conftest import Channels, Start, _toml, eventually
 from tests.channels.dingtalk_fake import CLIENT_ID, CLIENT_SECRET, FakeDingTalk, callback_request
 from tests.channels.fakes import Recorder, post

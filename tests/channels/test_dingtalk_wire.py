@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from claw.channels.dingtalk_settings import DingTalkSettings
 from claw.channels.dingtalk_wire import DtMessage, check_sign, sign, to_inbound
+from claw.settings.dingtalk import DingTalkSettings
 
 SECRET = "dt-secret-0123456789abcdef"
 

@@ -8,7 +8,7 @@ import json
 import time
 
 from claw.channels.discord import DiscordAdapter
-from claw.channels.discord_settings import DiscordAccount
+from claw.settings.discord import DiscordAccount
 from tests.channels import test_discord_gateway as gateway_tests
 from tests.channels.conftest import Start, eventually
 from tests.channels.discord_fake import BOT_ID, FakeDiscord, dm, guild_message

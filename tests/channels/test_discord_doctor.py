@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from claw.channels.discord_doctor import auth_test, check_tokens
-from claw.channels.discord_settings import DiscordAccount, DiscordSettings
+from claw.settings.discord import DiscordAccount, DiscordSettings
 from tests.channels.discord_fake import DISCORD_TOKEN, FakeDiscord
 from tests.support.fixtures import ClawEnv
 from tests.support.processes import run_claw

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from claw.channels.feishu_doctor import check_config, online_check
-from claw.channels.feishu_settings import FeishuAccount, FeishuSettings
+from claw.settings.feishu import FeishuAccount, FeishuSettings
 from tests.channels.feishu_fake import APP_ID, APP_SECRET, ENCRYPT_KEY, FakeFeishuWs
 from tests.support.fixtures import ClawEnv
 from tests.support.processes import run_claw

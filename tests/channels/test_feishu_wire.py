@@ -6,8 +6,8 @@ import pytest
 
 from claw.channels.feishu import FeishuAdapter
 from claw.channels.feishu_crypto import CryptoError, decrypt, encrypt, signature, signature_ok
-from claw.channels.feishu_settings import FeishuAccount
 from claw.channels.feishu_wire import Mention, UserId, content_text
+from claw.settings.feishu import FeishuAccount
 
 # Feishu's own known-answer sample for an event encrypted with Encrypt Key `test key` ("接收事件" → 解密示例,
 # https://open.feishu.cn/document/ukTMukTMukTM/uYDNxYjL2QTM24iN0EjN/event-subscription-configure-/encrypt-key-encryption-configuration-case;

@@ -10,10 +10,10 @@ import pytest
 
 from claw.automations.delivery import check_reachable, parse_delivery
 from claw.channels.slack_doctor import auth_test, check_tokens
-from claw.channels.slack_settings import SlackAccount, SlackSettings
 from claw.config import load_config
 from claw.errors import UsageError
 from claw.paths import Paths
+from claw.settings.slack import SlackAccount, SlackSettings
 from tests.channels.slack_fake import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, FakeSlack
 from tests.support.fixtures import ClawEnv
 from tests.support.processes import run_claw

@@ -15,8 +15,8 @@ import pytest
 
 from claw.channels.adapter import VerifyError
 from claw.channels.slack import SlackAdapter
-from claw.channels.slack_settings import SlackAccount
 from claw.errors import UsageError
+from claw.settings.slack import SlackAccount
 from tests.channels.conftest import Channels, Start, _toml, eventually
 from tests.channels.slack_fake import (
     BOT_TOKEN,

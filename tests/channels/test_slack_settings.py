@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from claw.channels.settings import ChannelsSettings, channel_secrets
-from claw.channels.slack_settings import SlackSettings, slack_secrets
+from claw.settings.channels import ChannelsSettings, channel_secrets
+from claw.settings.slack import SlackSettings, slack_secrets
 
 
 def test_accounts_inherit_the_defaults_and_every_secret_is_found_for_redaction() -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from claw.channels.adapter import VerifyError
-from claw.channels.settings import TelegramAccount
 from claw.channels.telegram import SECRET_HEADER, TelegramAdapter
+from claw.settings.channels import TelegramAccount
 
 SECRET = "tg-secret_0123456789"
 

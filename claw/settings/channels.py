@@ -13,12 +13,12 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from claw.channels.access_terms import DmPolicy, GroupPolicy, check_access, secret_value
-from claw.channels.access_terms import str_ids as _ids
-from claw.channels.dingtalk_settings import DingTalkSettings
-from claw.channels.discord_settings import DiscordSettings
-from claw.channels.feishu_settings import FeishuSettings
-from claw.channels.slack_settings import SlackSettings, slack_secrets
+from claw.settings.channel_access import DmPolicy, GroupPolicy, check_access, secret_value
+from claw.settings.channel_access import str_ids as _ids
+from claw.settings.dingtalk import DingTalkSettings
+from claw.settings.discord import DiscordSettings
+from claw.settings.feishu import FeishuSettings
+from claw.settings.slack import SlackSettings, slack_secrets
 from claw.settings_base import HttpUrl, Name, Section
 
 

@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from claw.channels.access_terms import DmPolicy, GroupPolicy, check_access, secret_value
-from claw.channels.access_terms import str_ids as _ids
+from claw.settings.channel_access import DmPolicy, GroupPolicy, check_access, secret_value
+from claw.settings.channel_access import str_ids as _ids
 from claw.settings_base import HttpUrl, Name, Section
 
 

@@ -59,7 +59,7 @@ class McpServerSettings(Section):
     @field_validator("binds")
     @classmethod
     def _binds_parse(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from claw.tools.sandbox_settings import parse_bind
+        from claw.settings.sandbox import parse_bind
 
         for spec in value:
             parse_bind(spec)  # a ValueError that pydantic reports with the key

@@ -1,7 +1,7 @@
 """The access vocabulary every platform's `[channels.<name>]` settings share: who may talk (`dmPolicy`,
 `groupPolicy`, the `"*"` wildcard), how ids and secrets are read.
 
-Its own module so that `claw.channels.settings` (which types one field per platform) and each platform's
+Its own module so that `claw.settings.channels` (which types one field per platform) and each platform's
 settings module (`telegram`'s in settings.py, `discord_settings`, `feishu_settings`, …) import one source
 instead of restating it.
 """
