@@ -22,8 +22,8 @@ from claw.automations.clock import Clock, SystemClock
 from claw.automations.executor import Deliver, Executor
 from claw.automations.job import Job, JobRun
 from claw.automations.schema import MIGRATIONS
-from claw.automations.spec import JobParams, changed_job, new_job
-from claw.errors import NotFoundError, UsageError
+from claw.automations.spec import JobParams, changed_job, insert_new_job
+from claw.errors import NotFoundError
 from claw.store.db import Database
 
 if TYPE_CHECKING:
@@ -107,14 +107,8 @@ class AutomationManager:
     async def add(self, raw: dict[str, object]) -> Job:
         params = JobParams.parse(raw)
 
-        def write(conn: sqlite3.Connection) -> Job:
-            taken = {job.name for job in store.list_jobs(conn)}
-            job = new_job(params, self.host.config, self.clock.now(), taken)
-            _check_trigger_free(conn, job)
-            store.insert_job(conn, job)
-            return job
-
-        job = await self.db.awrite(write)
+        config, now = self.host.config, self.clock.now()
+        job = await self.db.awrite(lambda conn: insert_new_job(conn, params, config, now))
         self._changed()
         return job
 
@@ -125,7 +119,7 @@ class AutomationManager:
             job = store.find_job(conn, ref)
             taken = {j.name for j in store.list_jobs(conn)}
             updated = changed_job(job, params, self.host.config, self.clock.now(), taken)
-            _check_trigger_free(conn, updated)
+            store.check_trigger_free(conn, updated)
             store.save_job(conn, updated)
             return updated
 
@@ -213,12 +207,3 @@ class AutomationManager:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
         self.close()
-
-
-def _check_trigger_free(conn: sqlite3.Connection, job: Job) -> None:
-    """One job a trigger: the request's signature is checked with that job's key."""
-    if job.trigger is None:
-        return
-    holder = store.find_trigger(conn, job.trigger)
-    if holder is not None and holder.id != job.id:
-        raise UsageError(f"automation {holder.name!r} already fires on {job.trigger}: edit or remove it first")

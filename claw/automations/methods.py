@@ -14,6 +14,7 @@ from pydantic import AfterValidator, Field
 from claw.automations.job import Job
 from claw.automations.spec import JobParams
 from claw.automations.timezones import iso, local_text, utc_text
+from claw.automations.triggers import setup_fields
 from claw.gateway.rpc_params import Flag, NonEmptyStr, NoParams, Params, takes
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ async def automations_add(manager: AutomationManager, _gateway: object, params: 
     `enabled`. Refused (nothing stored) if any of it cannot be honoured. A `webhook:` trigger's answer carries
     `secret` and `path`: the only time the key its requests are signed with is shown."""
     job = await manager.add(_job_fields(params))
-    return {**job.to_wire(), **_trigger_setup(job)}
+    return {**job.to_wire(), **setup_fields(job.trigger, job.secret)}
 
 
 @takes(JobUpdateParams)
@@ -88,7 +89,7 @@ async def automations_update(manager: AutomationManager, _gateway: object, param
     """`id` plus the fields of `automations.add` to change; `enabled` turns a job on or off. A new `on` trigger
     gets a new key, shown in this answer as `automations.add` shows it."""
     job = await manager.update(params.id, _job_fields(params))
-    return {**job.to_wire(), **(_trigger_setup(job) if params.on is not None else {})}
+    return {**job.to_wire(), **(setup_fields(job.trigger, job.secret) if params.on is not None else {})}
 
 
 @takes(JobRefParams)
@@ -109,14 +110,6 @@ async def automations_run(manager: AutomationManager, _gateway: object, params: 
 async def automations_runs(manager: AutomationManager, _gateway: object, params: JobRunsParams) -> list[dict[str, Any]]:
     """The job's ledger, newest first (`limit`, default 50)."""
     return [run.to_wire() for run in await manager.runs(params.id, params.limit)]
-
-
-def _trigger_setup(job: Job) -> dict[str, Any]:
-    if job.trigger is None:
-        return {}
-    from claw.automations.triggers import webhook_path
-
-    return {"path": webhook_path(job.trigger), **({"secret": job.secret} if job.secret else {})}
 
 
 def upcoming(job: Job, count: int, now: float) -> list[float]:

@@ -8,6 +8,7 @@ interval, time, agent or target is refused with one line and nothing is stored.
 from __future__ import annotations
 
 import re
+import sqlite3
 import uuid
 from dataclasses import replace
 from typing import Any, Literal
@@ -87,6 +88,16 @@ def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> J
         next_run_at=schedule.next_after(now) if enabled else None,
         secret=new_secret(schedule.expr) if schedule.kind == "event" else None,
     )
+
+
+def insert_new_job(conn: sqlite3.Connection, params: JobParams, config: Config, now: float) -> Job:
+    """Check and store a new job in one transaction (`AutomationManager.add`, and the CLI without a gateway)."""
+    from claw.automations import store
+
+    job = new_job(params, config, now, {j.name for j in store.list_jobs(conn)})
+    store.check_trigger_free(conn, job)
+    store.insert_job(conn, job)
+    return job
 
 
 def changed_job(job: Job, params: JobParams, config: Config, now: float, taken: set[str]) -> Job:

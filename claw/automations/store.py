@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from claw.automations.job import Job
-from claw.errors import NotFoundError
+from claw.errors import NotFoundError, UsageError
 
 _COLUMNS = (
     "id, name, agent_id, schedule_kind, schedule_expr, tz, anchor, session_mode, message, delivery, enabled, "
@@ -104,3 +104,12 @@ def find_trigger(conn: sqlite3.Connection, trigger: str) -> Job | None:
         f"SELECT {_COLUMNS} FROM automation_jobs WHERE schedule_kind = 'event' AND schedule_expr = ?", (trigger,)
     ).fetchone()
     return None if row is None else Job.from_row(row)
+
+
+def check_trigger_free(conn: sqlite3.Connection, job: Job) -> None:
+    """One job a trigger: the request's signature is checked with that job's key."""
+    if job.trigger is None:
+        return
+    holder = find_trigger(conn, job.trigger)
+    if holder is not None and holder.id != job.id:
+        raise UsageError(f"automation {holder.name!r} already fires on {job.trigger}: edit or remove it first")

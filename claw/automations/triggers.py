@@ -35,3 +35,12 @@ def new_secret(trigger: str) -> str | None:
 def webhook_path(trigger: str) -> str | None:
     kind, _, name = trigger.partition(":")
     return WEBHOOK_PATH.format(name=name) if kind == "webhook" else GMAIL_PATH if kind == "gmail" else None
+
+
+def setup_fields(trigger: str | None, secret: str | None) -> dict[str, str]:
+    """What `automations.add` (and an `update` that sets `on`) adds to the job's wire form for a trigger: the
+    path to POST to and, for a webhook, its key: the only time the key is shown."""
+    if trigger is None:
+        return {}
+    path = webhook_path(trigger)
+    return {**({"path": path} if path else {}), **({"secret": secret} if secret else {})}
