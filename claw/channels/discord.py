@@ -33,9 +33,9 @@ from claw.channels.inbox_batch import InboxBatch
 from claw.channels.tasks import cancel_and_wait
 from claw.channels.validation import first_problem
 from claw.errors import ClawError, UsageError
-from claw.gateway.msg_context import MsgContext
 from claw.settings.channel_access import WILDCARD
 from claw.settings.discord import DiscordAccount
+from claw.vocab.msg_context import MsgContext
 
 if TYPE_CHECKING:
     from claw.channels.host import ChannelHost

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from claw.channels.inbound import Inbound, clean_text
-from claw.gateway.msg_context import MsgContext
+from claw.vocab.msg_context import MsgContext
 
 CHANNEL = "discord"
 MESSAGE_TYPES = (0, 19)

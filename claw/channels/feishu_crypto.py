@@ -16,8 +16,10 @@ import os
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from claw.errors import ClawError
 
-class CryptoError(ValueError):
+
+class CryptoError(ClawError, ValueError):
     """An `encrypt` blob that does not decrypt with this key."""
 
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from claw.errors import ClawError
+
 CONTROL, DATA = 0, 1
 """`method`: a control frame (ping / pong) or a data frame (event / card)."""
 
 
-class FrameError(ValueError):
+class FrameError(ClawError, ValueError):
     """Bytes that are not a well-formed frame."""
 
 

@@ -34,10 +34,10 @@ from claw.channels.adapter import ChannelLimits, SendError, Sent, VerifyError
 from claw.channels.inbound import Inbound, clean_text
 from claw.channels.validation import first_problem
 from claw.errors import UsageError
-from claw.gateway.msg_context import MsgContext
 from claw.settings.channel_access import secret_value
 from claw.settings.channels import WebhookHook, WebhookSettings
 from claw.untrusted import wrap_untrusted
+from claw.vocab.msg_context import MsgContext
 
 if TYPE_CHECKING:
     from claw.channels.host import ChannelHost

@@ -218,7 +218,8 @@ async def _test(name: str) -> dict[str, Any]:
     state, error = connection.status.state, connection.status.last_error
     tools = [t.name for t in connection.status.tools]
     await connection.aclose()
-    sees = what_it_sees(connection) if state != "up" and connection.status.sandbox == "bwrap" else []
+    failed_in_sandbox = state != "up" and connection.status.sandbox == "bwrap"
+    sees = what_it_sees(connection.settings, connection.sandbox) if failed_in_sandbox else []
     return {"state": state, "error": error, "tools": tools, "startSeconds": round(started - began, 3),
             "stopSeconds": round(time.monotonic() - started, 3), "sees": sees}
 

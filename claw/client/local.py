@@ -13,8 +13,8 @@ from claw.client.protocol import GatewayClient, RunHandle
 from claw.client.seen_events import SeenEvents
 from claw.gateway.event_bus import Subscription
 from claw.gateway.gateway import DispatchResult, Gateway
-from claw.gateway.msg_context import MsgContext
-from claw.gateway.run_event import RunEvent
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.run_event import RunEvent
 
 __all__ = ["GatewayClient", "LocalClient", "RunHandle"]
 

@@ -51,10 +51,10 @@ from claw.client.protocol import RunHandle
 from claw.client.seen_events import SeenEvents
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
 from claw.gateway.event_bus import session_interest
-from claw.gateway.run_event import RunEvent
 from claw.redact import redact_url
 from claw.server.wire_errors import error_from
 from claw.tools.base import ApprovalRequest, Decision
+from claw.vocab.run_event import RunEvent
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from claw.gateway.run_event import RunEvent
+from claw.vocab.run_event import RunEvent
 
 KEEP_ENDED_RUNS = 512
 

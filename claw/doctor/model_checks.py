@@ -22,7 +22,7 @@ from claw.providers.truncation import looks_truncated
 from claw.usage.prices import is_local
 
 if TYPE_CHECKING:
-    from claw.doctor.model import ModelReport, Target
+    from claw.doctor.model_target import ModelReport, Target
 
 TOOL_NAME = "echo"
 TOOL = {

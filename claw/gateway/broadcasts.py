@@ -19,9 +19,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from claw.gateway.chat_events import ChatEvents
-from claw.gateway.run_event import Phase, RunEvent, Stream
-from claw.gateway.session_keys import agent_of
 from claw.gateway.session_rows import assistant_message, now_ms, session_row
+from claw.vocab.run_event import Phase, RunEvent, Stream
+from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from claw.gateway.run_event import Phase, RunEvent, Stream
 from claw.gateway.session_rows import assistant_message, now_ms
+from claw.vocab.run_event import Phase, RunEvent, Stream
 
 ERROR_KINDS = {"rate_limit": "rate_limit", "timeout": "timeout", "context_overflow": "context_length"}
 """claw's error codes that have an OpenClaw `errorKind`; any other error is `unknown`."""

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from claw.errors import UsageError
-from claw.gateway.msg_context import MsgContext
 from claw.gateway.rpc_params import NonEmptyStr, Number, OptionalStr, SessionParams, takes
 from claw.gateway.session_rows import assistant_message, history_message, now_ms
+from claw.vocab.msg_context import MsgContext
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method

@@ -18,14 +18,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from claw.agent.env import AgentEnv
-from claw.agent.run_result import RunFailed
 from claw.agent.runner import AgentRunner
 from claw.config import Config
 from claw.errors import ClawError, GatewayUnavailable, NotFoundError, UsageError
-from claw.gateway import commands, hook_points, run_event
+from claw.gateway import commands, hook_points
 from claw.gateway.broadcasts import Broadcasts
 from claw.gateway.capability import Capability, HttpRoute
-from claw.gateway.command_syntax import parse_command
 from claw.gateway.dedupe import InboundDedupe
 from claw.gateway.dispatch_result import DispatchResult, NoRunStarted
 from claw.gateway.event_bus import EventBus, Subscription
@@ -33,20 +31,22 @@ from claw.gateway.hook_bus import HookBus
 from claw.gateway.lanes import LaneScheduler
 from claw.gateway.method_table import MethodTable
 from claw.gateway.methods import CORE_METHODS
-from claw.gateway.msg_context import MsgContext
 from claw.gateway.queueing import QueueController, QueuePolicy, configured_policy
 from claw.gateway.routing import route
 from claw.gateway.rpc_params import ClosedParamsError
-from claw.gateway.run_event import RunEvent, Stream
 from claw.gateway.runs import Run, RunOutcome, RunRegistry, new_run_id
 from claw.gateway.services import GatewayService
-from claw.gateway.session_keys import agent_of, normalize_session_key, session_key_for
 from claw.gateway.ttl_cache import TtlCache
 from claw.paths import Paths
 from claw.providers.failover import ModelRouter
 from claw.store.sessions import SessionEntry, SessionStore
 from claw.tools.exec_approvals import ApprovalBroker, ExecApprovalsStore
 from claw.tools.registry import ToolRegistry, builtin_tools
+from claw.vocab import run_event
+from claw.vocab.command_syntax import parse_command
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.run_event import RunEvent, Stream
+from claw.vocab.session_keys import agent_of, normalize_session_key, session_key_for
 from claw.workspace import workspace_dir
 
 log = logging.getLogger(__name__)
@@ -389,7 +389,7 @@ class Gateway:
             outcome = RunOutcome("ok", result.text, None, result.usage, run.started_at, time.time(), result.detail)
         except asyncio.CancelledError:
             outcome = _cancelled_outcome(run)
-        except (RunFailed, ClawError) as exc:
+        except ClawError as exc:  # RunFailed among them: the run could not reply
             usage = getattr(exc, "usage", {})
             code = getattr(exc, "code", None)
             outcome = RunOutcome(

@@ -22,9 +22,9 @@ from claw.gateway.hook_model import HookModel
 if TYPE_CHECKING:
     from claw.gateway.commands import CommandCall
     from claw.gateway.gateway import Gateway
-    from claw.gateway.msg_context import MsgContext
     from claw.gateway.runs import Run, RunOutcome
     from claw.store.sessions import SessionEntry, SessionStore
+    from claw.vocab.msg_context import MsgContext
 
 MODEL_SHARE_OF_TIMEOUT = 0.6
 """A hook's model call gets this share of the hook timeout, leaving time for a fallback."""

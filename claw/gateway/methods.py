@@ -15,7 +15,6 @@ from claw.errors import NotFoundError, UsageError
 from claw.gateway.approval_rows import approval_row
 from claw.gateway.capability import Method
 from claw.gateway.chat_methods import CHAT_METHODS
-from claw.gateway.msg_context import MsgContext
 from claw.gateway.operator_methods import OPERATOR_METHODS
 from claw.gateway.rpc_params import (
     AgentParams,
@@ -31,7 +30,6 @@ from claw.gateway.rpc_params import (
     SessionParams,
     takes,
 )
-from claw.gateway.session_keys import agent_of
 from claw.gateway.session_lifecycle_methods import SESSION_LIFECYCLE_METHODS
 from claw.gateway.session_methods import SESSION_METHODS
 from claw.gateway.session_rows import now_ms, session_row, split_model_ref
@@ -40,6 +38,8 @@ from claw.gateway.think_commands import set_think
 from claw.safe_read import read_agent_text_async
 from claw.store.sessions import SessionEntry
 from claw.tools.exec_approvals import DECISIONS
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.session_keys import agent_of
 from claw.workspace import resolve_name
 
 if TYPE_CHECKING:

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.msg_context import MsgContext
 from claw.gateway.rpc_params import ClosedParams, takes
 from claw.gateway.session_rows import now_ms
 from claw.tools.exec_approvals import DECISIONS
+from claw.vocab.msg_context import MsgContext
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method

@@ -43,8 +43,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from claw.errors import UsageError
-from claw.gateway.session_keys import InvalidSessionKey, agent_of, normalize_session_key
 from claw.paths import check_agent_id
+from claw.vocab.session_keys import InvalidSessionKey, agent_of, normalize_session_key
 
 CHANNEL_KEY = "_channel"
 """The key `Gateway.call_method` adds to a call's params: the channel of the client that called."""

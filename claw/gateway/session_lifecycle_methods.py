@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from claw.errors import NotFoundError
-from claw.gateway.msg_context import MsgContext
 from claw.gateway.rpc_params import AgentParams, Flag, OptionalAgentSessionKey, OptionalStr, takes
-from claw.gateway.session_keys import agent_of
 from claw.gateway.session_rows import session_row
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from claw.gateway.session_keys import agent_of
+from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
     from claw.config import AgentSettings, Config

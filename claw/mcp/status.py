@@ -29,7 +29,7 @@ def server_rows(manager: McpManager) -> list[dict[str, Any]]:
                 "lastError": status.last_error,
                 "approval": settings.approval,
                 "startup": settings.startup,
-                "sandbox": status.sandbox or planned_sandbox(connection),
+                "sandbox": status.sandbox or planned_sandbox(connection.name, connection.settings, connection.sandbox),
             }
         )
     return rows

@@ -21,18 +21,19 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from claw.errors import ClawError
+
 SKEW_MS = 120_000
 """How far `signedAt` may be from the gateway's clock (OpenClaw's DEVICE_SIGNATURE_SKEW_MS)."""
 
 
-class DeviceProofError(Exception):
+class DeviceProofError(ClawError):
     """Why a proof was refused: `reason` is OpenClaw's `details.reason`, `code` its `details.code`."""
 
     def __init__(self, code: str, reason: str, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.reason = reason
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,9 +25,6 @@ from aiohttp import web
 
 from claw.client.local import LocalClient
 from claw.errors import ClawError
-from claw.gateway.event_bus import SubscriberOverflow
-from claw.gateway.run_event import RunEvent, Stream
-from claw.gateway.session_keys import InvalidSessionKey, agent_of, key_segment, normalize_session_key
 from claw.server.openai_wire import (
     AGENT_MODEL_PREFIX,
     DONE,
@@ -51,6 +48,9 @@ from claw.server.responses_wire import (
     response_object,
 )
 from claw.strict_json import JsonError, loads_strict
+from claw.vocab.run_event import RunEvent, Stream
+from claw.vocab.session_keys import InvalidSessionKey, agent_of, key_segment, normalize_session_key
+from claw.vocab.subscription import SubscriberOverflow
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway

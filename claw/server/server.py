@@ -31,7 +31,6 @@ from aiohttp import WSCloseCode, web
 from aiohttp.abc import AbstractAccessLogger
 
 from claw.errors import ClawError
-from claw.gateway.session_keys import main_session_key
 from claw.server.auth import bearer_credential, browser_refusal, is_loopback, tokens_match
 from claw.server.credential_report import reported_bad_credential
 from claw.server.device_pairing import DevicePairing
@@ -44,6 +43,7 @@ from claw.server.settings import PRE_AUTH_MAX_BYTES, ServerSettings
 from claw.server.ws_approvals import ApprovalRelay
 from claw.server.ws_connection import WsConnection
 from claw.server.ws_handshake import ConnectInfo, Peer, handshake, hello
+from claw.vocab.session_keys import main_session_key
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway

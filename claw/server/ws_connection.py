@@ -31,8 +31,6 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from claw.client.local import LocalClient
 from claw.errors import ClawError
-from claw.gateway.event_bus import SubscriberOverflow
-from claw.gateway.run_event import CumulativeText, RunEvent
 from claw.gateway.runs import RunOutcome
 from claw.gateway.session_watch import SessionWatch
 from claw.server import wire_errors
@@ -40,6 +38,8 @@ from claw.server.method_scopes import READ, missing_scope, satisfied
 from claw.server.ws_handshake import ConnectInfo
 from claw.server.ws_protocol import FrameError, RequestFrame, ServerMethod, error, event, ok, parse_request
 from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE, SessionFeed
+from claw.vocab.run_event import CumulativeText, RunEvent
+from claw.vocab.subscription import SubscriberOverflow
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from claw.errors import ClawError
 from claw.server import wire_errors
 from claw.strict_json import JsonError, loads_strict
 
@@ -32,13 +33,12 @@ PROTOCOL_VERSION = 4
 """The one protocol version claw speaks; a client's [minProtocol, maxProtocol] must include it."""
 
 
-class FrameError(Exception):
+class FrameError(ClawError):
     """A frame that cannot be served; answered with an error `res` (echoing `id` when there is one)."""
 
     def __init__(self, code: str, message: str, frame_id: str | None = None) -> None:
         super().__init__(message)
         self.code = code
-        self.message = message
         self.frame_id = frame_id
 
 

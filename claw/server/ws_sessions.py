@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from claw.client.local import LocalClient
 from claw.errors import UsageError
-from claw.gateway.event_bus import SubscriberOverflow
-from claw.gateway.run_event import RunEvent
+from claw.vocab.run_event import RunEvent
+from claw.vocab.subscription import SubscriberOverflow
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway

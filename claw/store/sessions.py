@@ -260,7 +260,7 @@ class SessionStore:
             keys, self._turned = self._turned, set()
         if not keys:
             return
-        from claw.store.search_sync import index_sessions
+        from claw.store.search_sync import index_sessions  # the search modules load on first use, as in search_index()
 
         try:
             index_sessions(self, self.search_index(), sorted(keys))

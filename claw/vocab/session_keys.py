@@ -2,8 +2,8 @@
 
 Keys are lowercase and hierarchical: `agent:<agentId>:main` for the console and,
 under the default dmScope, every direct message; per-peer shapes use `direct`;
-groups `group:<id>`; threads append `:thread:<id>`. A spawned child's session,
-`agent:<agentId>:subagent:<uuid>`, is made and recognised in claw/agent/run_scope.py.
+groups `group:<id>`; threads append `:thread:<id>`. A spawned child's session is
+`agent:<agentId>:subagent:<uuid>` (`subagent_session_key`, `is_subagent_key`).
 
 A key that arrives from outside (an RPC parameter, the `X-Claw-Session` header, `--session`) goes
 through `normalize_session_key`, which checks it (`check_session_key`): at most `MAX_SESSION_KEY_CHARS`;
@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+import uuid
 
 from claw.errors import UsageError
-from claw.gateway.msg_context import MsgContext
+from claw.vocab.msg_context import MsgContext
 
 MAIN_KEY = "main"
 DmScope = str  # main | per-peer | per-channel-peer | per-account-channel-peer
@@ -119,3 +120,14 @@ def _shown(key: str) -> str:
 def agent_of(session_key: str) -> str:
     """The agent id a normalised session key belongs to."""
     return session_key.split(":", 2)[1]
+
+
+def subagent_session_key(agent_id: str) -> str:
+    """A fresh `agent:<agentId>:subagent:<uuid>` key for one spawned child."""
+    return f"agent:{agent_id}:subagent:{uuid.uuid4()}"
+
+
+def is_subagent_key(session_key: str) -> bool:
+    """True for `agent:<agentId>:subagent:<id>` keys (and threads under them)."""
+    parts = session_key.split(":")
+    return len(parts) >= 4 and parts[0] == "agent" and parts[2] == "subagent"

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from claw.agent.run_scope import subagent_session_key
 from claw.channels.webhook import key_part
 from claw.errors import UsageError
-from claw.gateway.msg_context import MsgContext
-from claw.gateway.session_keys import (
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.session_keys import (
     MAX_SESSION_KEY_CHARS,
     InvalidSessionKey,
     check_session_key,
     key_segment,
     normalize_session_key,
     session_key_for,
+    subagent_session_key,
 )
 
 

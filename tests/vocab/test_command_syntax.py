@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from claw.gateway.command_syntax import parse_command
+from claw.vocab.command_syntax import parse_command
 
 
 @pytest.mark.parametrize(

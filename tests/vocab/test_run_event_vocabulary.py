@@ -1,4 +1,4 @@
-"""The run-event vocabulary is declared once (claw/gateway/run_event.py), README.md documents exactly it,
+"""The run-event vocabulary is declared once (claw/vocab/run_event.py), README.md documents exactly it,
 and what goes on the wire is what clients have always read."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from claw.gateway import run_event
-from claw.gateway.run_event import Phase, RunEvent, State, Stream, ToolPhase
+from claw.vocab import run_event
+from claw.vocab.run_event import Phase, RunEvent, State, Stream, ToolPhase
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -106,7 +106,7 @@ def test_no_phase_is_spelled_outside_the_vocabulary() -> None:
     found = [
         f"{path.relative_to(REPO)}:{number}"
         for path in sorted((REPO / "claw").rglob("*.py"))
-        if path != REPO / "claw" / "gateway" / "run_event.py"
+        if path != REPO / "claw" / "vocab" / "run_event.py"
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if literal.search(line)
     ]
