@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 import sqlite3
 import uuid
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
@@ -24,6 +25,9 @@ from claw.automations.triggers import new_secret
 from claw.config import Config
 from claw.errors import UsageError
 from claw.paths import check_agent_id
+
+if TYPE_CHECKING:
+    from claw.channels.platform import Platform
 
 MAX_MESSAGE_CHARS = 20_000
 _NAME = re.compile(r"^[\w][\w .:@+-]{0,63}$")
@@ -62,8 +66,9 @@ class JobParams(BaseModel):
         return any(value is not None for value in (self.cron, self.every, self.at, self.on))
 
 
-def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> Job:
-    """A new job from `params`; `taken` holds the names already in use."""
+def new_job(params: JobParams, config: Config, now: float, taken: set[str], platforms: Sequence[Platform]) -> Job:
+    """A new job from `params`; `taken` holds the names already in use, `platforms` are the channel platforms
+    (composition's table) whose adapters judge a delivery target."""
     message = _message(params.message)
     agent_id = _agent(params.agent_id or "main", config)
     tz = _tz(params.tz)
@@ -81,7 +86,7 @@ def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> J
         schedule=schedule,
         session_mode=params.session or "isolated",
         message=message,
-        delivery=_delivery(params.deliver or "none", config),
+        delivery=_delivery(params.deliver or "none", config, platforms),
         enabled=enabled,
         created_at=now,
         updated_at=now,
@@ -90,17 +95,21 @@ def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> J
     )
 
 
-def insert_new_job(conn: sqlite3.Connection, params: JobParams, config: Config, now: float) -> Job:
+def insert_new_job(
+    conn: sqlite3.Connection, params: JobParams, config: Config, now: float, platforms: Sequence[Platform]
+) -> Job:
     """Check and store a new job in one transaction (`AutomationManager.add`, and the CLI without a gateway)."""
     from claw.automations import store
 
-    job = new_job(params, config, now, {j.name for j in store.list_jobs(conn)})
+    job = new_job(params, config, now, {j.name for j in store.list_jobs(conn)}, platforms)
     store.check_trigger_free(conn, job)
     store.insert_job(conn, job)
     return job
 
 
-def changed_job(job: Job, params: JobParams, config: Config, now: float, taken: set[str]) -> Job:
+def changed_job(
+    job: Job, params: JobParams, config: Config, now: float, taken: set[str], platforms: Sequence[Platform]
+) -> Job:
     """`job` with the given fields replaced; a new schedule or zone drops the old next run."""
     updated = replace(job, updated_at=now)
     if params.message is not None:
@@ -110,7 +119,7 @@ def changed_job(job: Job, params: JobParams, config: Config, now: float, taken: 
     if params.session is not None:
         updated = replace(updated, session_mode=params.session)
     if params.deliver is not None:
-        updated = replace(updated, delivery=_delivery(params.deliver, config))
+        updated = replace(updated, delivery=_delivery(params.deliver, config, platforms))
     if params.name is not None and params.name != job.name:
         updated = replace(updated, name=_name(params.name, taken - {job.name}))
     reschedule = params.schedule_given or params.tz is not None or params.enabled is True
@@ -152,10 +161,10 @@ def _agent(agent_id: str, config: Config) -> str:
     return agent_id
 
 
-def _delivery(text: str, config: Config) -> str:
+def _delivery(text: str, config: Config, platforms: Sequence[Platform]) -> str:
     """The target as stored; one that no configured channel account can reach is refused now, not at each run."""
     target = parse_delivery(text)
-    check_reachable(target, config)
+    check_reachable(target, config, platforms)
     return str(target)
 
 

@@ -154,11 +154,12 @@ async def _automations_add(host: StateHost, params: Params) -> Any:
     same names taken, one write. No scheduler runs here to be woken; a gateway started later reads the job."""
     from claw.automations.spec import JobParams, insert_new_job
     from claw.automations.triggers import setup_fields
+    from claw.compose import CHANNEL_PLATFORMS
 
     fields = JobParams.parse(dict(params))
     db = host.gateway_db()
     try:
-        job = db.write(lambda conn: insert_new_job(conn, fields, host.config, time.time()))
+        job = db.write(lambda conn: insert_new_job(conn, fields, host.config, time.time(), CHANNEL_PLATFORMS))
     finally:
         db.close()
     return {**job.to_wire(), **setup_fields(job.trigger, job.secret)}
