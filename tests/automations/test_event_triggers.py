@@ -18,7 +18,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from claw.channels.webhook import sign  # the webhook channel's own signing: the trigger must accept it as is
+from claw.channels.webhook.adapter import sign  # the webhook channel's own signing: the trigger must accept it as is
 from tests.automations.conftest import CONFIG
 from tests.automations.test_gateway_process import GatewayProc, claw, ledger, start
 from tests.support.fixtures import ClawEnv
