@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from claw.automations.ingress import Refused
+from claw.automations.trigger_refusal import Refused
 from claw.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
