@@ -27,6 +27,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,7 @@ class SessionTable:
         """Every parsed entry, most recently updated first, read in pages (a listing streams them)."""
         after: tuple[str, str, str] | None = None
         while True:
-            page = self._reader.read(lambda conn, after=after: self._page(conn, after))
+            page = self._reader.read(partial(self._page, after=after))
             yield from page
             if len(page) < _PAGE:
                 return

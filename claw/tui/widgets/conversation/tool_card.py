@@ -30,6 +30,8 @@ def tool_label(name: str) -> str:
     """How a tool is named on screen: `files · read_file` for the MCP tool `files__read_file`, else its name."""
     server, sep, tool = name.partition(MCP_SEPARATOR)
     return f"{server} · {tool}" if sep and server and tool else name
+
+
 RESULT_SHOWN_CHARS = 6000  # more than a screen; the full result is in the transcript and /export
 
 
@@ -50,7 +52,7 @@ class ToolCard(Widget, can_focus=True):
     }
     """
 
-    BINDINGS = [Binding("enter,space", "toggle", "Expand", show=False)]
+    BINDINGS = [Binding("enter,space", "toggle_expanded", "Expand", show=False)]
 
     expanded: reactive[bool] = reactive(False)
 
@@ -125,11 +127,11 @@ class ToolCard(Widget, can_focus=True):
         self.approval_wait += max(0.0, at - since)
         self._refresh_header()
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:  # not `toggle`: that is DOMNode's, with an argument
         self.expanded = not self.expanded
 
     def on_click(self) -> None:
-        self.action_toggle()
+        self.action_toggle_expanded()
 
     def watch_expanded(self, expanded: bool) -> None:
         self.set_class(expanded, "-expanded")
