@@ -130,8 +130,8 @@ def build_adapters(config: object, gateway_token: str | None = None) -> dict[tup
         for account_id, account in settings.telegram.effective_accounts().items():
             found[("telegram", account_id)] = TelegramAdapter(account_id, account)
     if settings.discord.enabled:
-        for account_id, account in settings.discord.effective_accounts().items():
-            found[("discord", account_id)] = DiscordAdapter(account_id, account)
+        for account_id, dc in settings.discord.effective_accounts().items():
+            found[("discord", account_id)] = DiscordAdapter(account_id, dc)
     if settings.feishu.enabled:
         for account_id, fs in settings.feishu.effective_accounts().items():
             found[("feishu", account_id)] = FeishuAdapter(account_id, fs)
@@ -139,6 +139,6 @@ def build_adapters(config: object, gateway_token: str | None = None) -> dict[tup
         for account_id, dt in settings.dingtalk.effective_accounts().items():
             found[("dingtalk", account_id)] = DingTalkAdapter(account_id, dt)
     if settings.slack.enabled:
-        for account_id, account in settings.slack.effective_accounts().items():
-            found[("slack", account_id)] = SlackAdapter(account_id, account)
+        for account_id, sk in settings.slack.effective_accounts().items():
+            found[("slack", account_id)] = SlackAdapter(account_id, sk)
     return found
