@@ -7,7 +7,13 @@ Times `python -m claw --help` (and the installed `claw` script when it is on PAT
 Python CLI can go under on this machine. Then one `python -X importtime -m claw --help`
 lists the imports that cost most and checks that neither textual nor openai is among them.
 
-Targets: median under 0.15 s (issue 13; issue 2 asked for 0.3 s); textual and openai not imported.
+Then the listing and validating commands (issue 33), each `--runs` times in a home made by `claw init`
+with no gateway running: `sessions ls`, `skills ls`, `usage`, `automations ls`, `automations add` refusing
+a bad cron expression (exit 2) and `config get`; the median CPU (user + system) of each process, and
+whether it imported the gateway (claw.gateway.gateway) or openai.
+
+Targets: median under 0.15 s (issue 13; issue 2 asked for 0.3 s); textual and openai not imported;
+each listing or validating command at most 0.3 s of CPU (issue 33), none importing the gateway or openai.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import sys
 import tempfile
 
 from bench import importtime
-from bench.process import checked, user_env
+from bench.process import checked, measure, user_env
 from bench.report import Target, finish, machine_line, median, spread
 
 FORBIDDEN = ("textual", "openai")
@@ -34,6 +40,37 @@ def clean_env(home: str) -> dict[str, str]:
 def timed_runs(cmd: list[str], env: dict[str, str], runs: int) -> list[float]:
     checked(cmd, env)  # warm the OS file cache and the .pyc files once
     return [checked(cmd, env).wall for _ in range(runs)]
+
+
+COMMANDS: tuple[tuple[str, tuple[str, ...], int], ...] = (
+    ("sessions ls", ("sessions", "ls"), 0),
+    ("skills ls", ("skills", "ls"), 0),
+    ("usage", ("usage",), 0),
+    ("automations ls", ("automations", "ls"), 0),
+    ("automations add (bad cron)", ("automations", "add", "61 9 * * *", "-m", "never"), 2),
+    ("config get", ("config", "get", "agents.defaults"), 0),
+)
+"""Name, arguments, the exit code expected."""
+GATEWAY = ("claw.gateway.gateway", "openai")
+
+
+def command_cpu(env: dict[str, str], runs: int, targets: list[Target]) -> None:
+    """Each of `COMMANDS` `runs` times (after one untimed run): median CPU, and what its process imported."""
+    checked([sys.executable, "-m", "claw", "init"], env)
+    print(f"listing and validating commands ({runs} runs each, no gateway running): CPU user+sys, wall")
+    for name, args, code in COMMANDS:
+        argv = [sys.executable, "-m", "claw", *args]
+        samples = [measure(argv, env) for _ in range(runs + 1)][1:]
+        if any(sample.returncode != code for sample in samples):
+            bad = next(sample for sample in samples if sample.returncode != code)
+            raise RuntimeError(f"claw {' '.join(args)} exited {bad.returncode}: {bad.stderr[-500:]}")
+        cpu, wall = median([s.cpu for s in samples]), median([s.wall for s in samples])
+        imported = importtime.modules(importtime.run(argv, env, expect=code))
+        heavy = [module for module in GATEWAY if module in imported]
+        print(f"  {name:<28} CPU p50 {cpu:.3f} s (min {min(s.cpu for s in samples):.3f})  wall p50 {wall:.3f} s"
+              f"  {len(imported)} modules{'; imports ' + ', '.join(heavy) if heavy else ''}")  # fmt: skip
+        targets.append(Target(f"claw {name} median CPU", cpu, 0.3, "s"))
+        targets.append(Target(f"claw {name} imports of the gateway/openai", len(heavy), 1, "modules"))
 
 
 def main() -> int:
@@ -58,6 +95,7 @@ def main() -> int:
             print("claw script: not on PATH (`pip install -e .` puts it there); timed `python -m claw` only")
 
         rows = importtime.run([sys.executable, "-m", "claw", "--help"], env)
+        command_cpu(env, args.runs, targets)
     print(machine_line())
     print()
     total = importtime.total_ms(rows)

@@ -37,11 +37,14 @@ def parse(stderr: str) -> list[ImportRow]:
     return rows
 
 
-def run(argv: Sequence[str], env: dict[str, str] | None = None, timeout: float = 120) -> list[ImportRow]:
-    """Run `python -X importtime <argv…>` (argv[0] is the interpreter) and parse what it imported."""
+def run(
+    argv: Sequence[str], env: dict[str, str] | None = None, timeout: float = 120, expect: int = 0
+) -> list[ImportRow]:
+    """Run `python -X importtime <argv…>` (argv[0] is the interpreter) and parse what it imported; an exit
+    code other than `expect` (a refusal's is 2) is an error."""
     cmd = [argv[0], "-X", "importtime", *argv[1:]]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    if done.returncode != 0:
+    if done.returncode != expect:
         raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr[-2000:]}")
     return parse(done.stderr)
 

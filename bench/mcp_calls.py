@@ -30,8 +30,8 @@ from typing import Any
 from bench.report import Target, finish, machine_line, median, spread
 from claw.config import AgentSettings
 from claw.mcp.manager import McpManager
-from claw.mcp.settings import McpServerSettings, McpSettings
 from claw.paths import Paths
+from claw.settings.mcp import McpServerSettings, McpSettings
 from claw.tools.base import ToolContext, ToolResult
 from claw.tools.registry import ToolRegistry
 
@@ -88,8 +88,12 @@ async def per_call(paths: Paths, calls: int) -> tuple[float, list[str]]:
     finally:
         await manager.aclose()
     overhead = median(claw) - median(sdk)
-    lines = [spread("builtin", builtin), spread("sdk", sdk), spread("claw", claw),
-             f"overhead  p50 {overhead * 1000:.3f} ms (claw − sdk)"]
+    lines = [
+        spread("builtin", builtin),
+        spread("sdk", sdk),
+        spread("claw", claw),
+        f"overhead  p50 {overhead * 1000:.3f} ms (claw − sdk)",
+    ]
     return overhead, lines
 
 

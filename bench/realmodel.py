@@ -42,7 +42,22 @@ def _gateway(home: Path) -> Any:
     return gateway, LocalClient(gateway)
 
 
-async def _fixed_prompt(server: LlamaServer, window: int) -> tuple[str, int, int, int]:
+FIXED_SECTIONS = (
+    "base",
+    "SOUL.md",
+    "AGENTS.md",
+    "TOOLS.md",
+    "IDENTITY.md",
+    "USER.md",
+    "memory",
+    "skills",
+    "tool schemas",
+)
+"""The sections of `/context` that make the fixed prompt (everything but history, the message and the reserve)."""
+
+
+async def _fixed_prompt(server: LlamaServer, window: int) -> tuple[str, int, int, int, int]:
+    from claw.agent.tokens import json_text
     from claw.agent.turn import Turn
     from claw.gateway.context_commands import _inputs
 
@@ -56,7 +71,8 @@ async def _fixed_prompt(server: LlamaServer, window: int) -> tuple[str, int, int
     finally:
         await client.close()
     system = prompt.messages[0]["content"]
-    return prompt.mode, server.count(system), server.count(json.dumps(prompt.tools)), len(prompt.tools)
+    claws = sum(section.tokens for section in prompt.sections if section.name in FIXED_SECTIONS)
+    return prompt.mode, server.count(system), server.count(json_text(prompt.tools)), len(prompt.tools), claws
 
 
 async def _turns(server: LlamaServer, runs: int) -> tuple[list[float], list[float]]:
@@ -98,7 +114,7 @@ def _send(request: urllib.request.Request) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=5, help="turns to time (0: only count the fixed prompt)")
     args = parser.parse_args()
     found = find_llama()
     if isinstance(found, str):
@@ -114,10 +130,13 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "claw", "init"], check=True, capture_output=True)
             print("fixed prompt, real tokens (server's /tokenize), fresh `claw init` workspace:")
             for window in WINDOWS:
-                mode, system, tools, count = asyncio.run(_fixed_prompt(server, window))
+                mode, system, tools, count, claws = asyncio.run(_fixed_prompt(server, window))
                 total = system + tools
                 print(f"  window {window:>7,}  {mode:<5}  system {system:>5,}  tools {tools:>5,} ({count} tools)  "
-                      f"total {total:>5,}  ({100 * total / window:4.1f}% of the window)")  # fmt: skip
+                      f"total {total:>5,}  ({100 * total / window:4.1f}% of the window)  "
+                      f"claw counted {claws:>5,} ({100 * (claws - total) / total:+.1f}%)")  # fmt: skip
+            if args.runs < 1:
+                return
             claw_s, direct_s = asyncio.run(_turns(server, args.runs))
             overhead = [c - d for c, d in zip(claw_s, direct_s, strict=True)]
             print(f"turn ('Say hello.', 4,096 window, n={args.runs}): claw p50 {statistics.median(claw_s):.2f} s, "

@@ -16,19 +16,19 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from claw.automations.settings import AutomationSettings
-from claw.channels.settings import ChannelsSettings
 from claw.errors import ConfigError
-from claw.hooks.settings import HooksSettings
-from claw.mcp.settings import McpSettings
-from claw.memory.settings import MemorySettings
 from claw.paths import Paths, check_agent_id
 from claw.redact import is_secret_key, redact_urls
+from claw.settings.automations import AutomationSettings
+from claw.settings.channels import ChannelsSettings
+from claw.settings.hooks import HooksSettings
+from claw.settings.mcp import McpSettings
+from claw.settings.memory import MemorySettings
+from claw.settings.sandbox import SandboxSettings
+from claw.settings.skills import SkillsSettings
+from claw.settings.subagents import SubagentSettings
+from claw.settings.usage import ModelPrice, UsageSettings
 from claw.settings_base import BindHost, FolderPath, HttpUrl, ModelRefText, Origin, Section
-from claw.skills.settings import SkillsSettings
-from claw.subagents.settings import SubagentSettings
-from claw.tools.sandbox_settings import SandboxSettings
-from claw.usage.settings import ModelPrice, UsageSettings
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -171,7 +171,7 @@ class AgentSettings(Section):
     """Skill names this agent may use; unset means all, `[]` means none. An agent's list replaces the default's."""
     subagents: SubagentSettings = SubagentSettings()
     sandbox: SandboxSettings = SandboxSettings()
-    """Where `exec` runs commands: bwrap sandbox `mode`, `network`, extra `binds` (claw/tools/sandbox_settings.py)."""
+    """Where `exec` runs commands: bwrap sandbox `mode`, `network`, extra `binds` (claw/settings/sandbox.py)."""
 
     @field_validator("model", mode="before")
     @classmethod

@@ -1,7 +1,9 @@
-"""The one exception tree for things a user can cause or fix.
+"""The one exception tree: every error claw raises for a caller to catch derives from `ClawError`.
 
-The CLI turns a `ClawError` into one line on stderr and `exit_code`; anything
-else is a bug and keeps its traceback.
+Each carries its one-line `message` (what the user reads) and `exit_code`. The CLI turns a `ClawError` into
+that line on stderr and that exit; anything else is a bug and keeps its traceback. Errors that callers used
+to catch as `ValueError` (`JsonError`, a skill's `FrontmatterError` …) derive from both. tests/test_error_tree.py
+fails for an exception class in claw/ outside the tree, but for the control-flow signals it names.
 """
 
 from __future__ import annotations

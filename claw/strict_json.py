@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from claw.errors import ClawError
+
 MAX_DEPTH = 64
 
 
-class JsonError(ValueError):
+class JsonError(ClawError, ValueError):
     """The input is not acceptable JSON; the message says why, for the sender."""
 
 

@@ -1,7 +1,7 @@
 """Transcript entries beyond plain messages, spelled once for the store that writes them and every reader.
 
 A leaf (it imports nothing of claw), so the renderers the console uses (`claw.transcript_markdown`)
-can know them without importing the store, as `claw.gateway.run_event` is for run events.
+can know them without importing the store, as `claw.vocab.run_event` is for run events.
 
 - A **partial** entry, `{"type": "partial", "runId", "offset", "text"}`, holds a piece of a reply saved
   while it streams: `text` continues the reply at character `offset` (0 starts a reply). It has no
@@ -42,6 +42,7 @@ def undone_ids(entries: Sequence[dict[str, Any]]) -> set[str]:
             continue
         undone.update(e["id"] for e in entries[start:i] if isinstance(e.get("id"), str))
     return undone
+
 
 REASONS = {
     "exited": "the process running the turn ended before it finished",

@@ -17,7 +17,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 
 ALL_BUT = {
-    "runtime-no-core": ("claw.gateway", {"claw.gateway.run_event"}),
     "channels-via-gateway": ("claw.store", {"claw.store.db"}),
 }
 """Contracts that forbid all of a package but a few modules. import-linter cannot say "all but", so they

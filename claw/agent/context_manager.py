@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import os
 from collections import OrderedDict
@@ -29,16 +28,14 @@ from claw.agent.history import HistoryView
 from claw.agent.memory_flush import fit_messages, flush_memory
 from claw.agent.pruning import prune_units
 from claw.agent.reasoning_replay import sends_reasoning
-from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES, is_subagent_key
+from claw.agent.run_scope import SUBAGENT_BOOTSTRAP_FILES
 from claw.agent.small_window import SMALL_WINDOW, TOOL_SEARCH, cap_files, cap_section, is_small, small_tools
 from claw.agent.token_ratios import TokenRatios
-from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at
+from claw.agent.tokens import CHARS_PER_TOKEN, chars_per_token, counting_at, json_text
 from claw.agent.turn import Turn
 from claw.agent.windows import context_window, model_window
 from claw.config import AgentSettings, ModelSettings
 from claw.errors import ClawError
-from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
-from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_source
@@ -50,6 +47,9 @@ from claw.safe_read import READ_TIMEOUT
 from claw.store.transcript import Transcript, utc_now_iso
 from claw.tools.base import ToolContext
 from claw.tools.registry import ToolRegistry
+from claw.vocab import run_event
+from claw.vocab.run_event import Stream
+from claw.vocab.session_keys import is_subagent_key
 
 if TYPE_CHECKING:
     from claw.store.sessions import SessionEntry, SessionStore
@@ -189,7 +189,7 @@ class ContextManager:
         small = is_small(window) or turn.squeeze
         extra = turn.extra
         loaded = files  # as loaded: the sample below is the uncapped prompt
-        await self.calibrate(turn.chain, lambda: join_parts(self._parts(turn, loaded, extra)) + json.dumps(turn.tools))
+        await self.calibrate(turn.chain, lambda: join_parts(self._parts(turn, loaded, extra)) + json_text(turn.tools))
         ratio = self.ratio(turn.chain)
         counting_at(ratio[0] if ratio else CHARS_PER_TOKEN)
         tools = turn.tools

@@ -17,11 +17,11 @@ from claw.agent.partial_reply import PartialReply
 from claw.agent.text_calls import TextCalls, ToolCall
 from claw.agent.tool_call_parts import ToolCallParts
 from claw.agent.turn import Emit
-from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
-from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError, ReasoningDelta, TextDelta, ToolCallDelta, Usage
 from claw.providers.failover import ModelRouter
 from claw.providers.metering import estimated_usage
+from claw.vocab import run_event
+from claw.vocab.run_event import Stream
 
 __all__ = ["ModelTurn", "ToolCall"]
 

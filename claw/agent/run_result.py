@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from claw.errors import ClawError
+
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
@@ -21,12 +23,11 @@ class RunResult:
     """Extra fields of the `end` event: `truncated: "length"` when the output limit cut the reply."""
 
 
-class RunFailed(Exception):
+class RunFailed(ClawError):
     """The run could not produce a reply; `message` says why, for the user."""
 
     def __init__(self, message: str, usage: dict[str, int] | None = None, *, code: str | None = None) -> None:
         super().__init__(message)
-        self.message = message
         self.usage = usage or {}
         self.code = code
         """A machine-readable reason for clients (`no_model`: the user must configure a model)."""

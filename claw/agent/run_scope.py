@@ -5,15 +5,12 @@ it was given, no memory section unless granted. The scope lives in the session e
 `extra["scope"]`, so every run in that session — the child's own turn, a later `sessions_send`,
 an announcement from a grandchild — gets the same limits. A session without one is unrestricted.
 
-A subagent session is also recognised by its key, `agent:<agentId>:subagent:<uuid>`: its prompt
-carries fewer bootstrap files. The key shape lives here, with the runtime that must recognise it,
-rather than with the core's other session keys (claw/gateway/session_keys.py), so the runtime
-needs nothing of the core to tell.
+A subagent session is also recognised by its key, `agent:<agentId>:subagent:<uuid>`
+(claw/vocab/session_keys.py): its prompt carries fewer bootstrap files.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,14 +56,3 @@ class RunScope:
 def scope_of(extra: Mapping[str, Any] | None) -> RunScope:
     """The scope recorded in a session entry's `extra` (no restriction when there is none)."""
     return RunScope.from_json(extra.get(SCOPE_KEY)) if extra else RunScope()
-
-
-def subagent_session_key(agent_id: str) -> str:
-    """A fresh `agent:<agentId>:subagent:<uuid>` key for one spawned child."""
-    return f"agent:{agent_id}:subagent:{uuid.uuid4()}"
-
-
-def is_subagent_key(session_key: str) -> bool:
-    """True for `agent:<agentId>:subagent:<id>` keys (and threads under them)."""
-    parts = session_key.split(":")
-    return len(parts) >= 4 and parts[0] == "agent" and parts[2] == "subagent"

@@ -36,8 +36,6 @@ from claw.agent.turn import Emit, Turn
 from claw.agent.turn_guard import TurnGuard
 from claw.config import ModelSettings
 from claw.errors import ClawError, NoModelError
-from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
-from claw.gateway.run_event import Stream
 from claw.providers.base import ModelError
 from claw.providers.failover import ModelRouter
 from claw.providers.metering import call_scope, run_scope
@@ -46,6 +44,8 @@ from claw.store.transcript import Transcript
 from claw.tools.base import Approvals, ToolContext, ToolResult
 from claw.tools.registry import ToolRegistry
 from claw.tools.sessions_search import search_denial
+from claw.vocab import run_event
+from claw.vocab.run_event import Stream
 
 log = logging.getLogger(__name__)
 

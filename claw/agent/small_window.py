@@ -21,7 +21,7 @@ from claw.agent.tokens import chars_for_tokens, estimate_json
 
 SMALL_WINDOW = 8_192
 """Windows up to this many tokens (the 4k–8k most local servers run with) get the small prompt."""
-SHARES = {"bootstrap": 0.08, "section": 0.035, "tools": 0.12}
+SHARES = {"bootstrap": 0.075, "section": 0.035, "tools": 0.11}
 """Of the window: all bootstrap files together, each extra section (memory, skills), the tool schemas."""
 CORE_TOOLS = ("read", "write", "edit", "exec")
 """Offered up front in small-window mode, in this order; every other tool through `tool_search`."""

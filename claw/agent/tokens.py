@@ -61,5 +61,11 @@ def estimate_message(message: dict[str, Any]) -> int:
     return tokens
 
 
+def json_text(value: Any) -> str:
+    """`value` as claw counts JSON (tool schemas, arguments): compact. A tokenizer sample of JSON is written
+    the same way, or the spaces it adds to the characters would skew the measured ratio."""
+    return json.dumps(value, separators=(",", ":"))
+
+
 def estimate_json(value: Any) -> int:
-    return estimate_text(json.dumps(value, separators=(",", ":")))
+    return estimate_text(json_text(value))

@@ -17,11 +17,11 @@ from typing import Any
 
 from claw.agent.context import AssembledContext
 from claw.agent.turn import Turn
-from claw.gateway import run_event  # the run-event vocabulary: a leaf module, the runtime's one use of the core
-from claw.gateway.run_event import Stream
 from claw.providers.base import Usage
 from claw.providers.truncation import looks_truncated
 from claw.store.transcript import utc_now_iso
+from claw.vocab import run_event
+from claw.vocab.run_event import Stream
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from claw.agent.bootstrap import BootstrapFile
 from claw.agent.env import AgentEnv
-from claw.gateway.run_event import Stream  # the run-event vocabulary: a leaf module, the runtime's one use of the core
 from claw.store.transcript import Transcript
+from claw.vocab.run_event import Stream
 
 Emit = Callable[[Stream, dict[str, Any]], None]
 """Where the runtime's events go: the core passes one per run and turns each call into a `RunEvent`."""

@@ -20,7 +20,6 @@ import time
 from types import TracebackType
 
 from claw.agent.env import AgentEnv
-from claw.agent.run_result import RunFailed
 from claw.errors import ClawError
 from claw.store.transcript import Transcript
 from claw.store.turn_lock import TurnLock
@@ -83,7 +82,7 @@ class TurnGuard:
                 return  # ended (a reply, or the text cut short), or it never wrote an entry
             if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
                 reason, detail = "aborted", None
-            elif isinstance(exc, RunFailed | ClawError):
+            elif isinstance(exc, ClawError):
                 reason, detail = "error", exc.message
             else:
                 reason, detail = "error", f"{type(exc).__name__}: {exc}"

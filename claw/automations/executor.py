@@ -17,9 +17,9 @@ from claw.automations.delivery import NO_REPLY, parse_delivery, post_webhook, we
 from claw.automations.job import Job, JobRun
 from claw.automations.ledger import Claim, finish_run, set_agent_run, set_delivery
 from claw.errors import ClawError
-from claw.gateway.msg_context import MsgContext
-from claw.gateway.run_event import Phase
 from claw.store.db import Database
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.run_event import Phase
 
 if TYPE_CHECKING:
     from claw.automations.host import AutomationsHost

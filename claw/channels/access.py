@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Self
 
-from claw.channels.access_terms import WILDCARD
-from claw.gateway.command_syntax import parse_command
-from claw.gateway.msg_context import MsgContext
+from claw.settings.channel_access import WILDCARD
+from claw.vocab.command_syntax import parse_command
+from claw.vocab.msg_context import MsgContext
 
 Action = Literal["allow", "pair", "ignore"]
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from claw.channels.inbound import Inbound
+from claw.errors import ClawError
 
 if TYPE_CHECKING:
     from claw.channels.access import AccessPolicy
@@ -45,7 +46,7 @@ class Sent:
     message_id: str | None = None
 
 
-class VerifyError(Exception):
+class VerifyError(ClawError):
     """An inbound request that must be refused; `status` is the HTTP answer, `reason` a short public text.
     `presented`: the credential (signature, secret) the request carried when it was wrong, so the
     server's failed-auth limiter counts it; None when none was carried or it was never checked."""
@@ -57,7 +58,7 @@ class VerifyError(Exception):
         self.presented = presented
 
 
-class SendError(Exception):
+class SendError(ClawError):
     """A send that failed. `permanent`: retrying cannot help (dead letter now). `retry_after`: the platform
     asked for that many seconds. `maybe_sent`: the platform may have taken it (timeout after the request
     went out), so only an idempotent platform may resend."""

@@ -28,7 +28,7 @@ from claw.channels.outbox import OutboxRow
 
 if TYPE_CHECKING:
     from claw.channels.manager import ChannelManager
-    from claw.channels.settings import OutboxSettings
+    from claw.settings.channels import OutboxSettings
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from claw.gateway.host import Configured, RunWatch
 
 if TYPE_CHECKING:
     from claw.gateway.dispatch_result import DispatchResult
-    from claw.gateway.msg_context import MsgContext
     from claw.gateway.services import GatewayService
+    from claw.vocab.msg_context import MsgContext
 
 
 class ChannelsHost(Configured, RunWatch, Protocol):

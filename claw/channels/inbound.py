@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from claw.gateway.msg_context import MsgContext
+from claw.vocab.msg_context import MsgContext
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 from claw.channels.inbound import Inbound
 from claw.channels.schema import status_counts
-from claw.gateway.msg_context import MsgContext
+from claw.vocab.msg_context import MsgContext
 
 _CTX_FIELDS = {f.name for f in fields(MsgContext)}
 

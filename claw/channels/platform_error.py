@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from claw.errors import ClawError
 
-class PlatformError(Exception):
+
+class PlatformError(ClawError):
     """A failed call. `code` is the platform's own error code (None: no answer), `status` the HTTP status;
     `sent` is False only when the request certainly never reached the platform; `retry_after` the seconds
     the platform asked to wait. A platform's subclass says which answers are its rate limits."""

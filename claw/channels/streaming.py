@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from claw.channels.adapter import ChannelAdapter, SendError
-from claw.gateway.run_event import Stream
+from claw.vocab.run_event import Stream
 
 if TYPE_CHECKING:
     from claw.gateway.host import RunWatch

@@ -63,7 +63,7 @@ def agent(
 
     from claw.cli.common import load
     from claw.cli.run_render import run_one_turn
-    from claw.gateway.command_syntax import parse_command
+    from claw.vocab.command_syntax import parse_command
 
     paths, config = load(agent_id)
     if not (model or config.agent(agent_id).model.chain()) and parse_command(message) is None:

@@ -140,8 +140,8 @@ def route_cmd(
 ) -> None:
     """Explain which agent a message would reach, and why."""
     from claw.cli.common import load, print_json
-    from claw.gateway.msg_context import MsgContext
     from claw.gateway.routing import explain, route
+    from claw.vocab.msg_context import MsgContext
 
     _, config = load()
     ctx = MsgContext(

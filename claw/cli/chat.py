@@ -36,11 +36,11 @@ def chat(
     """Open the console: streaming conversation, tool cards, sessions, workspace editor, approvals."""
     import asyncio
 
-    from claw.gateway.session_keys import normalize_session_key
     from claw.paths import Paths, check_agent_id
     from claw.server.runtime_file import read_runtime
     from claw.tui.logging_setup import log_to_file
     from claw.tui.themes import check_theme
+    from claw.vocab.session_keys import normalize_session_key
 
     check_agent_id(agent_id)
     check_theme(theme)

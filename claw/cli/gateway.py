@@ -22,10 +22,11 @@ def run(
     Ctrl-C or SIGTERM stops it cleanly: running turns get `gateway.shutdownGraceSeconds` to finish."""
     import asyncio
 
-    from claw.channels.settings import channel_secrets
     from claw.cli.common import load
+    from claw.compose import build_gateway
     from claw.server.log_setup import known_secrets, setup_logging
     from claw.server.serve import GatewayProcess
+    from claw.settings.channels import channel_secrets
 
     if port is not None and not 0 <= port <= 65535:
         raise typer.BadParameter("the port must be between 0 and 65535", param_hint="--port")
@@ -33,7 +34,7 @@ def run(
     process = GatewayProcess(paths, config, bind=bind, port=port)
     secrets = [*known_secrets(process.settings.token, dict(config.providers)), *channel_secrets(config.channels)]
     setup_logging(paths.logs_dir / "gateway.log", secrets, verbose=verbose)
-    asyncio.run(process.run())
+    asyncio.run(process.run(build_gateway))
 
 
 @app.command("status")

@@ -3,7 +3,9 @@
 With a gateway running on the same state (`gateway.json`, see `claw.server.runtime_file`), commands
 such as `claw sessions reset` or `claw automations run` go through it over WebSocket, so that one
 process owns the state and nothing is written by two at once. Without one, the method runs in an
-in-process gateway with no services, which is just as safe: nobody else holds the state.
+in-process gateway with no services, which is just as safe: nobody else holds the state; a listing
+(`sessions.list`, `usage.summary` …) and `automations.add` use the state without building one
+(claw.cli.state_methods).
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ def call_gateway(method: str, *, timeout: float = DEFAULT_CALL_TIMEOUT, **params
     url = running_gateway_url()
     if url is not None:
         return asyncio.run(_call_remote(url, method, params, timeout))
+    from claw.cli import state_methods
+
+    if state_methods.answers(method, params):  # a listing (or adding a job): the state, no gateway built
+        return state_methods.call(method, params)
     return asyncio.run(_call_local(method, params))
 
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from claw.cli.run_render import ask_on_terminal, drive_turn, wants_terminal_approvals
 from claw.client.remote import GatewayNotListening, RemoteClient
 from claw.errors import ConfigError
-from claw.gateway.session_keys import main_session_key, normalize_session_key
 from claw.server.auth import TOKEN_ENV, resolve_token
 from claw.tools.base import ApprovalRequest, Decision
+from claw.vocab.session_keys import main_session_key, normalize_session_key
 
 if TYPE_CHECKING:
     from claw.paths import Paths

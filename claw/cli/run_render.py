@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from claw.cli.subagent_wait import wait_for_subagents
 from claw.cli.terminal_renderer import TerminalRenderer
-from claw.gateway.run_event import NO_MODEL, CumulativeText, Phase
 from claw.tools.base import ApprovalRequest, Decision
+from claw.vocab.run_event import NO_MODEL, CumulativeText, Phase
 
 if TYPE_CHECKING:  # heavy; a turn through a running gateway (RemoteClient) never loads them
     from claw.client.protocol import GatewayClient, RunHandle

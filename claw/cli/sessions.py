@@ -3,6 +3,7 @@ look after an agent's conversations."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,20 @@ def _call(agent_id: str, method: str, **params: Any) -> Any:
     return call_agent_method(agent_id, method, **params)
 
 
+def _session_rows(agent_id: str) -> Iterator[dict[str, Any]]:
+    """`sessions.list`'s rows for `agent_id`: the running gateway's, else read off the store as they are used."""
+    from claw.cli.gateway_call import running_gateway_url
+
+    if running_gateway_url() is not None:
+        yield from _call(agent_id, "sessions.list")["sessions"]
+        return
+    from claw.cli import state_methods
+    from claw.cli.common import load
+
+    load(agent_id)  # a bad config or an unknown agent is reported first, as `_call` does
+    yield from state_methods.session_rows(state_methods.host(), agent_id)
+
+
 @listing(app)
 def ls(
     agent_id: str = AgentOption,
@@ -37,12 +52,13 @@ def ls(
     from claw.cli.common import print_json_rows
     from claw.cli.usage import cost_cell, with_costs
 
-    rows = with_costs(_call(agent_id, "sessions.list")["sessions"], agent_id)
+    listed = with_costs(_session_rows(agent_id), agent_id)
+    if json_out and not tree:
+        print_json_rows(listed)  # as they are read: the first row of 50,000 is out before the last is read
+        return
+    rows = list(listed)
     if tree and (rows or json_out):
         _print_tree(rows, json_out, agent_id, wide)
-        return
-    if json_out:
-        print_json_rows(rows)
         return
     if not rows:
         print(f'No sessions yet for agent {agent_id}. Start one with: claw agent -m "hello"')

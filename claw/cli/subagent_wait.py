@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from claw.cli.terminal_renderer import TerminalRenderer
 from claw.errors import ClawError, GatewayUnavailable
-from claw.gateway.run_event import CumulativeText
+from claw.vocab.run_event import CumulativeText
 
 if TYPE_CHECKING:
     from claw.client.protocol import GatewayClient

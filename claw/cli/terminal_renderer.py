@@ -10,7 +10,7 @@ import sys
 import time
 from typing import Any
 
-from claw.gateway.run_event import TRUNCATED_LENGTH, TRUNCATED_NOTE, Phase, RunEvent, State, Stream, ToolPhase
+from claw.vocab.run_event import TRUNCATED_LENGTH, TRUNCATED_NOTE, Phase, RunEvent, State, Stream, ToolPhase
 
 THINKING_MARK = "(thinking…)"
 

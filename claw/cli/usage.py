@@ -9,6 +9,7 @@ stored tokens: a price changed in config changes every view, rows are never rewr
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import typer
@@ -112,22 +113,21 @@ def prune(
         print(f"Deleted {result['deleted']:,} usage row(s) of calls before {before}.")
 
 
-def with_costs(rows: list[dict[str, Any]], agent_id: str) -> list[dict[str, Any]]:
+def with_costs(rows: Iterable[dict[str, Any]], agent_id: str) -> Iterator[dict[str, Any]]:
     """`sessions.list` rows with each session's `cost` (priced now; None when no call of it has a known
     price) and `unpricedCalls`, from `usage.summary` by session: the core's rows know nothing of usage.
-    A session's cost is its key's: a reset session keeps the key, so its earlier calls count too."""
-    if not rows:
-        return rows
-    from claw.cli.gateway_call import call_gateway
-
-    report = call_gateway("usage.summary", by="session", agentId=agent_id)
-    groups = {g["key"]: g for g in report["groups"]}
-    out = []
+    A session's cost is its key's: a reset session keeps the key, so its earlier calls count too.
+    Lazy, as the rows come; the ledger is read once there is a first row."""
+    groups: dict[str, dict[str, Any]] | None = None
     for row in rows:
+        if groups is None:
+            from claw.cli.gateway_call import call_gateway
+
+            report = call_gateway("usage.summary", by="session", agentId=agent_id)
+            groups = {g["key"]: g for g in report["groups"]}
         group = groups.get(row["key"])
         cost = None if group is None else group["cost"]
-        out.append({**row, "cost": cost, "unpricedCalls": 0 if group is None else group["unpricedCalls"]})
-    return out
+        yield {**row, "cost": cost, "unpricedCalls": 0 if group is None else group["unpricedCalls"]}
 
 
 def cost_cell(row: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from claw.gateway.run_event import RunEvent
+from claw.vocab.run_event import RunEvent
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,20 +12,20 @@ its line saying so, the others skipped.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from claw.agent.context_manager import ContextManager
+from claw.agent.tokens import json_text
 from claw.agent.windows import model_window
 from claw.config import AgentSettings, Config, ProviderSettings
 from claw.doctor import model_checks as checks
-from claw.doctor.finding import Finding, fail, listed, ok, warn
 from claw.doctor.model_checks import NAMES
+from claw.doctor.model_target import ModelReport, Target
 from claw.doctor.services import _cause, _key_setting, _url_setting
 from claw.errors import NoModelError
+from claw.finding import Finding, fail, listed, ok, warn
 from claw.providers.failover import ModelRouter
 from claw.providers.openai_compat import OpenAICompatProvider, endpoint
 from claw.providers.refs import ModelRef
@@ -38,52 +38,6 @@ if TYPE_CHECKING:
 
 LIST_TIMEOUT_SECONDS = 5.0
 """`GET /v1/models` answers at once on any live server; this long only for a slow network."""
-
-
-@dataclass(slots=True)
-class ModelReport:
-    """The lines, in `NAMES` order, and the numbers behind them (for `--json`)."""
-
-    ref: str
-    url: str
-    findings: list[Finding] = field(default_factory=list)
-    stats: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return not any(f.status == "fail" for f in self.findings)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "model": self.ref,
-            "endpoint": self.url,
-            "checks": [f.to_json() for f in self.findings],
-            "stats": self.stats,
-            "seconds": round(self.seconds, 3),
-        }
-
-
-@dataclass(slots=True)
-class Target:
-    """The model under test and everything a turn would use to call it."""
-
-    ref: str
-    model: ModelRef
-    provider: OpenAICompatProvider
-    url: str
-    kind: str | None
-    reported: int | None
-    window: int
-    window_source: str
-    reserve: int
-    extra_body: dict[str, Any] | None
-    timeout: float
-    mode: str = "full"
-    """`small` when the window gets claw's small-window prompt."""
-    fixed_tokens: int | None = None
-    """claw's fixed prompt (rules, bootstrap files, built-in tool schemas) at the window, in the server's tokens."""
 
 
 async def doctor_model(
@@ -210,7 +164,7 @@ async def _fixed_prompt(
         return join_parts(system_parts(workspace=workspace, agent_id=agent_id, session_key="-", bootstrap=files,
                                        small=small))  # fmt: skip
 
-    await manager.calibrate(chain, lambda: parts_text(files) + json.dumps(tools))
+    await manager.calibrate(chain, lambda: parts_text(files) + json_text(tools))
     ratio = manager.ratio(chain)
     if ratio:
         counting_at(ratio[0])

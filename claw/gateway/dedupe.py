@@ -6,8 +6,8 @@ import logging
 import time
 from collections.abc import Callable
 
-from claw.gateway.msg_context import MsgContext
 from claw.gateway.ttl_cache import TtlCache
+from claw.vocab.msg_context import MsgContext
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,8 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from claw.gateway.run_event import TERMINAL_PHASES, Phase, RunEvent, Stream
+from claw.vocab.run_event import TERMINAL_PHASES, Phase, RunEvent, Stream
+from claw.vocab.subscription import SubscriberOverflow
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +38,6 @@ def session_interest(session_key: str, *, others: bool = False) -> Callable[[Run
         return others and event.stream == Stream.LIFECYCLE and event.data.get("phase") in OUTLINE_PHASES
 
     return accept
-
-
-class SubscriberOverflow(Exception):
-    """The subscriber fell so far behind that events were dropped for it."""
 
 
 class Subscription:

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from claw.config import Config
     from claw.gateway.event_bus import Subscription
-    from claw.gateway.msg_context import MsgContext
-    from claw.gateway.run_event import RunEvent
     from claw.gateway.runs import Run
     from claw.paths import Paths
     from claw.store.sessions import SessionStore
+    from claw.vocab.msg_context import MsgContext
+    from claw.vocab.run_event import RunEvent
 
 
 class Configured(Protocol):

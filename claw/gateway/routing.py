@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from claw.config import Binding
-from claw.gateway.msg_context import MsgContext
+from claw.vocab.msg_context import MsgContext
 
 DEFAULT_AGENT = "main"
 

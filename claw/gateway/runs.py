@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from claw.gateway.msg_context import MsgContext
-from claw.gateway.run_event import RunEvent, Stream
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.run_event import RunEvent, Stream
 
 MAX_REPLAY_EVENTS = 20_000
 KEEP_FINISHED_RUNS = 1000

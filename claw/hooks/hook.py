@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from claw.hooks.settings import HookSourceName
+from claw.settings.hooks import HookSourceName
 
 HookSource = HookSourceName
 SOURCES: tuple[HookSource, ...] = ("workspace", "managed", "bundled")

@@ -24,6 +24,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from claw.errors import ClawError
 from claw.hooks.hook import HANDLER, Hook
 from claw.safe_read import RefusedFile, read_agent_bytes
 
@@ -35,7 +36,7 @@ _loaded: dict[tuple[str, str], tuple[str, Callable[..., Any]]] = {}
 """(handler.py, export) → (the SHA-256 of the source imported, its handler function)."""
 
 
-class HookLoadError(Exception):
+class HookLoadError(ClawError):
     """handler.py could not be imported or has no handler function; the message says why."""
 
 

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from claw.errors import ClawError
 from claw.hooks.hook import HANDLER, MANIFEST, Hook, HookSource
 from claw.safe_read import RefusedFile, read_agent_bytes
 from claw.skills.frontmatter import FrontmatterError, read_frontmatter
@@ -26,7 +27,7 @@ _EVENT = re.compile(r"^[a-z][a-z_]*(:[a-z][a-z_:]*)?$")
 _EXPORT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-class HookManifestError(ValueError):
+class HookManifestError(ClawError, ValueError):
     """HOOK.md is missing, unreadable or does not describe a hook; the message says why."""
 
 

@@ -28,8 +28,8 @@ from claw.hooks.discovery import Discovery, discover, hook_roots
 from claw.hooks.hook import Hook
 from claw.hooks.invoke import invoke
 from claw.hooks.loader import HookLoadError, handler_digest
-from claw.hooks.settings import HooksSettings
 from claw.paths import Paths
+from claw.settings.hooks import HooksSettings
 
 log = logging.getLogger(__name__)
 

@@ -15,6 +15,7 @@ summaries come from the servers, so the listing is marked as third-party text (`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,7 @@ from claw.tools.base import ToolContext, ToolResult
 from claw.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
-    from claw.mcp.manager import McpManager
+    from claw.settings.mcp import McpSettings
 
 SEARCH_TOOL = "mcp_tool_search"
 _MAX_LOADED_SESSIONS = 1000
@@ -32,8 +33,10 @@ _MAX_LOADED_SESSIONS = 1000
 class Catalogue:
     """Which tools each session loaded, and the search tool that loads them."""
 
-    def __init__(self, manager: McpManager) -> None:
-        self._manager = manager
+    def __init__(self, settings: McpSettings, agent_tools: Callable[[str], list[McpTool]]) -> None:
+        self._settings = settings
+        self.agent_tools = agent_tools
+        """Every tool an agent is offered, by agent id (the manager's `agent_tools`)."""
         self._loaded: dict[str, set[str]] = {}
 
     def loaded(self, session_key: str) -> set[str]:
@@ -45,7 +48,7 @@ class Catalogue:
         self._loaded.setdefault(session_key, set()).update(names)
 
     def search_tool(self, offered: list[McpTool]) -> SearchTool:
-        settings = self._manager.settings
+        settings = self._settings
         text = _catalogue_text(offered, settings.catalogue_max_chars)
         return SearchTool(self, description=text, budget=settings.load_max_chars)
 
@@ -104,7 +107,7 @@ class SearchTool:
     )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        tools = self.catalogue._manager.agent_tools(ctx.agent_id)
+        tools = self.catalogue.agent_tools(ctx.agent_id)
         server, query = str(args.get("server") or "").strip(), str(args.get("query") or "").lower().split()
         if server:
             matched = [t for t in tools if t.connection.name == server]

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from claw.mcp.settings import McpServerSettings
+from claw.errors import ClawError
 from claw.mcp.transport import open_transport
+from claw.settings.mcp import McpServerSettings
 
 if TYPE_CHECKING:
     from claw.mcp.sandboxing import SandboxContext
@@ -276,7 +277,7 @@ class McpConnection:
             self._relist.set()
 
 
-class ServerDown(Exception):
+class ServerDown(ClawError):
     """The server is not up (not started yet, or down with `reason`)."""
 
     def __init__(self, name: str, reason: str) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from claw.mcp.settings import McpServerSettings
+    from claw.settings.mcp import McpServerSettings
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,8 @@ from claw.untrusted import shown
 if TYPE_CHECKING:
     from claw.config import Config
     from claw.mcp.sandboxing import SandboxContext
-    from claw.mcp.settings import McpServerSettings, McpSettings
     from claw.paths import Paths
+    from claw.settings.mcp import McpServerSettings, McpSettings
     from claw.tools.base import Tool
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class McpManager:
         """Every offered tool of every server that is up, by its `<server>__<tool>` name."""
         self.skipped: dict[str, dict[str, str]] = {}
         """Per server, the tools left out and why (a bad name or schema)."""
-        self.catalogue = Catalogue(self)
+        self.catalogue = Catalogue(settings, self.agent_tools)
         self.waits_for_start = True
         """A turn waits for the first start of the servers (a gateway); False (a one-shot turn, the console):
         it offers what is up and, of those still starting, their last listing (`cached_tools`)."""

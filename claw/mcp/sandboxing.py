@@ -29,14 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from claw.settings.sandbox import Bind, parse_bind
 from claw.tools.sandbox import SandboxSpec
-from claw.tools.sandbox_settings import Bind, parse_bind
 
 if TYPE_CHECKING:
     from claw.config import Config
-    from claw.mcp.connection import McpConnection
-    from claw.mcp.settings import McpServerSettings
     from claw.paths import Paths
+    from claw.settings.mcp import McpServerSettings
     from claw.tools.sandbox_probe import SandboxProbe
 
 
@@ -219,14 +218,13 @@ def sandbox_hint(name: str, error: str) -> str | None:
     return f"if the sandbox is the cause: `claw config set mcp.servers.{name}.sandbox false`"
 
 
-def what_it_sees(connection: McpConnection) -> list[str]:
+def what_it_sees(settings: McpServerSettings, sandbox: SandboxContext | None) -> list[str]:
     """For `claw mcp test` of a sandboxed server that failed: the paths it is shown, as lines."""
-    settings = connection.settings
     env = server_env(settings)
     command = resolve_command(settings.command or "", env) if settings.command else None
     if command is None:
         return []
-    spec = server_spec(settings, connection.sandbox, command, env)
+    spec = server_spec(settings, sandbox, command, env)
     lines = ["the system (/usr, /etc …) read-only; /tmp private and empty"]
     if spec.workspace is not None:
         lines.append(f"read-write, the working directory: {spec.workspace}")
@@ -240,10 +238,10 @@ def what_it_sees(connection: McpConnection) -> list[str]:
     return lines
 
 
-def planned_sandbox(connection: McpConnection) -> str:
-    """How a server not started yet would run (the probe is cached after its first run)."""
+def planned_sandbox(name: str, settings: McpServerSettings, sandbox: SandboxContext | None) -> str:
+    """How server `name`, not started yet, would run (the probe is cached after its first run)."""
     from claw.tools.sandbox_probe import probe_sandbox
 
-    if connection.settings.command is None:
+    if settings.command is None:
         return "n/a (remote)"
-    return decide(connection.name, connection.settings, connection.sandbox, probe_sandbox()).shown
+    return decide(name, settings, sandbox, probe_sandbox()).shown

@@ -8,7 +8,6 @@ nobody there to ask, a call that needs approval is refused, as exec's is under `
 from __future__ import annotations
 
 import hashlib
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from claw.mcp.connection import McpConnection, ServerDown
 from claw.mcp.results import to_tool_result
 from claw.tools.allow_entry import AllowEntry
-from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
+from claw.tools.base import ToolContext, ToolResult
 from claw.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
-    from claw.mcp.settings import Approval
+    from claw.settings.mcp import Approval
 
 _DESCRIPTION_CHARS = 1024
 
@@ -64,15 +63,8 @@ class McpTool:
         if any(entry.pattern == pattern for entry in ctx.approvals.allowlist(ctx.agent_id)):
             return None
         shown = ", ".join(f"{k}={_short(v)}" for k, v in args.items())
-        request = ApprovalRequest(
-            id=uuid.uuid4().hex,
-            agent_id=ctx.agent_id,
-            session_key=ctx.session_key,
-            command=f"{self.name}({shown})",
-            cwd=str(ctx.workspace),
-            reason=f"MCP server {self.connection.name} asks for approval ({policy})",
-            tool=self.name,
-        )
+        reason = f"MCP server {self.connection.name} asks for approval ({policy})"
+        request = ctx.approval_request(f"{self.name}({shown})", reason, tool=self.name)
         decision = await ctx.approvals.ask(request)
         if decision is None:
             return ToolResult(f"{self.name} denied: approval required but no one is available to approve it", True)

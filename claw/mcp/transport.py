@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from claw.errors import ConfigError
-from claw.mcp.settings import McpServerSettings
+from claw.settings.mcp import McpServerSettings
 
 
 def resolved_env(name: str, refs: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:

@@ -15,8 +15,8 @@ from typing import Any, Protocol
 
 from claw.config import ProviderSettings
 from claw.errors import ClawError
-from claw.memory.settings import EmbeddingSettings
 from claw.providers.openai_compat import DEFAULT_BASE_URLS
+from claw.settings.memory import EmbeddingSettings
 
 
 class EmbeddingError(ClawError):

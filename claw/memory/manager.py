@@ -18,8 +18,8 @@ from claw.config import Config
 from claw.memory.embeddings import make_embedder
 from claw.memory.index import MemoryIndex, SyncReport
 from claw.memory.search import SearchOutcome, SearchParams, search
-from claw.memory.settings import MemorySettings
 from claw.paths import Paths
+from claw.settings.memory import MemorySettings
 
 LOOP_SEARCH_MAX_FILES = 200
 """Above this many memory files, even an in-sync check (a stat per file) goes to a worker thread."""

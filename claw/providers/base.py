@@ -6,6 +6,8 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from claw.errors import ClawError
+
 
 @dataclass(frozen=True, slots=True)
 class TextDelta:
@@ -55,13 +57,12 @@ ErrorKind = Literal["rate_limit", "server", "timeout", "connection", "auth", "ov
 FAILOVER_KINDS: frozenset[str] = frozenset({"rate_limit", "server", "timeout", "connection", "auth"})
 
 
-class ModelError(Exception):
+class ModelError(ClawError):
     """A model call failed; `kind` decides whether to fail over, compact, or give up."""
 
     def __init__(self, kind: ErrorKind, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.kind = kind
-        self.message = message
         self.status = status
 
     @property

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
+from claw.errors import ClawError
+
 AGENT_MODEL_PREFIX = "claw/"
 
 
@@ -44,7 +46,7 @@ class ChatRequest(BaseModel):
     max_completion_tokens: int | None = Field(default=None, ge=1)
 
 
-class WireError(Exception):
+class WireError(ClawError):
     """An HTTP error in OpenAI's format."""
 
     def __init__(

@@ -15,6 +15,8 @@ import functools
 import re
 from typing import IO, Any
 
+from claw.errors import ClawError
+
 _KEY_LINE = re.compile(r"^([A-Za-z][\w-]*):(?:\s+(.*))?$")
 
 
@@ -23,7 +25,7 @@ MAX_FRONTMATTER_BYTES = 64 * 1024
 _SLACK_BYTES = 64
 
 
-class FrontmatterError(ValueError):
+class FrontmatterError(ClawError, ValueError):
     """The frontmatter is missing or unreadable; the message says what is wrong."""
 
 

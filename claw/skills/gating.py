@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from claw.skills.settings import SkillAccess, SkillEntry, SkillsSettings
+from claw.settings.skills import SkillAccess, SkillEntry, SkillsSettings
 from claw.skills.skill import Skill
 
 PLACEHOLDER_DESCRIPTION = "TODO: one line saying what {name} does and when to use it."

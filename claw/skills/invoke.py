@@ -10,10 +10,10 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from claw.errors import ClawError, UsageError
-from claw.gateway.command_syntax import parse_command
 from claw.gateway.commands import CommandCall, NotACommand, RunInstead
 from claw.skills.catalog import SkillReport, SkillStatus, build_report
 from claw.skills.skill import Skill
+from claw.vocab.command_syntax import parse_command
 
 if TYPE_CHECKING:
     from claw.skills.host import SkillsHost

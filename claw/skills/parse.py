@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from claw.errors import ClawError
 from claw.skills.frontmatter import FrontmatterError, load_yaml, read_frontmatter, read_head
 from claw.skills.skill import Requires, Skill, SkillSource
 
@@ -31,7 +32,7 @@ _OS_ALIASES = {
 }
 
 
-class SkillParseError(ValueError):
+class SkillParseError(ClawError, ValueError):
     """Why a SKILL.md was skipped (one line, without the file name)."""
 
 

@@ -14,10 +14,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from claw.agent.sections import SectionRequest
+from claw.settings.skills import SkillEntry, SkillsSettings
 from claw.skills.catalog import discover_for
 from claw.skills.gating import ineligibility
 from claw.skills.section import run_gate_context
-from claw.skills.settings import SkillEntry, SkillsSettings
 from claw.skills.skill import Skill
 
 if TYPE_CHECKING:

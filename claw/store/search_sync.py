@@ -13,17 +13,29 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from claw.store.search_index import SearchIndex
+from claw.store.session_entry import SessionEntry
 from claw.store.transcript import Transcript
 
-if TYPE_CHECKING:
-    from claw.store.sessions import SessionStore
-
 log = logging.getLogger(__name__)
+
+
+class SessionSource(Protocol):
+    """What keeping an index level reads of an agent's sessions (`SessionStore` is one)."""
+
+    archive_dir: Path
+
+    def get(self, key: str) -> SessionEntry | None: ...
+
+    def list(self) -> Sequence[SessionEntry]: ...
+
+    def transcript(self, entry: SessionEntry) -> Transcript: ...
+
 
 _ARCHIVE_STAMP = "archiveStamp"
 
@@ -37,7 +49,7 @@ class SyncReport:
     messages: int = 0
 
 
-def index_sessions(store: SessionStore, index: SearchIndex, keys: Iterable[str]) -> int:
+def index_sessions(store: SessionSource, index: SearchIndex, keys: Iterable[str]) -> int:
     """Take in the new messages of the sessions `keys` (their current transcripts); messages added."""
     added = 0
     for key in keys:
@@ -49,7 +61,7 @@ def index_sessions(store: SessionStore, index: SearchIndex, keys: Iterable[str])
     return added
 
 
-def catch_up(store: SessionStore, index: SearchIndex) -> SyncReport:
+def catch_up(store: SessionSource, index: SearchIndex) -> SyncReport:
     """Index whatever the index does not have yet: live sessions whose message count moved, and archived
     transcripts not yet taken in."""
     ledger = index.ledger()
@@ -65,13 +77,13 @@ def catch_up(store: SessionStore, index: SearchIndex) -> SyncReport:
     return SyncReport(sessions, archived, messages + from_archive)
 
 
-def rebuild(store: SessionStore, index: SearchIndex) -> SyncReport:
+def rebuild(store: SessionSource, index: SearchIndex) -> SyncReport:
     """Index every transcript again from nothing (keys of archived transcripts are kept)."""
     index.clear()
     return catch_up(store, index)
 
 
-def _catch_up_archive(store: SessionStore, index: SearchIndex) -> tuple[int, int]:
+def _catch_up_archive(store: SessionSource, index: SearchIndex) -> tuple[int, int]:
     folder = store.archive_dir
     try:
         stamp = str(os.stat(folder).st_mtime_ns)

@@ -97,11 +97,13 @@ class SessionTable:
     def load_all(self) -> Slots:
         return self._reader.read(lambda conn: self._load(conn, None))
 
-    def rows(self) -> Iterator[SessionEntry]:
-        """Every parsed entry, most recently updated first, read in pages (a listing streams them)."""
+    def rows(self, *, shared: bool = True) -> Iterator[SessionEntry]:
+        """Every parsed entry, most recently updated first, read in pages (a listing streams them).
+        `shared=False` leaves out the values stored once for many entries (`SHARED_EXTRA`: the skills
+        snapshot), which a listing does not show and which cost most of the parsing."""
         after: tuple[str, str, str] | None = None
         while True:
-            page = self._reader.read(partial(self._page, after=after))
+            page = self._reader.read(partial(self._page, after=after, shared=shared))
             yield from page
             if len(page) < _PAGE:
                 return
@@ -147,13 +149,13 @@ class SessionTable:
             slots.unparsed[key] = json.loads(value)
         return slots
 
-    def _page(self, conn: sqlite3.Connection, after: tuple[str, str, str] | None) -> list[SessionEntry]:
+    def _page(self, conn: sqlite3.Connection, after: tuple[str, str, str] | None, shared: bool) -> list[SessionEntry]:
         sql = "SELECT key, data FROM sessions"
         if after is not None:
             sql += " WHERE (updated_at, created_at, key) < (?, ?, ?)"
         sql += f" ORDER BY updated_at DESC, created_at DESC, key DESC LIMIT {_PAGE}"
         rows = conn.execute(sql, after or ()).fetchall()
-        return [self._codec.decode(conn, key, data) for key, data in rows]
+        return [self._codec.decode(conn, key, data, shared=shared) for key, data in rows]
 
     def _store(self, conn: sqlite3.Connection, key: str, slots: Slots) -> None:
         entry = slots.entries.get(key)
@@ -205,13 +207,16 @@ class _Codec:
             conn.execute("INSERT OR IGNORE INTO shared (hash, value) VALUES (?, ?)", (digest, raw))
         return {**inline, _REF: digest}
 
-    def decode(self, conn: sqlite3.Connection, key: str, data: str) -> SessionEntry:
+    def decode(self, conn: sqlite3.Connection, key: str, data: str, *, shared: bool = True) -> SessionEntry:
         value = json.loads(data)
         extra = value.get("extra")
         if isinstance(extra, dict):
             for name in SHARED_EXTRA:
                 stored = extra.get(name)
                 if isinstance(stored, dict) and _REF in stored:
+                    if not shared:
+                        del extra[name]
+                        continue
                     inline = {k: v for k, v in stored.items() if k != _REF}
                     extra[name] = {**inline, **self._shared_value(conn, stored[_REF])}
         return SessionEntry.from_json(key, value)

@@ -87,11 +87,12 @@ class SessionStore:
         entries = self._view(None).entries.values()
         return sorted(entries, key=lambda e: (e.updated_at, e.created_at), reverse=True)
 
-    def iter_entries(self) -> Iterator[SessionEntry]:
+    def iter_entries(self, *, shared: bool = True) -> Iterator[SessionEntry]:
         """Every session, most recently updated first, read a page at a time (for listings of many
-        sessions; this store's own unsaved changes are written first, so the rows include them)."""
+        sessions; this store's own unsaved changes are written first, so the rows include them).
+        `shared=False`: without what many entries share (the skills snapshot), for a listing."""
         self.flush()
-        return self._table.rows()
+        return self._table.rows(shared=shared)
 
     def transcript_path(self, session_id: str) -> Path:
         return self.sessions_dir / f"{session_id}.jsonl"
@@ -259,7 +260,7 @@ class SessionStore:
             keys, self._turned = self._turned, set()
         if not keys:
             return
-        from claw.store.search_sync import index_sessions
+        from claw.store.search_sync import index_sessions  # the search modules load on first use, as in search_index()
 
         try:
             index_sessions(self, self.search_index(), sorted(keys))

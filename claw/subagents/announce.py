@@ -14,10 +14,10 @@ import logging
 from typing import TYPE_CHECKING
 
 from claw.errors import ClawError
-from claw.gateway.msg_context import MsgContext
-from claw.gateway.session_keys import agent_of
 from claw.subagents.record import Announce, SubagentRecord
 from claw.tools.truncate import cut_head_tail
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
     from claw.gateway.host import SessionLookup

@@ -13,10 +13,10 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from claw.gateway.session_keys import agent_of
 from claw.subagents.session_access import target_entry
 from claw.tools.args import int_arg, str_arg
 from claw.tools.base import ToolContext, ToolResult
+from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
     from claw.gateway.host import SessionLookup

@@ -10,7 +10,7 @@ from typing import Any
 
 from claw.agent.run_scope import RunScope
 from claw.config import AgentSettings
-from claw.gateway.session_keys import agent_of
+from claw.vocab.session_keys import agent_of
 
 SESSION_TOOLS = ("sessions_spawn", "sessions_list", "sessions_history", "sessions_send")
 MEMORY_TOOLS = ("memory_search", "memory_get")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from claw.agent.run_scope import is_subagent_key
 from claw.agent.sections import SectionRequest
 from claw.subagents.policy import DEPTH_KEY, PARENT_KEY
+from claw.vocab.session_keys import is_subagent_key
 
 if TYPE_CHECKING:
     from claw.subagents.host import SubagentsHost

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from claw.errors import ClawError
 from claw.gateway.dispatch_result import NoRunStarted
-from claw.gateway.msg_context import MsgContext
-from claw.gateway.session_keys import agent_of
 from claw.subagents.announce import ANNOUNCE_LANE
 from claw.subagents.session_access import target_entry
 from claw.tools.args import ToolArgumentError, str_arg
 from claw.tools.base import ToolContext, ToolResult
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
     from claw.subagents.host import SubagentsHost

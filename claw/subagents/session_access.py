@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from claw.errors import ClawError
-from claw.gateway.session_keys import agent_of, normalize_session_key
 from claw.store.sessions import SessionEntry
 from claw.subagents.policy import ALLOW_KEY, PARENT_KEY, agent_refusal, visibility_refusal
 from claw.tools.base import ToolContext
+from claw.vocab.session_keys import agent_of, normalize_session_key
 
 if TYPE_CHECKING:
     from claw.gateway.host import SessionLookup

@@ -8,11 +8,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from claw.agent.run_scope import SCOPE_KEY, subagent_session_key
+from claw.agent.run_scope import SCOPE_KEY
 from claw.errors import ClawError
-from claw.gateway import run_event
 from claw.gateway.dispatch_result import NoRunStarted
-from claw.gateway.msg_context import MsgContext
 from claw.subagents.policy import (
     DEPTH_KEY,
     PARENT_KEY,
@@ -25,6 +23,9 @@ from claw.subagents.policy import (
 from claw.subagents.record import SUBAGENT_KEY, SubagentRecord
 from claw.subagents.supervisor import supervise
 from claw.tools.base import ToolContext
+from claw.vocab import run_event
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.session_keys import subagent_session_key
 
 if TYPE_CHECKING:
     from claw.subagents.host import SubagentsHost

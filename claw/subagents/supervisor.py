@@ -9,11 +9,11 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from claw.gateway.run_event import Phase, Stream
 from claw.gateway.runs import Run, RunOutcome
-from claw.gateway.session_keys import agent_of
 from claw.subagents.announce import announce, announcement, note
 from claw.subagents.record import SUBAGENT_KEY, SubagentRecord
+from claw.vocab.run_event import Phase, Stream
+from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
     from claw.subagents.host import SubagentsHost

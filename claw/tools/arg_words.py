@@ -14,13 +14,14 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from claw.errors import ClawError
 from claw.tools.shell_chain import BRACE, DOLLAR, GLOB, LATE_TILDE, TILDE, Word
 
 MAX_MATCHES = 2_000
 """A glob that matches more files than this is not expanded for checking (the check would be slow)."""
 
 
-class Unexpandable(Exception):
+class Unexpandable(ClawError):
     """A word whose expansion the policy cannot reproduce; the message says which and why."""
 
 

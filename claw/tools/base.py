@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +78,21 @@ class ToolContext:
     notice: Callable[[str], None] = field(default=lambda message: None, repr=False, compare=False)
     """Tells the run's watchers that the call waits (one line, e.g. "waiting for MCP server files"); the
     runner turns it into a `warning` lifecycle event. A no-op outside a run."""
+
+    def approval_request(
+        self, command: str, reason: str, *, tool: str = "exec", allow_always: bool = True
+    ) -> ApprovalRequest:
+        """A question for the user about `command` in this run (a fresh id, this agent, session and workspace)."""
+        return ApprovalRequest(
+            id=uuid.uuid4().hex,
+            agent_id=self.agent_id,
+            session_key=self.session_key,
+            command=command,
+            cwd=str(self.workspace),
+            reason=reason,
+            tool=tool,
+            allow_always=allow_always,
+        )
 
 
 class Tool(Protocol):

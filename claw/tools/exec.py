@@ -15,13 +15,12 @@ import contextlib
 import os
 import pwd
 import signal
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claw.paths import Paths, user_umask
 from claw.tools.args import number_arg, str_arg
-from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
+from claw.tools.base import ToolContext, ToolResult
 from claw.tools.exec_records import ExecRecords
 from claw.tools.truncate import result_limit
 
@@ -195,15 +194,7 @@ class ExecTool:
             return _denied(f"exec denied: {verdict.reason}; {hint}")
         if verdict.action == "allow":
             return None
-        request = ApprovalRequest(
-            id=uuid.uuid4().hex,
-            agent_id=ctx.agent_id,
-            session_key=ctx.session_key,
-            command=command,
-            cwd=str(ctx.workspace),
-            reason=verdict.reason,
-            allow_always=bool(verdict.remember),
-        )
+        request = ctx.approval_request(command, verdict.reason, allow_always=bool(verdict.remember))
         decision = await ctx.approvals.ask(request)
         if decision is None:
             verdict = fallback(verdict, settings)

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import uuid
 from pathlib import Path
 
 from claw.errors import ClawError
-from claw.tools.base import ApprovalRequest, ToolContext, ToolResult
+from claw.tools.base import ToolContext, ToolResult
 from claw.tools.path_walk import Located
 from claw.tools.workspace_paths import resolve_in_workspace
 
@@ -47,15 +46,8 @@ async def approve_host_code_change(ctx: ToolContext, tool: str, path: str) -> tu
     if target is None:
         return None, None
     file, shown = target
-    request = ApprovalRequest(
-        id=uuid.uuid4().hex,
-        agent_id=ctx.agent_id,
-        session_key=ctx.session_key,
-        command=f"{tool} {file}",
-        cwd=str(ctx.workspace),
-        reason=f"{shown} is a workspace hook's file: code claw runs outside the sandbox",
-        tool=tool,
-    )
+    reason = f"{shown} is a workspace hook's file: code claw runs outside the sandbox"
+    request = ctx.approval_request(f"{tool} {file}", reason, tool=tool)
     decision = await ctx.approvals.ask(request)
     if decision in ("allow-once", "allow-always"):
         return file, None

@@ -63,7 +63,7 @@ class ToolRegistry:
         for tool in tools:
             self.register(tool)
         # Callable always, offered only where a prompt lists the tools it leaves out (small-window mode).
-        self.register(ToolSearchTool(self), offered=False)
+        self.register(ToolSearchTool(self.all_tools), offered=False)
 
     def add_source(self, source: ToolSource) -> None:
         """Offer `source`'s tools too, after the registered ones (which keep a name both have)."""

@@ -30,8 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from claw.settings.sandbox import Bind
 from claw.tools.host_code import HOST_CODE_DIRS
-from claw.tools.sandbox_settings import Bind
 
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 """Shown read-only when they exist. /etc carries passwd, hosts, resolv.conf and the CA certificates."""

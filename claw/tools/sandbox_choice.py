@@ -1,6 +1,6 @@
 """Whether one `exec` call runs sandboxed, and what it says when the sandbox it should use cannot run.
 
-The rule (`sandbox.mode`, claw/tools/sandbox_settings.py):
+The rule (`sandbox.mode`, claw/settings/sandbox.py):
 
 - `all` (the default) sandboxes every session; `non-main` all but the owner's main session; `off` none.
 - The owner's main session is `agent:<id>:main` reached from the console, the CLI or an authenticated
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from claw.settings.sandbox import SandboxSettings
 from claw.tools.sandbox_probe import SandboxProbe
-from claw.tools.sandbox_settings import SandboxSettings
 
 OWNER_CHANNELS = frozenset({"cli", "tui", "ws", "http"})
 """Where the owner talks from: the console, the CLI and clients holding the gateway token."""

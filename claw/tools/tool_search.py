@@ -8,18 +8,20 @@ is all the model needs: the tool's name, what it does and its parameters.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from claw.tools.base import ToolContext, ToolResult, tool_schema
 
 if TYPE_CHECKING:
-    from claw.tools.registry import ToolRegistry
+    from claw.tools.base import Tool
 
 
 @dataclass(slots=True)
 class ToolSearchTool:
-    registry: ToolRegistry
+    all_tools: Callable[[str], Sequence[Tool]]
+    """Every tool an agent has, the hidden ones included (the registry's `all_tools`)."""
     name: str = "tool_search"
     description: str = "Get the schema of a tool that is not offered up front, then call that tool by name."
     parameters: dict[str, Any] = field(
@@ -32,7 +34,7 @@ class ToolSearchTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         wanted = str(args.get("name") or "").strip().lower()
-        tools = [t for t in self.registry.all_tools(ctx.agent_id) if t.name != self.name]
+        tools = [t for t in self.all_tools(ctx.agent_id) if t.name != self.name]
         found = [t for t in tools if t.name.lower() == wanted] or [
             t for t in tools if all(w in f"{t.name} {t.description}".lower() for w in wanted.split())
         ]

@@ -19,11 +19,11 @@ from textual.app import App
 
 from claw.client.protocol import GatewayClient
 from claw.errors import ClawError
-from claw.gateway.session_keys import normalize_session_key
 from claw.tui.approvals import ApprovalSource, NoApprovals
 from claw.tui.screens.approval_screen import ApprovalScreen
 from claw.tui.screens.chat_screen import ChatScreen
 from claw.tui.themes import THEMES, theme_name
+from claw.vocab.session_keys import normalize_session_key
 
 if TYPE_CHECKING:
     from claw.tools.base import ApprovalRequest, Decision

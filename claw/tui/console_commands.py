@@ -119,7 +119,7 @@ class ConsoleCommands:
         self.host.action_pick_session()
 
     async def cmd_session(self, args: str) -> None:
-        from claw.gateway.session_keys import normalize_session_key
+        from claw.vocab.session_keys import normalize_session_key
 
         if not args:
             await self._say(f"Session: {self.host.session_key}. Switch with /session KEY or Ctrl+P.")

@@ -27,12 +27,12 @@ from claw.tui.chat_host import ChatSession, WorkerHost
 from claw.tui.run_view import Panes, RunView
 
 if TYPE_CHECKING:
-    from claw.gateway.run_event import RunEvent
     from claw.tui.widgets.conversation.conversation import Conversation
     from claw.tui.widgets.conversation.tool_card import ToolCard
     from claw.tui.widgets.events.events_pane import EventsPane
     from claw.tui.widgets.input.prompt_area import PromptArea
     from claw.tui.widgets.status.status_bar import StatusBar
+    from claw.vocab.run_event import RunEvent
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from claw.gateway.run_event import TRUNCATED_LENGTH, TRUNCATED_NOTE, Phase, RunEvent, Stream, ToolPhase
 from claw.tui.markdown_chunks import CHUNK_CHARS, last_block_start
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
 from claw.tui.widgets.conversation.conversation import Conversation
@@ -26,6 +25,7 @@ from claw.tui.widgets.conversation.tool_card import ToolCard
 from claw.tui.widgets.events.events_pane import EventsPane
 from claw.tui.widgets.input.queued_list import QueuedList
 from claw.tui.widgets.status.status_bar import StatusBar
+from claw.vocab.run_event import TRUNCATED_LENGTH, TRUNCATED_NOTE, Phase, RunEvent, Stream, ToolPhase
 
 
 @dataclass(frozen=True, slots=True)

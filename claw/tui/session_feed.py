@@ -21,10 +21,10 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Protocol
 
 from claw.errors import ClawError, UsageError
-from claw.gateway.event_bus import SubscriberOverflow
-from claw.gateway.run_event import Phase, RunEvent
 from claw.tui.chat_host import ChatSession
 from claw.tui.run_view import Panes, RunView
+from claw.vocab.run_event import Phase, RunEvent
+from claw.vocab.subscription import SubscriberOverflow
 
 if TYPE_CHECKING:
     from claw.tui.widgets.conversation.conversation import Conversation

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from claw.gateway.run_event import Phase, RunEvent, Stream
+from claw.vocab.run_event import Phase, RunEvent, Stream
 
 FINISHED = frozenset({"ok", "error", "timeout", "aborted"})
 SETTLED_ANNOUNCE = frozenset({"delivered", "noted", "failed"})

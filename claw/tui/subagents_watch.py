@@ -15,11 +15,11 @@ import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
 from claw.errors import ClawError
-from claw.gateway.run_event import Phase, RunEvent, State, Stream, ToolPhase
 from claw.tui.chat_host import WorkerHost
 from claw.tui.subagent_info import ChildInfo
 from claw.tui.widgets.conversation.tool_card import ToolCard
 from claw.tui.widgets.subagents.subagent_tree import SubagentTree
+from claw.vocab.run_event import Phase, RunEvent, State, Stream, ToolPhase
 
 if TYPE_CHECKING:
     from textual.worker import Worker

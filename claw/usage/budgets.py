@@ -27,10 +27,10 @@ from functools import partial
 
 from claw.errors import ClawError
 from claw.providers.metering import CallScope
+from claw.settings.usage import Budget, UsageSettings
 from claw.usage.ledger import UsageLedger
 from claw.usage.prices import PriceBook, format_cost
 from claw.usage.report import day_start, month_start, summarize
-from claw.usage.settings import Budget, UsageSettings
 
 log = logging.getLogger(__name__)
 

@@ -15,12 +15,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from claw.gateway import run_event
 from claw.gateway.capability import BaseCapability, Command
 from claw.usage.budgets import Breach, BudgetGuard, notices
 from claw.usage.ledger import UsageLedger
 from claw.usage.prices import PriceBook, format_cost, is_local
 from claw.usage.report import Totals, day_start, month_start, summarize
+from claw.vocab import run_event
 
 if TYPE_CHECKING:
     from claw.gateway.capability import Method

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 from datetime import date, timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import Field
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import NonEmptyStr, NoParams, OptionalStr, Params, takes
 from claw.errors import NotFoundError
-from claw.gateway.rpc_params import NonEmptyStr, NoParams, OptionalStr, Params, takes
+from claw.protocol.scopes import ADMIN, READ
 from claw.usage.budgets import notices
 from claw.usage.prices import DEFAULTS_TAKEN
 from claw.usage.report import (
@@ -26,10 +29,23 @@ from claw.usage.report import (
 )
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
-    from claw.usage.capability import UsageCapability
+    from claw.usage.prices import PriceBook
 
 MAX_CALLS = 10_000
+
+T = TypeVar("T")
+
+
+class UsageBook(Protocol):
+    """What the methods read and change of the usage capability (`UsageCapability` is one)."""
+
+    def prices(self) -> PriceBook: ...
+
+    async def aread(self, fn: Callable[[sqlite3.Connection], T]) -> T: ...
+
+    async def cost(self, session_key: str | None) -> dict[str, Any]: ...
+
+    async def prune(self, before: float) -> int: ...
 
 
 class SummaryParams(Params):
@@ -61,7 +77,7 @@ class PruneParams(Params):
 
 
 @takes(SummaryParams)
-async def usage_summary(usage: UsageCapability, _gateway: object, params: SummaryParams) -> dict[str, Any]:
+async def usage_summary(usage: UsageBook, _gateway: object, params: SummaryParams) -> dict[str, Any]:
     since = parse_since(params.since) if params.since else None
     prices = usage.prices()
     job_ref = params.job_id
@@ -105,13 +121,13 @@ def job_id_of(conn: sqlite3.Connection, ref: str) -> str:
 
 
 @takes(CostParams)
-async def usage_cost(usage: UsageCapability, _gateway: object, params: CostParams) -> dict[str, Any]:
+async def usage_cost(usage: UsageBook, _gateway: object, params: CostParams) -> dict[str, Any]:
     if params.days is not None:
         return await usage.aread(lambda c: _openclaw_cost(c, usage, params))
     return await usage.cost(params.session_key)
 
 
-def _openclaw_cost(conn: Any, usage: UsageCapability, params: CostParams) -> dict[str, Any]:
+def _openclaw_cost(conn: Any, usage: UsageBook, params: CostParams) -> dict[str, Any]:
     """OpenClaw's `CostUsageSummary`: per-day and overall tokens and cost, since midnight `days - 1` ago."""
     days = params.days or 30
     since = local_midnight(date.today() - timedelta(days=days - 1))
@@ -131,29 +147,29 @@ def _openclaw_cost(conn: Any, usage: UsageCapability, params: CostParams) -> dic
 
 
 @takes(CallsParams)
-async def usage_calls(usage: UsageCapability, _gateway: object, params: CallsParams) -> list[dict[str, Any]]:
+async def usage_calls(usage: UsageBook, _gateway: object, params: CallsParams) -> list[dict[str, Any]]:
     return await usage.aread(
         lambda c: calls_of(c, run_id=params.run_id, session_key=params.session_key, limit=params.limit)
     )
 
 
 @takes(NoParams)
-async def usage_notices(usage: UsageCapability, _gateway: object, _params: NoParams) -> list[dict[str, Any]]:
+async def usage_notices(usage: UsageBook, _gateway: object, _params: NoParams) -> list[dict[str, Any]]:
     return await usage.aread(lambda c: notices(c))
 
 
 @takes(PruneParams)
-async def usage_prune(usage: UsageCapability, _gateway: object, params: PruneParams) -> dict[str, Any]:
+async def usage_prune(usage: UsageBook, _gateway: object, params: PruneParams) -> dict[str, Any]:
     before = local_midnight(parse_date(params.before))
     deleted = await usage.prune(before)
     return {"deleted": deleted, "before": before}
 
 
-def usage_methods(usage: UsageCapability) -> dict[str, Method]:
-    return {
-        "usage.summary": partial(usage_summary, usage),
-        "usage.cost": partial(usage_cost, usage),
-        "usage.calls": partial(usage_calls, usage),
-        "usage.notices": partial(usage_notices, usage),
-        "usage.prune": partial(usage_prune, usage),
-    }
+def usage_methods(usage: UsageBook) -> dict[str, RpcMethod]:
+    return table(
+        RpcMethod("usage.summary", ADMIN, partial(usage_summary, usage)),
+        RpcMethod("usage.cost", READ, partial(usage_cost, usage)),
+        RpcMethod("usage.calls", ADMIN, partial(usage_calls, usage)),
+        RpcMethod("usage.notices", ADMIN, partial(usage_notices, usage)),
+        RpcMethod("usage.prune", ADMIN, partial(usage_prune, usage)),
+    )

@@ -2,7 +2,7 @@
 
 Which price applies, first match wins:
 
-1. config's `[models.prices."provider/model"]` (claw/usage/settings.py);
+1. config's `[models.prices."provider/model"]` (claw/settings/usage.py);
 2. free, when the call went to a local server: a keyless provider (ollama, vllm, llamacpp, lmstudio)
    or any endpoint on a loopback address — decided when the call was made and kept with its row;
 3. the shipped table below, taken from the providers' public price pages on `DEFAULTS_TAKEN`;
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from claw.usage.settings import ModelPrice
+from claw.settings.usage import ModelPrice
 
 DEFAULTS_TAKEN = "2025-08-07"
 """When the shipped prices were read off the providers' pages; they change, config overrides them."""

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from claw.client.local import LocalClient
-from claw.gateway.run_event import RunEvent
+from claw.vocab.run_event import RunEvent
 from tests.support.fixtures import ClawEnv
 
 NOTE = "SECRET-42 is in the note.\n"

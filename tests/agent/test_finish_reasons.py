@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from claw.agent.runner import CUT_BEFORE_REPLY, EMPTY_AFTER_TOOLS
-from claw.gateway.run_event import TRUNCATED_NOTE
+from claw.vocab.run_event import TRUNCATED_NOTE
 from tests.agent.conftest import run, said, terminal, tool_results, transcript
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text, tool_call

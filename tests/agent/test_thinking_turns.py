@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from claw.client.local import LocalClient
-from claw.gateway.run_event import RunEvent, Stream
+from claw.vocab.run_event import RunEvent, Stream
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text, thinking
 

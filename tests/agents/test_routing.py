@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from claw.config import Binding
-from claw.gateway.msg_context import MsgContext
 from claw.gateway.routing import explain, route
+from claw.vocab.msg_context import MsgContext
 
 BINDINGS = (
     Binding(agent_id="chan", channel="telegram"),

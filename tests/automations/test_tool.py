@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from claw.automations.clock import ManualClock
 from claw.automations.tool import NOT_PERMITTED
-from claw.gateway.msg_context import MsgContext
+from claw.vocab.msg_context import MsgContext
 from tests.automations.conftest import Running, Start, wall
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import Completion, RecordedRequest, text, tool_call

@@ -6,7 +6,7 @@ import pytest
 
 from claw.channels.access import AccessPolicy, GroupRule
 from claw.config import ConfigFile
-from claw.gateway.msg_context import MsgContext
+from claw.vocab.msg_context import MsgContext
 
 
 def dm(sender: str = "42", body: str = "hi") -> MsgContext:

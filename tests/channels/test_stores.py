@@ -13,10 +13,10 @@ from claw.channels.adapter import ChannelLimits
 from claw.channels.delivery import backoff, resend_safe
 from claw.channels.inbound import Inbound
 from claw.channels.schema import MIGRATIONS
-from claw.channels.settings import OutboxSettings
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.msg_context import MsgContext
+from claw.settings.channels import OutboxSettings
 from claw.store.db import Database
+from claw.vocab.msg_context import MsgContext
 
 
 @pytest.fixture

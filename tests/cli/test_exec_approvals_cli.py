@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.support.fixtures import ClawEnv
@@ -26,6 +27,32 @@ def _always_git(home: Path) -> None:
     git = os.path.realpath(shutil.which("git") or "/usr/bin/git")
     entry = {"pattern": git, "addedAt": "2025-01-01T00:00:00+00:00", "lastCommand": "git status"}
     (home / "exec-approvals.json").write_text(json.dumps({"version": 1, "agents": {"main": {"allowlist": [entry]}}}))
+
+
+def _answer_on_a_terminal(
+    env: dict[str, str], message: str, asked: Callable[[str], bool], answer: bytes, think: float = 0.0
+) -> tuple[str, int, str]:
+    """`claw agent -m message` with a terminal for stdin: once its stderr shows `asked`, the user waits `think`
+    seconds and types `answer`. (What the prompt said, the exit code, the whole stderr.)"""
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "claw", "agent", "-m", message],
+            env={**env, "PYTHONPATH": str(REPO)},
+            cwd=REPO,
+            stdin=follower,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stderr is not None
+        prompt = read_until(proc.stderr, asked, what="the approval prompt")  # type: ignore[arg-type]
+        time.sleep(think)
+        os.write(leader, answer)
+        _out, err = proc.communicate(timeout=30)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    return prompt, proc.returncode, err.decode()
 
 
 def _spy_on_id(tmp_path: Path, env: dict[str, str]) -> tuple[dict[str, str], Path]:
@@ -68,28 +95,14 @@ def test_the_terminal_prompt_says_why_it_asks(claw_env: ClawEnv) -> None:
     assert run_claw(claw_env.env, "init").returncode == 0
     _always_git(claw_env.home)
     claw_env.server.script(tool_call("exec", {"command": ATTACK}), text("You said no."))
-    leader, follower = pty.openpty()
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "claw", "agent", "-m", "run my git alias"],
-            env={**claw_env.env, "PYTHONPATH": str(REPO)},
-            cwd=REPO,
-            stdin=follower,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        assert proc.stderr is not None
-        prompt = read_until(proc.stderr, lambda seen: "Allow? [o]nce" in seen, what="the approval prompt")  # type: ignore[arg-type]
-        os.write(leader, b"n\n")
-        out, err = proc.communicate(timeout=30)
-    finally:
-        os.close(leader)
-        os.close(follower)
+    prompt, code, err = _answer_on_a_terminal(
+        claw_env.env, "run my git alias", lambda seen: "Allow? [o]nce" in seen, b"n\n"
+    )
     assert f"exec wants to run:\n  {ATTACK}\n" in prompt
     why = re.search(r"^why: (.*)$", prompt, re.MULTILINE)
     assert why and "git -c sets configuration" in why.group(1) and "exact command" in why.group(1), prompt
-    assert proc.returncode == 0, err
-    assert "exec denied by user" in err.decode()
+    assert code == 0, err
+    assert "exec denied by user" in err
     assert not (claw_env.home / "outside" / "PWNED").exists()
 
 
@@ -97,26 +110,11 @@ def test_the_approval_wait_is_shown_apart_from_the_calls_time(claw_env: ClawEnv)
     # A redirection: no allowlist entry can match it, so the prompt offers no "always".
     assert run_claw(claw_env.env, "init").returncode == 0
     claw_env.server.script(tool_call("exec", {"command": "echo hi > said.txt"}), text("Done."))
-    leader, follower = pty.openpty()
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "claw", "agent", "-m", "write it"],
-            env={**claw_env.env, "PYTHONPATH": str(REPO)},
-            cwd=REPO,
-            stdin=follower,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        assert proc.stderr is not None
-        prompt = read_until(proc.stderr, lambda seen: "Allow?" in seen and seen.endswith(": "), what="the prompt")  # type: ignore[arg-type]
-        time.sleep(1.5)  # the user thinks it over
-        os.write(leader, b"o\n")
-        _out, err = proc.communicate(timeout=30)
-    finally:
-        os.close(leader)
-        os.close(follower)
+    prompt, _code, err = _answer_on_a_terminal(
+        claw_env.env, "write it", lambda seen: "Allow?" in seen and seen.endswith(": "), b"o\n", think=1.5
+    )  # the user thinks it over
     assert "Allow? [o]nce / [N]o: " in prompt and "[a]lways" not in prompt
-    [line] = [line for line in err.decode().splitlines() if line.startswith("✓ exec")]
+    [line] = [line for line in err.splitlines() if line.startswith("✓ exec")]
     took = re.fullmatch(r"✓ exec \((\d+) ms, (\d+\.\d) s waiting for approval\)", line)
     assert took, line
     assert float(took.group(2)) >= 1.5 and int(took.group(1)) < 1500  # the wait is not the command's time

@@ -15,10 +15,10 @@ from claw.client.remote import RemoteClient
 from claw.compose import build_gateway
 from claw.config import load_config
 from claw.gateway.gateway import Gateway
-from claw.gateway.run_event import RunEvent
 from claw.paths import Paths
 from claw.server.server import GatewayServer
 from claw.server.settings import ServerSettings
+from claw.vocab.run_event import RunEvent
 from tests.support.model_server import text
 
 TOKEN = "session-events-token-1"

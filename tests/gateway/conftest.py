@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from claw.client.local import LocalClient
-from claw.gateway.run_event import RunEvent
+from claw.vocab.run_event import RunEvent
 from tests.support.fixtures import ClawEnv
 
 

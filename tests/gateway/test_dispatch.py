@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from claw.client.local import LocalClient
-from claw.gateway.msg_context import MsgContext
+from claw.vocab.msg_context import MsgContext
 from tests.gateway.conftest import collect, phases
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import error, text
@@ -35,9 +35,7 @@ async def test_commands_never_reach_the_model(claw_env: ClawEnv, client: LocalCl
     await collect(client, (await client.run("hello")).run_id)
     status = await client.run("/status")
     assert status.status == "command" and status.run_id is None
-    assert (
-        "agent:main:main" in status.reply and "Messages: 2" in status.reply and "test-model" in status.reply
-    )
+    assert "agent:main:main" in status.reply and "Messages: 2" in status.reply and "test-model" in status.reply
     help_reply = await client.run("/help")
     assert "/stop" in help_reply.reply and "/new" in help_reply.reply
     old_id = (await client.call("sessions.list"))["sessions"][0]["sessionId"]

@@ -6,9 +6,10 @@ import asyncio
 
 import pytest
 
-from claw.gateway.event_bus import EventBus, SubscriberOverflow
+from claw.gateway.event_bus import EventBus
 from claw.gateway.lanes import Lane
-from claw.gateway.run_event import RunEvent
+from claw.vocab.run_event import RunEvent
+from claw.vocab.subscription import SubscriberOverflow
 
 
 def event(seq: int, run_id: str = "r") -> RunEvent:

@@ -13,15 +13,15 @@ from claw.automations.host import AutomationsHost
 from claw.channels.gateway_host import ChannelsHost
 from claw.compose import build_gateway
 from claw.config import load_config
-from claw.gateway import run_event
 from claw.gateway.dispatch_result import NoRunStarted
 from claw.gateway.gateway import Gateway
-from claw.gateway.msg_context import MsgContext
 from claw.hooks.host import HooksHost
 from claw.paths import Paths
 from claw.skills.host import SkillsHost
 from claw.subagents.host import SubagentsHost
 from claw.usage.host import UsageHost
+from claw.vocab import run_event
+from claw.vocab.msg_context import MsgContext
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from claw.gateway import runs as runs_module
-from claw.gateway.msg_context import MsgContext
-from claw.gateway.run_event import RunEvent
 from claw.gateway.runs import Run, RunOutcome, RunRegistry, new_run_id
+from claw.vocab.msg_context import MsgContext
+from claw.vocab.run_event import RunEvent
 
 
 def _run(session_key: str) -> Run:

@@ -91,7 +91,7 @@ def test_loader_refuses_unsafe_files_and_reloads_changed_ones(tmp_path: Path) ->
 
 
 def test_enabled_state_rules(tmp_path: Path) -> None:
-    from claw.hooks.settings import HooksSettings
+    from claw.settings.hooks import HooksSettings
 
     def state(source: str, **settings: object) -> tuple[bool, str]:
         found = hook_state(Hook("h", "", ("run:end",), source, tmp_path), HooksSettings.model_validate(settings))  # type: ignore[arg-type]

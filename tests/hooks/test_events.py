@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from claw.gateway.gateway import Gateway
-from claw.gateway.msg_context import MsgContext
+from claw.vocab.msg_context import MsgContext
 from tests.hooks.conftest import RECORDER, local, recorded, write_hook
 from tests.support.fixtures import MODEL, ClawEnv
 from tests.support.model_server import text

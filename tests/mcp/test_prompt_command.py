@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from claw.gateway.command_syntax import parse_command
+from claw.vocab.command_syntax import parse_command
 from tests.gateway.conftest import collect, write_config
 from tests.mcp.conftest import stdio_server
 from tests.support.fixtures import ClawEnv

@@ -109,7 +109,7 @@ def test_what_a_sandboxed_server_is_shown(tmp_path: Path) -> None:
     """Directory arguments writable (a server's roots), a script's folder and the install prefix read-only,
     `/` and system paths never made writable, the network on."""
     from claw.mcp.sandboxing import AgentSandbox, SandboxContext, server_spec
-    from claw.mcp.settings import McpServerSettings
+    from claw.settings.mcp import McpServerSettings
 
     workspace, notes, state = tmp_path / "ws", tmp_path / "notes", tmp_path / "state"
     for folder in (workspace, notes, state):

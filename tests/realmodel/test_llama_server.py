@@ -46,6 +46,7 @@ async def test_a_streamed_turn_with_a_bare_ref(initialised: ClawEnv, local_clien
     assert events[-1].data["usage"]["input"] > 0  # the server's own count
 
 
+@pytest.mark.timeout(300)
 def test_the_window_small_mode_and_token_counts_with_a_bare_ref(
     initialised: ClawEnv, llama_server: LlamaServer
 ) -> None:
@@ -62,7 +63,10 @@ def test_the_window_small_mode_and_token_counts_with_a_bare_ref(
     end = [json.loads(line) for line in done.stdout.splitlines()][-1]
     served = end["data"]["usage"]["input"]
     assert served <= 1_200 + 60 and WINDOW - served >= 1_500
-    # Not compared with `fixed`: SmolLM2's chat template drops the tool schemas, so the server counts fewer.
+    # SmolLM2's chat template drops the tool schemas: the server counted the system prompt, "hi" and the
+    # template's few role markers, which claw's count of the system sections matches within 15 %.
+    system = sum(n for name, n in rows.items() if name in FIXED and name != "tool schemas")
+    assert abs(served - system) <= 0.15 * served, (served, system)
 
 
 @pytest.mark.timeout(300)

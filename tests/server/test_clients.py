@@ -13,8 +13,8 @@ from claw.client.local import LocalClient
 from claw.client.protocol import GatewayClient
 from claw.client.remote import GatewayNotListening, RemoteClient
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
-from claw.gateway.run_event import RunEvent
 from claw.tools.base import ApprovalRequest, Decision
+from claw.vocab.run_event import RunEvent
 from tests.server.conftest import TOKEN, Served
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text, tool_call

@@ -9,7 +9,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from claw.gateway.session_keys import check_session_key
+from claw.vocab.session_keys import check_session_key
 from tests.server.conftest import TOKEN, Served
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import text

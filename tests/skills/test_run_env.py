@@ -14,8 +14,8 @@ from claw.agent.run_scope import RunScope
 from claw.agent.sections import SectionRequest
 from claw.client.local import LocalClient
 from claw.gateway.gateway import Gateway
+from claw.settings.skills import SkillsSettings
 from claw.skills.run_env import configured_env
-from claw.skills.settings import SkillsSettings
 from claw.skills.skill import Skill
 from tests.gateway.conftest import collect, write_config
 from tests.skills.conftest import write_skill

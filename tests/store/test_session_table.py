@@ -78,3 +78,16 @@ def test_a_listing_streams_every_row_in_order(sessions_dir: Path, monkeypatch: p
         (e.updated_at, e.created_at) for e in store.list()
     ]
     store.close()
+
+
+def test_a_listing_may_leave_the_shared_values_out(sessions_dir: Path) -> None:
+    store = SessionStore(sessions_dir)
+    store.get_or_create(MAIN)
+    store.merge_extra(MAIN, {"skillsSnapshot": SNAPSHOT, "think": "high"})
+    store.close()
+    reopened = SessionStore(sessions_dir)
+    [whole] = reopened.iter_entries()
+    [light] = reopened.iter_entries(shared=False)
+    assert whole.extra == {"skillsSnapshot": SNAPSHOT, "think": "high"}
+    assert light.extra == {"think": "high"} and light.session_id == whole.session_id
+    reopened.close()

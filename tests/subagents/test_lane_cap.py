@@ -11,7 +11,7 @@ from typing import Any
 
 from claw.client.local import LocalClient
 from claw.gateway.event_bus import Subscription
-from claw.gateway.run_event import RunEvent
+from claw.vocab.run_event import RunEvent
 from tests.gateway.conftest import collect, write_config
 from tests.subagents.conftest import Roles, eventually, settle
 from tests.support.fixtures import ClawEnv

@@ -11,13 +11,19 @@ from tests.support.model_server import hang, slow, text
 from tests.tui.conftest import SIZE, first, type_and_send, wait_for
 
 
+async def _reply_streaming(pilot, app, message: str, part: str) -> AssistantMessage:
+    """Send `message` and wait until its reply shows `part` (the scripted model then keeps the run going)."""
+    await type_and_send(pilot, message)
+    reply = await wait_for(pilot, lambda: first(app.chat.conversation, AssistantMessage), what="reply")
+    await wait_for(pilot, lambda: part in reply.text, what="the partial text")
+    return reply
+
+
 async def test_escape_aborts_mid_stream_and_keeps_the_partial_reply(claw_env, console) -> None:
     claw_env.server.script(hang("The first half of a long answer"))
     app = console().app
     async with app.run_test(size=SIZE) as pilot:
-        await type_and_send(pilot, "tell me everything")
-        message = await wait_for(pilot, lambda: first(app.chat.conversation, AssistantMessage), what="reply")
-        await wait_for(pilot, lambda: "long answer" in message.text, what="the partial text")
+        message = await _reply_streaming(pilot, app, "tell me everything", "long answer")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.chat.runs, what="the run to end")
         assert message.text == "The first half of a long answer"
@@ -65,9 +71,7 @@ async def test_escape_with_the_popup_open_closes_it_and_aborts_in_one_press(claw
     app = console().app
     async with app.run_test(size=SIZE) as pilot:
         assert "escape" not in _footer_keys(app)  # idle, no popup: Esc does nothing, the footer says nothing
-        await type_and_send(pilot, "go on")
-        message = await wait_for(pilot, lambda: first(app.chat.conversation, AssistantMessage), what="reply")
-        await wait_for(pilot, lambda: "going" in message.text, what="the partial text")
+        message = await _reply_streaming(pilot, app, "go on", "going")
         assert _footer_keys(app)["escape"] == "Abort"
         app.chat.prompt.input.set_text("/he")
         await wait_for(pilot, lambda: app.chat.prompt.popup.is_open, what="the popup")
@@ -102,9 +106,7 @@ async def test_ctrl_c_aborts_a_running_turn_and_clears_when_idle(claw_env, conso
     claw_env.server.script(hang("Half of it"))
     app = console().app
     async with app.run_test(size=SIZE) as pilot:
-        await type_and_send(pilot, "talk")
-        message = await wait_for(pilot, lambda: first(app.chat.conversation, AssistantMessage), what="reply")
-        await wait_for(pilot, lambda: "Half" in message.text, what="the partial text")
+        message = await _reply_streaming(pilot, app, "talk", "Half")
         app.chat.prompt.input.set_text("a draft")
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not app.chat.runs, what="the run to end")

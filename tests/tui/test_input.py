@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
+from textual import events
+
 from claw.tui.widgets.conversation.user_message import UserMessage
 from tests.support.model_server import text
 from tests.tui.conftest import SIZE, first, wait_for
@@ -44,3 +48,28 @@ async def test_ctrl_d_quits(claw_env, console) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+d")
         await wait_for(pilot, lambda: not app.is_running, what="the app to quit")
+
+
+async def test_editing_keys_keep_their_place_among_typed_keys_while_the_screen_is_busy(claw_env, console) -> None:
+    # Ctrl+U, typed, Enter: the prompt's own binding applies where it was typed, even while the screen's queue
+    # is held up (a run ending, a notice being drawn): what was cleared is never what gets sent.
+    app = console().app
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.chat.prompt.input
+        await pilot.press("o", "l", "d")
+
+        held: list[bool] = []
+
+        async def busy() -> None:
+            await asyncio.sleep(0.5)
+            held.append(True)
+
+        app.chat.call_next(busy)
+        for key in ("ctrl+u", "n", "e", "w"):  # typed at once, as a terminal delivers them
+            pressed = events.Key(key, key if len(key) == 1 else None)
+            pressed.set_sender(app)
+            app._driver.send_message(pressed)  # type: ignore[union-attr]
+        await wait_for(pilot, lambda: held, what="the screen's busy spell")
+        await wait_for(pilot, lambda: prompt.text == "new", timeout=10, what="the keys in their order")
+        await pilot.pause(0.2)  # whatever the busy screen held up has run by now
+        assert prompt.text == "new"

@@ -96,7 +96,8 @@ async def test_a_failing_automation_is_a_visible_notice(claw_env, console) -> No
         await wait_for(pilot, lambda: any("digest" in n for n in _notices(app)), what="the automation's turn")
         assert any(n == '⏰ automation "digest": summarise the day' for n in _notices(app))
         await wait_for(pilot, lambda: any("refused again" in n for n in _notices(app, "error")), what="its error")
-        assert any("digest" in str(n.message) for n in app._notifications)
+        # The run's own view draws its error line first; the toast follows once the feed sees the run end.
+        await wait_for(pilot, lambda: any("digest" in str(n.message) for n in app._notifications), what="the toast")
 
 
 async def test_a_channel_message_routed_to_the_open_session_appears(claw_env, workspace) -> None:

@@ -3,9 +3,9 @@ one warning line under it that says so and how to go on."""
 
 from __future__ import annotations
 
-from claw.gateway.run_event import TRUNCATED_NOTE
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
 from claw.tui.widgets.conversation.notice import Notice
+from claw.vocab.run_event import TRUNCATED_NOTE
 from tests.support.model_server import text
 from tests.tui.conftest import SIZE, type_and_send, wait_for
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from claw.client.local import LocalClient
-from claw.gateway.run_event import RunEvent
 from claw.usage.capability import UsageCapability
+from claw.vocab.run_event import RunEvent
 from tests.channels.conftest import home, start_channels, telegram  # noqa: F401  (a gateway with channels)
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import Usage

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from claw.gateway.run_event import Phase
 from claw.tui.widgets.conversation.notice import Notice
+from claw.vocab.run_event import Phase
 from tests.channels.conftest import Start, eventually, telegram_config
 from tests.channels.fakes import FakeTelegram
 from tests.support.fixtures import ClawEnv

@@ -10,9 +10,9 @@ import pytest
 
 from claw.config import ConfigFile
 from claw.providers.base import Usage
+from claw.settings.usage import ModelPrice
 from claw.usage.prices import PriceBook, Tokens, cost_of, format_cost, is_local
 from claw.usage.report import GROUPS, parse_since, summarize
-from claw.usage.settings import ModelPrice
 from tests.usage.rows import call, ledger, random_calls
 
 START = time.mktime((2026, 3, 1, 0, 0, 0, 0, 0, -1))

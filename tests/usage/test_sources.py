@@ -3,7 +3,7 @@ flush, a compaction, a channel's message; the parent's own calls stay `chat`."""
 
 from __future__ import annotations
 
-from claw.gateway.msg_context import MsgContext
+from claw.vocab.msg_context import MsgContext
 from tests.compaction.conftest import Model, config, filler_turns, seed
 from tests.compaction.conftest import write_config as write_compaction_config
 from tests.subagents.conftest import Roles, settle

@@ -26,7 +26,6 @@ from textual.worker import Worker, WorkerState
 
 from claw.client.protocol import GatewayClient
 from claw.errors import ClawError, GatewayUnavailable
-from claw.gateway.command_syntax import parse_command
 from claw.tui.console_commands import ConsoleCommands
 from claw.tui.run_follower import RunFollower
 from claw.tui.run_view import RunView
@@ -41,6 +40,7 @@ from claw.tui.widgets.input.prompt_area import PromptArea
 from claw.tui.widgets.sessions.sessions_sidebar import SessionsSidebar
 from claw.tui.widgets.status.status_bar import StatusBar
 from claw.tui.widgets.subagents.subagent_row import SubagentRow
+from claw.vocab.command_syntax import parse_command
 
 if TYPE_CHECKING:
     from textual.timer import Timer

@@ -8,8 +8,8 @@ from datetime import datetime
 from rich.text import Text
 from textual.widgets import RichLog
 
-from claw.gateway.run_event import Phase, RunEvent, Stream, ToolPhase
 from claw.tui.format import duration, short_args
+from claw.vocab.run_event import Phase, RunEvent, Stream, ToolPhase
 
 MAX_LINES = 5000
 _COLOURS: dict[str, str] = {

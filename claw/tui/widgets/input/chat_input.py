@@ -48,12 +48,22 @@ class ChatInput(TextArea):
         self.completing = False
 
     async def _on_key(self, event: events.Key) -> None:
-        handled = self._special_key(event.key)
+        handled = self._special_key(event.key) or await self._own_binding(event.key)
         if handled:
             event.stop()
             event.prevent_default()
             return
         await super()._on_key(event)
+
+    async def _own_binding(self, key: str) -> bool:
+        """Run the prompt's own binding for `key` (Ctrl+U, Ctrl+W, arrows …) here, in typing order. Textual
+        resolves a widget's non-priority bindings only once the key has bubbled up to the app, through every
+        ancestor's queue: with the screen busy (a run ending) `Ctrl+U` then `two` `Enter` became `two`, `Enter`,
+        `Ctrl+U`, and the text meant to be cleared was sent."""
+        for binding in self._bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     def _special_key(self, key: str) -> bool:
         if self.completing and key in ("up", "down", "tab", "enter"):
