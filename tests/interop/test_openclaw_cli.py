@@ -408,8 +408,13 @@ def test_devices_revoke(rig: Rig) -> None:
 
 def test_system_event(rig: Rig) -> None:
     works(rig, "system", "event", "--text", "the backup finished")
-    messages = rig.call("chat.history", sessionKey="agent:main:main")["messages"]
-    assert any("the backup finished" in json.dumps(m) for m in messages)
+
+    def answered() -> list[dict[str, Any]]:  # the event, then the turn it ran in the main session
+        messages = rig.call("chat.history", sessionKey="agent:main:main")["messages"]
+        at = [i for i, m in enumerate(messages) if "the backup finished" in json.dumps(m)]
+        return [m for m in messages[at[-1] + 1 :] if m["role"] == "assistant"] if at else []
+
+    assert REPLY in json.dumps(wait_until(answered, what="the turn on the system event"))
 
 
 def test_system_heartbeat_enable(rig: Rig) -> None:
