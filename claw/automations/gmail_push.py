@@ -27,7 +27,7 @@ from claw.untrusted import wrap_untrusted
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
-    from claw.automations.settings import AutomationSettings
+    from claw.settings.automations import AutomationSettings
 
 ISSUERS = ("https://accounts.google.com", "accounts.google.com")
 CLOCK_SKEW_SECONDS = 300

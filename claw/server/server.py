@@ -362,7 +362,7 @@ class _WebSocket(web.WebSocketResponse):
             return
         # aiohttp's own _post_start (3.14), with the pure-Python reader in place of the C one.
         from aiohttp._websocket.reader_py import WebSocketDataQueue, WebSocketReader
-        from aiohttp.helpers import DEFAULT_CHUNK_SIZE  # type: ignore[attr-defined]
+        from aiohttp.helpers import DEFAULT_CHUNK_SIZE
 
         self._ws_protocol = protocol
         self._writer = writer

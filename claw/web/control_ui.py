@@ -18,6 +18,7 @@ import base64
 import hashlib
 import re
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -65,7 +66,7 @@ class ControlUi:
                   for m in _INLINE_SCRIPT.findall(html) if m.strip()]  # fmt: skip
         self._index = html.encode("utf-8")
         self._headers = {**COMMON, "Content-Security-Policy": _csp(hashes)}
-        self._config = {
+        self._config: dict[str, Any] = {
             "basePath": "",
             "assistantName": assistant_name,
             "assistantAvatar": None,
