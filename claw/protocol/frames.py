@@ -189,5 +189,5 @@ def event(name: str, payload: Any, seq: int | None = None, state_version: dict[s
     return _dump(frame)
 
 
-def _dump(frame: dict[str, Any]) -> str:
+def _dump(frame: Any) -> str:
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"), default=str)
