@@ -38,12 +38,15 @@ async def test_escape_aborts_mid_stream_and_keeps_the_partial_reply(claw_env, co
 
 async def test_message_sent_during_a_run_is_queued_then_runs(claw_env, console) -> None:
     first_reply = "one two three four five six seven eight nine ten"
-    claw_env.server.script(slow(first_reply, 0.1), text("Second answer."))
+    # Half a second a word: the second message (one Enter, not typed key by key) lands while the first streams,
+    # even on a loaded machine.
+    claw_env.server.script(slow(first_reply, 0.5), text("Second answer."))
     app = console().app
     async with app.run_test(size=SIZE) as pilot:
         await type_and_send(pilot, "first question")
         await wait_for(pilot, lambda: app.chat.status.state == "streaming", what="the first reply streaming")
-        await type_and_send(pilot, "second question")
+        app.chat.prompt.input.set_text("second question")
+        await pilot.press("enter")
         queued = app.chat.prompt.queued
         await wait_for(pilot, lambda: queued.count == 1, what="the second message queued")
         assert app.chat.status.queued == 1 and "1 queued" in app.chat.status.plain
@@ -51,7 +54,7 @@ async def test_message_sent_during_a_run_is_queued_then_runs(claw_env, console) 
         # Not in the conversation yet: it has not run.
         assert [m.text for m in app.chat.conversation.query(UserMessage)] == ["first question"]
 
-        await wait_for(pilot, lambda: not app.chat.runs and queued.count == 0, timeout=20, what="both runs")
+        await wait_for(pilot, lambda: not app.chat.runs and queued.count == 0, what="both runs")
         assert [m.text for m in app.chat.conversation.query(UserMessage)] == ["first question", "second question"]
         assert [m.text for m in app.chat.conversation.query(AssistantMessage)] == [first_reply, "Second answer."]
         assert app.chat.status.queued == 0
