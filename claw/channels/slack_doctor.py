@@ -23,7 +23,7 @@ def check_tokens(settings: SlackSettings) -> list[Finding]:
         if missing:
             where = " and ".join(missing)
             found.append(
-                fail(name, f"{account.mode} mode: {where} empty", f"set {where} (see the README's Slack setup)")
+                fail(name, f"{account.mode} mode: {where} empty", f"set {where} (see docs/channels/slack.md)")
             )
         else:
             needs = "signing secret" if account.mode == "events" else "app-level token"

@@ -1,4 +1,5 @@
-"""The README says which platforms `claw doctor --online` asks — the ones claw/cli/doctor.py asks, no fewer."""
+"""docs/troubleshooting.md says which platforms `claw doctor --online` asks — the ones claw/cli/doctor.py asks, no
+fewer."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ NAMES = {"discord": "Discord", "slack": "Slack", "feishu": "Feishu", "dingtalk":
 def test_the_readme_names_every_platform_doctor_online_asks() -> None:
     asked = set(re.findall(r"check_(\w+)_online", (ROOT / "claw/cli/doctor.py").read_text(encoding="utf-8")))
     assert asked >= {"discord", "slack", "feishu", "dingtalk"}
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "troubleshooting.md").read_text(encoding="utf-8")
     [line] = [line for line in readme.splitlines() if line.startswith("claw doctor --online ") and "platform" in line]
     assert "today" not in line
     for platform in asked:
