@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from claw.api.broadcasts import Broadcasts
+from claw.api.core import CORE_METHODS
 from claw.automations.capability import AutomationsCapability
 from claw.channels.capability import ChannelsCapability
 from claw.gateway.context_commands import ContextCapability
@@ -42,7 +44,7 @@ def build_gateway(
 ) -> Gateway:
     """A gateway with every capability. `services`: what `start` starts (a one-shot turn starts none;
     `Gateway.capability_services` passes the capabilities' own: scheduler, channels)."""
-    gateway = Gateway(paths, config, router=router, services=services)
+    gateway = Gateway(paths, config, router=router, services=services, methods=CORE_METHODS, broadcasts=Broadcasts)
     channels = ChannelsCapability(gateway)
     gateway.use(
         MemoryCapability(paths, config),  # first: the prompt's memory section comes before the skills'

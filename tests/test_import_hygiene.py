@@ -24,7 +24,7 @@ def test_help_of_every_command_imports_neither_textual_nor_openai() -> None:
 
 
 def test_gateway_and_runtime_never_import_textual() -> None:
-    probe = "import sys, claw.compose, claw.gateway.methods, claw.agent.runner; print('textual' in sys.modules)"
+    probe = "import sys, claw.compose, claw.api.core, claw.agent.runner; print('textual' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 

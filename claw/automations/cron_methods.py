@@ -25,14 +25,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import ClosedParams, takes
 from claw.automations.timezones import iso
 from claw.errors import UsageError
-from claw.gateway.rpc_params import ClosedParams, takes
+from claw.protocol.scopes import ADMIN, READ
 
 if TYPE_CHECKING:
     from claw.automations.job import Job, JobRun
     from claw.automations.manager import AutomationManager
-    from claw.gateway.capability import Method
 
 JsonObject = dict[str, Any]
 PAGE_MAX = 200
@@ -348,15 +349,15 @@ async def cron_runs(manager: AutomationManager, _gateway: object, params: CronRu
             "nextOffset": next_offset if next_offset < len(runs) else None}  # fmt: skip
 
 
-def cron_methods(manager: AutomationManager) -> dict[str, Method]:
-    """These methods by wire name, bound to `manager` (scopes: claw/server/method_scopes.py)."""
-    return {
-        "cron.list": partial(cron_list, manager),
-        "cron.status": partial(cron_status, manager),
-        "cron.get": partial(cron_get, manager),
-        "cron.add": partial(cron_add, manager),
-        "cron.update": partial(cron_update, manager),
-        "cron.remove": partial(cron_remove, manager),
-        "cron.run": partial(cron_run_now, manager),
-        "cron.runs": partial(cron_runs, manager),
-    }
+def cron_methods(manager: AutomationManager) -> dict[str, RpcMethod]:
+    """These methods by wire name, bound to `manager` (scopes: claw/protocol/scopes.py)."""
+    return table(
+        RpcMethod("cron.list", READ, partial(cron_list, manager)),
+        RpcMethod("cron.status", READ, partial(cron_status, manager)),
+        RpcMethod("cron.get", READ, partial(cron_get, manager)),
+        RpcMethod("cron.add", ADMIN, partial(cron_add, manager)),
+        RpcMethod("cron.update", ADMIN, partial(cron_update, manager)),
+        RpcMethod("cron.remove", ADMIN, partial(cron_remove, manager)),
+        RpcMethod("cron.run", ADMIN, partial(cron_run_now, manager)),
+        RpcMethod("cron.runs", READ, partial(cron_runs, manager)),
+    )

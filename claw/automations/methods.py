@@ -11,14 +11,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, Field
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import Flag, NonEmptyStr, NoParams, Params, takes
 from claw.automations.job import Job
 from claw.automations.spec import JobParams
 from claw.automations.timezones import iso, local_text, utc_text
-from claw.gateway.rpc_params import Flag, NonEmptyStr, NoParams, Params, takes
+from claw.protocol.scopes import ADMIN, READ
 
 if TYPE_CHECKING:
     from claw.automations.manager import AutomationManager
-    from claw.gateway.capability import Method
 
 MAX_RUNS_LIMIT = 2000
 MAX_UPCOMING = 100
@@ -115,14 +116,14 @@ def upcoming(job: Job, count: int, now: float) -> list[float]:
     return [job.next_run_at, *job.schedule.upcoming(job.next_run_at, count - 1)]
 
 
-def automation_methods(manager: AutomationManager) -> dict[str, Method]:
+def automation_methods(manager: AutomationManager) -> dict[str, RpcMethod]:
     """These methods by wire name, bound to `manager`."""
-    return {
-        "automations.list": partial(automations_list, manager),
-        "automations.get": partial(automations_get, manager),
-        "automations.add": partial(automations_add, manager),
-        "automations.update": partial(automations_update, manager),
-        "automations.remove": partial(automations_remove, manager),
-        "automations.run": partial(automations_run, manager),
-        "automations.runs": partial(automations_runs, manager),
-    }
+    return table(
+        RpcMethod("automations.list", READ, partial(automations_list, manager)),
+        RpcMethod("automations.get", READ, partial(automations_get, manager)),
+        RpcMethod("automations.add", ADMIN, partial(automations_add, manager)),
+        RpcMethod("automations.update", ADMIN, partial(automations_update, manager)),
+        RpcMethod("automations.remove", ADMIN, partial(automations_remove, manager)),
+        RpcMethod("automations.run", ADMIN, partial(automations_run, manager)),
+        RpcMethod("automations.runs", ADMIN, partial(automations_runs, manager)),
+    )

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BeforeValidator, Field
 
-from claw.channels import inbox, outbox, pairing
-from claw.errors import NotFoundError, UsageError
-from claw.gateway.rpc_params import (
+from claw.api.method import RpcMethod, table
+from claw.api.params import (
     ClosedParams,
     Flag,
     NonEmptyStr,
@@ -32,11 +31,13 @@ from claw.gateway.rpc_params import (
     PositiveInt,
     takes,
 )
+from claw.channels import inbox, outbox, pairing
+from claw.errors import NotFoundError, UsageError
+from claw.protocol.scopes import ADMIN, READ, WRITE
 
 if TYPE_CHECKING:
     from claw.channels.adapter import ChannelAdapter
     from claw.channels.manager import ChannelManager
-    from claw.gateway.capability import Method
 
 
 _APPROVE_HINT = "as in `claw pairing approve telegram ABCD2345`"
@@ -200,14 +201,14 @@ async def message_action(manager: ChannelManager, _gateway: object, params: Mess
             "messageId": f"outbox:{row_id}", "queued": True}  # fmt: skip
 
 
-def channel_methods(manager: ChannelManager) -> dict[str, Method]:
+def channel_methods(manager: ChannelManager) -> dict[str, RpcMethod]:
     """These methods by wire name, bound to `manager`."""
-    return {
-        "channels.list": partial(channels_list, manager),
-        "channels.status": partial(channels_status, manager),
-        "pairing.list": partial(pairing_list, manager),
-        "pairing.approve": partial(pairing_approve, manager),
-        "outbox.list": partial(outbox_list, manager),
-        "outbox.retry": partial(outbox_retry, manager),
-        "message.action": partial(message_action, manager),
-    }
+    return table(
+        RpcMethod("channels.list", READ, partial(channels_list, manager)),
+        RpcMethod("channels.status", READ, partial(channels_status, manager)),
+        RpcMethod("pairing.list", READ, partial(pairing_list, manager)),
+        RpcMethod("pairing.approve", ADMIN, partial(pairing_approve, manager)),
+        RpcMethod("outbox.list", READ, partial(outbox_list, manager)),
+        RpcMethod("outbox.retry", ADMIN, partial(outbox_retry, manager)),
+        RpcMethod("message.action", WRITE, partial(message_action, manager)),
+    )

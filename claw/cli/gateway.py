@@ -23,6 +23,7 @@ def run(
     import asyncio
 
     from claw.cli.common import load
+    from claw.compose import build_gateway
     from claw.server.log_setup import known_secrets, setup_logging
     from claw.server.serve import GatewayProcess
     from claw.settings.channels import channel_secrets
@@ -33,7 +34,7 @@ def run(
     process = GatewayProcess(paths, config, bind=bind, port=port)
     secrets = [*known_secrets(process.settings.token, dict(config.providers)), *channel_secrets(config.channels)]
     setup_logging(paths.logs_dir / "gateway.log", secrets, verbose=verbose)
-    asyncio.run(process.run())
+    asyncio.run(process.run(build_gateway))
 
 
 @app.command("status")

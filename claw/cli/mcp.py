@@ -33,10 +33,30 @@ def ls(json_out: bool = JsonOption) -> None:
         return
     from claw.cli.table import Column, print_table
 
-    columns = (Column("NAME"), Column("TRANSPORT"), Column("STATE"), Column("TOOLS"), Column("RESTARTS"),
-               Column("SANDBOX"), Column("TARGET / LAST ERROR", flex=True, floor=20))
-    print_table(columns, [(r["name"], r["transport"], r["state"], r["tools"], r["restarts"],
-                           r.get("sandbox", ""), r["lastError"] or r["target"]) for r in rows])
+    columns = (
+        Column("NAME"),
+        Column("TRANSPORT"),
+        Column("STATE"),
+        Column("TOOLS"),
+        Column("RESTARTS"),
+        Column("SANDBOX"),
+        Column("TARGET / LAST ERROR", flex=True, floor=20),
+    )
+    print_table(
+        columns,
+        [
+            (
+                r["name"],
+                r["transport"],
+                r["state"],
+                r["tools"],
+                r["restarts"],
+                r.get("sandbox", ""),
+                r["lastError"] or r["target"],
+            )
+            for r in rows
+        ],
+    )
     if running_gateway_url() is None:
         print("(no gateway running: servers start with it; `claw mcp test NAME` tries one now)")
 
@@ -185,8 +205,10 @@ def test(name: str = NameArg, json_out: bool = JsonOption) -> None:
         print_json(report)
     else:
         if report["state"] == "up":
-            print(f"{name}: up in {report['startSeconds']:.2f} s, {len(report['tools'])} tools, "
-                  f"stopped in {report['stopSeconds']:.2f} s")
+            print(
+                f"{name}: up in {report['startSeconds']:.2f} s, {len(report['tools'])} tools, "
+                f"stopped in {report['stopSeconds']:.2f} s"
+            )
             for tool in report["tools"]:
                 print(f"  {shown(tool)}")
         else:
@@ -220,8 +242,14 @@ async def _test(name: str) -> dict[str, Any]:
     await connection.aclose()
     failed_in_sandbox = state != "up" and connection.status.sandbox == "bwrap"
     sees = what_it_sees(connection.settings, connection.sandbox) if failed_in_sandbox else []
-    return {"state": state, "error": error, "tools": tools, "startSeconds": round(started - began, 3),
-            "stopSeconds": round(time.monotonic() - started, 3), "sees": sees}
+    return {
+        "state": state,
+        "error": error,
+        "tools": tools,
+        "startSeconds": round(started - began, 3),
+        "stopSeconds": round(time.monotonic() - started, 3),
+        "sees": sees,
+    }
 
 
 def _quiet_failures() -> None:
@@ -312,11 +340,13 @@ async def _listing(name: str, what: str) -> list[dict[str, Any]] | None:
 async def _listed(session: Any, what: str) -> list[dict[str, Any]]:
     if what == "resources":
         found = (await session.list_resources()).resources
-        return [{"uri": str(r.uri), "name": r.name, "description": r.description, "mimeType": r.mime_type}
-                for r in found]
+        return [
+            {"uri": str(r.uri), "name": r.name, "description": r.description, "mimeType": r.mime_type} for r in found
+        ]
     listed = (await session.list_prompts()).prompts
-    return [{"name": p.name, "description": p.description,
-             "arguments": [a.name for a in p.arguments or ()]} for p in listed]
+    return [
+        {"name": p.name, "description": p.description, "arguments": [a.name for a in p.arguments or ()]} for p in listed
+    ]
 
 
 @app.command("serve")

@@ -1,7 +1,7 @@
 """`claw sessions search|reindex|fork`: find what was said, rebuild the index, branch a session.
 
 Mounted on the `claw sessions` app by `claw/cli/sessions.py`. Each is one gateway method
-(`claw.gateway.session_methods`), through the running gateway when there is one.
+(`claw.api.sessions_history`), through the running gateway when there is one.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def since_iso(value: str, now: datetime | None = None) -> str:
 
 
 def search(
-    query: str = typer.Argument(..., help="Words to find (all of them), e.g. \"zebra crossing\"."),
+    query: str = typer.Argument(..., help='Words to find (all of them), e.g. "zebra crossing".'),
     agent_id: str = AgentOption,
     since: str | None = typer.Option(None, "--since", help="Only messages since: 30m, 12h, 7d, 2w or a date."),
     limit: int = typer.Option(20, "--limit", "-n", min=1, max=200, help="At most this many messages."),

@@ -48,8 +48,8 @@ def latest_session_key(agent_id: str, url: str | None = None) -> str | None:
             if url is not None:
                 raise
             # a stale gateway.json: nothing listens there; the index on disk is the truth
+    from claw.api.session_rows import epoch_ms
     from claw.cli.common import load
-    from claw.gateway.session_rows import epoch_ms
     from claw.store.sessions import SessionStore
 
     paths, _config = load(agent_id)

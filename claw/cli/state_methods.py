@@ -7,7 +7,7 @@ imports) cost 1.2–1.4 s of CPU to read or write one SQLite table. With no gate
 the state and no run is going, so the same answer comes from the same code: the capabilities' own methods
 handed a `StateHost` (the paths, the config, the workspaces and session stores: all their narrow hosts
 ask), the automation store and job checks that `AutomationManager.add` uses, and for `sessions.list` the
-gateway's row builder (`claw.gateway.session_rows.entry_row`) with no active runs. Only what a method uses
+gateway's row builder (`claw.api.session_rows.entry_row`) with no active runs. Only what a method uses
 is imported. With a gateway running, claw.cli.gateway_call asks it instead.
 """
 
@@ -79,7 +79,7 @@ class StateHost:
 def session_rows(host: StateHost, agent_id: str) -> Iterator[dict[str, Any]]:
     """The agent's `sessions.list` rows, newest first, read off the store a page at a time as they are used
     (`claw sessions ls --json` prints the first of 50,000 before the rest are read)."""
-    from claw.gateway.session_rows import entry_row
+    from claw.api.session_rows import entry_row
 
     for entry in host.sessions(agent_id).iter_entries(shared=False):  # rows show no skills snapshot
         yield entry_row(entry, host.config, host.window, ())
@@ -87,7 +87,7 @@ def session_rows(host: StateHost, agent_id: str) -> Iterator[dict[str, Any]]:
 
 async def _sessions_list(host: StateHost, params: Params) -> dict[str, Any]:
     """`sessions.list` for one agent (`agentId`, what the CLI asks): every session, newest first."""
-    from claw.gateway.session_rows import now_ms
+    from claw.api.session_rows import now_ms
 
     agent_id = params["agentId"]
     rows = list(session_rows(host, agent_id))

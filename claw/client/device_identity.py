@@ -3,7 +3,7 @@
 Kept at `<data dir>/identity/device.json` (0600, in a 0700 directory) and made on first use, so a
 gateway that approved this device (`claw devices approve ID` on its host) knows it at every later
 connect. The id is the SHA-256 of the raw public key, as OpenClaw derives it; the signed string is
-OpenClaw's v3 (claw/server/device_auth.py has both halves' format).
+OpenClaw's v3 (claw/protocol/device_proof.py has both halves' format).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claw.server.device_auth import SignedFields, b64url, device_id_for, payloads
+from claw.protocol.device_proof import SignedFields, b64url, device_id_for, payloads
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from claw.client.protocol import GatewayClient, RunHandle
-from claw.client.seen_events import SeenEvents
 from claw.gateway.event_bus import Subscription
 from claw.gateway.gateway import DispatchResult, Gateway
+from claw.gateway.run_follow import run_events, session_events
 from claw.vocab.msg_context import MsgContext
 from claw.vocab.run_event import RunEvent
 
@@ -46,38 +46,17 @@ class LocalClient:
         result: DispatchResult = await self.gateway.dispatch(ctx, idempotency_key=idempotency_key, model=model)
         return RunHandle(result.status, result.agent_id, result.session_key, result.run_id, result.reply, result.error)
 
-    async def events(self, run_id: str) -> AsyncIterator[RunEvent]:
+    def events(self, run_id: str) -> AsyncIterator[RunEvent]:
         """The run's events in seq order, from the first (replayed) to the terminal one."""
-        replay, sub = self.gateway.subscribe_run(run_id)
-        async with sub:
-            last = 0
-            for event in replay:
-                last = event.seq
-                yield event
-                if event.is_terminal:
-                    return
-            async for event in sub:
-                if event.seq <= last:
-                    continue
-                last = event.seq
-                yield event
-                if event.is_terminal:
-                    return
+        return run_events(self.gateway, run_id)
 
     async def session_events(self, session_key: str, *, others: bool = False) -> AsyncIterator[RunEvent]:
         """Every event of every run in `session_key` from now on; see `GatewayClient.session_events`."""
         if self._session_feed is not None:
             self._session_feed.close()  # one at a time: the one before ends (its iterator stops)
         sub = self._session_feed = self.gateway.bus.subscribe_session(session_key, others=others)
-        replay = [event for run in self.gateway.active_runs(session_key) for event in list(run.events)]
-        seen = SeenEvents()
-        async with sub:
-            for event in replay:
-                if seen.is_new(event):
-                    yield event
-            async for event in sub:
-                if seen.is_new(event):
-                    yield event
+        async for event in session_events(self.gateway, session_key, sub=sub):
+            yield event
 
     @property
     def where(self) -> str:

@@ -48,11 +48,13 @@ from urllib.parse import urlsplit
 from claw import __version__
 from claw.client.device_identity import DeviceIdentity, default_data_dir
 from claw.client.protocol import RunHandle
-from claw.client.seen_events import SeenEvents
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
 from claw.gateway.event_bus import session_interest
+from claw.protocol.connect import connect_request
+from claw.protocol.errors import error_from
+from claw.protocol.seen_events import SeenEvents
+from claw.protocol.version import PROTOCOL_VERSION, SUBSCRIBE, UNSUBSCRIBE
 from claw.redact import redact_url
-from claw.server.wire_errors import error_from
 from claw.tools.base import ApprovalRequest, Decision
 from claw.vocab.run_event import RunEvent
 
@@ -62,10 +64,6 @@ Approver = Callable[[ApprovalRequest], Awaitable[Decision | None]]
 STREAMED_METHODS = frozenset({"agent", "agent.follow"})
 MAX_BUFFERED_RUNS = 256
 MAX_FRAME_BYTES = 256 * 1024 * 1024
-PROTOCOL_VERSION = 4
-SUBSCRIBE, UNSUBSCRIBE = "sessions.messages.subscribe", "sessions.messages.unsubscribe"
-"""A session's live events (claw/server/ws_sessions.py; not imported from there: it pulls in the gateway)."""
-"""OpenClaw's gateway protocol, the one claw's gateway speaks (claw/server/ws_protocol.py)."""
 
 
 class GatewayNotListening(GatewayUnavailable):
@@ -149,7 +147,9 @@ class RemoteClient:
                     f"protocol {PROTOCOL_VERSION} (an older claw gateway? upgrade it)"
                 ) from None
             async with asyncio.timeout(open_timeout):
-                frame = connect_frame(token, channel, client_version, approver is not None, identity, challenge, scopes)
+                frame = connect_request(
+                    token, channel, client_version, approver is not None, identity, challenge, scopes
+                )
                 await ws.send(json.dumps(frame))
                 reply = await _connect_reply(ws)
         except (ConnectionClosed, TimeoutError, ValueError) as exc:
@@ -390,45 +390,6 @@ class _SessionFeed:
         return self._interest(event) and self._seen.is_new(event)
 
 
-_CLIENT_KINDS = {"cli": ("cli", "cli"), "tui": ("openclaw-tui", "ui")}
-"""claw's channel → OpenClaw's (client.id, client.mode); any other program is a `gateway-client` backend."""
-
-
-def connect_frame(
-    token: str,
-    channel: str,
-    version: str,
-    approvals: bool,
-    identity: DeviceIdentity | None,
-    challenge: dict[str, Any],
-    scopes: list[str] | None,
-) -> dict[str, Any]:
-    """The `connect` request answering `challenge` (`{nonce, ts}`)."""
-    import platform
-
-    from claw.server.device_auth import SignedFields
-    from claw.server.method_scopes import OPERATOR_SCOPES
-
-    client_id, mode = _CLIENT_KINDS.get(channel, ("gateway-client", "backend"))
-    wanted = list(OPERATOR_SCOPES) if scopes is None else scopes
-    system = platform.system().lower() or "unknown"
-    params: dict[str, Any] = {
-        "minProtocol": PROTOCOL_VERSION,
-        "maxProtocol": PROTOCOL_VERSION,
-        "client": {"id": client_id, "version": version, "platform": system, "mode": mode, "displayName": "claw"},
-        "role": "operator",
-        "scopes": wanted,
-        "caps": ["approvals"] if approvals else [],
-        "auth": {"token": token},
-        "userAgent": f"claw/{__version__}",
-    }
-    if identity is not None:
-        nonce, signed_at = str(challenge.get("nonce", "")), int(challenge.get("ts") or 0)
-        fields = SignedFields(client_id, mode, "operator", wanted, token, system)
-        params["device"] = identity.proof(nonce, signed_at, fields)
-    return {"type": "req", "id": "connect", "method": "connect", "params": params}
-
-
 async def _challenge(ws: Any) -> dict[str, Any]:
     """The gateway's first frame, `connect.challenge`."""
     while True:
@@ -448,7 +409,7 @@ async def _connect_reply(ws: Any) -> dict[str, Any]:
 
 
 def _check_url(url: str, allow_insecure: bool) -> None:
-    from claw.server.auth import is_loopback
+    from claw.protocol.loopback import is_loopback
 
     parts = urlsplit(url)
     if parts.scheme not in ("ws", "wss") or not parts.hostname:

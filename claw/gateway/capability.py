@@ -30,27 +30,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from claw.gateway.command_call import Command
+
 if TYPE_CHECKING:
     from claw.agent.bootstrap import BootstrapFilter
     from claw.agent.sections import PromptSectionSource, RunEnvSource
-    from claw.gateway.commands import Fallback, Handler, StopListener
-    from claw.gateway.gateway import Gateway
+    from claw.gateway.command_call import Fallback, StopListener
     from claw.gateway.services import GatewayService
     from claw.tools.base import Tool
     from claw.tools.registry import ToolSource
 
-Method = Callable[["Gateway", dict[str, Any]], Awaitable[Any]]
-"""An RPC method: the gateway and the request's raw params (with `_channel`, the caller's channel). Write
-one as a function of a params model, wrapped with `claw.gateway.rpc_params.takes`, which checks them."""
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A slash command: `/name`, its one-line help, and what answers it."""
-
-    name: str
-    description: str
-    handler: Handler
+Method = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+"""An RPC method: called with the gateway and the request's raw params (with `_channel`, the caller's
+channel). Declare one as a `claw.api.method.RpcMethod` (its name and scope beside it) of a function of a
+params model, wrapped with `claw.api.params.takes`, which checks them. The first argument is `Any` here:
+each method types the gateway by the narrow protocol of what it uses (`claw.api.host.ApiHost`), or, a
+capability's, leaves it unused, being bound to its own state and host."""
 
 
 @dataclass(frozen=True, slots=True)

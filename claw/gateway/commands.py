@@ -10,70 +10,52 @@ A message that starts with a path (`/usr/bin/foo is missing`) is not a command, 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from claw.errors import ClawError, UsageError
 from claw.gateway import hook_points
-from claw.gateway.capability import Command
-from claw.gateway.dispatch_result import CommandError
+from claw.gateway.command_call import (
+    Command,
+    CommandCall,
+    CommandFailed,
+    Fallback,
+    Handler,
+    NotACommand,
+    RunInstead,
+    StopListener,
+)
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.gateway.queueing import QueuePolicy
+    from claw.gateway.runs import RunRegistry
+    from claw.store.sessions import SessionEntry
 
 
-@dataclass(frozen=True, slots=True)
-class CommandCall:
-    """A parsed slash command, with where it came from."""
+class CommandHost(hook_points.HookHost, Protocol):
+    """What the core's own commands (`/new`, `/stop`, `/status`, `/queue`, `/help`) use of the gateway."""
 
-    name: str
-    args: str
-    agent_id: str
-    session_key: str
-    channel: str = "cli"
-    sender_id: str = "local"
+    runs: RunRegistry
+    commands: CommandTable
 
+    def abort_session(self, session_key: str) -> int: ...
 
-@dataclass(frozen=True, slots=True)
-class RunInstead:
-    """A command's answer that starts a normal run, the model seeing `message` (e.g. `/skill name args`)."""
+    async def reset_session(self, session_key: str) -> SessionEntry: ...
 
-    message: str
+    async def session_status(self, agent_id: str, session_key: str) -> dict[str, Any]: ...
+
+    def queue_policy(self, agent_id: str, session_key: str, channel: str) -> QueuePolicy: ...
 
 
-@dataclass(frozen=True, slots=True)
-class NotACommand:
-    """A fallback's answer for a `/name` it does not take, with the names it would take (a skill fallback's
-    runnable skills), so that the "unknown command" reply can offer the nearest of them."""
-
-    names: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class CommandFailed:
-    """A command's reply that is an error: `/bogus` (`unknown-command`), `/queue sideways` (`usage`: a
-    `UsageError`), or a command that could not do its job (`failed`: any other `ClawError`). Channels
-    answer with `message` like any reply; `claw agent` prints it as an error and exits non-zero."""
-
-    message: str
-    kind: CommandError
-
-
-Handler = Callable[["Gateway", CommandCall], Awaitable["str | RunInstead"]]
-Fallback = Callable[["Gateway", CommandCall], Awaitable["str | RunInstead | NotACommand | None"]]
-"""Asked in order about a `/name` that is not a command (e.g. `/<skill>`); `NotACommand` (or None)
-means "not mine"."""
-StopListener = Callable[["Gateway", str], int]
-"""Called by /stop with the session key; each stops what it owns there (e.g. the session's subagents)
-and returns how many runs it stopped."""
+__all__ = ["Command", "CommandCall", "CommandFailed", "CommandHost", "CommandTable", "Fallback", "Handler",
+           "NotACommand", "RunInstead", "StopListener"]  # fmt: skip
 
 
 ABORT_SETTLE_SECONDS = 5.0
 """How long /new waits for stopped runs to write their partial replies before it archives the transcript."""
 
 
-async def _new(gw: Gateway, call: CommandCall) -> str:
+async def _new(gw: CommandHost, call: CommandCall) -> str:
     running = gw.runs.active(call.session_key)
     stopped = gw.abort_session(call.session_key)
     for run in running:  # let each aborted run record itself in the old transcript before it is archived
@@ -85,7 +67,7 @@ async def _new(gw: Gateway, call: CommandCall) -> str:
     return "\n".join([f"New session started for {call.session_key} (id {entry.session_id[:8]}){note}.", *said])
 
 
-async def _stop(gw: Gateway, call: CommandCall) -> str:
+async def _stop(gw: CommandHost, call: CommandCall) -> str:
     listeners = gw.commands.stop_listeners
     stopped = gw.abort_session(call.session_key) + sum(stop(gw, call.session_key) for stop in listeners)
     said = await hook_points.command(gw, call, current=gw.sessions(call.agent_id).get(call.session_key))
@@ -93,7 +75,7 @@ async def _stop(gw: Gateway, call: CommandCall) -> str:
     return "\n".join([reply, *said])
 
 
-async def _status(gw: Gateway, call: CommandCall) -> str:
+async def _status(gw: CommandHost, call: CommandCall) -> str:
     s = await gw.session_status(call.agent_id, call.session_key)
     return (
         f"Session {s['sessionKey']} (id {s['sessionId'][:8] if s['sessionId'] else '—'}) · agent {call.agent_id}\n"
@@ -103,8 +85,8 @@ async def _status(gw: Gateway, call: CommandCall) -> str:
     )
 
 
-async def _queue(gw: Gateway, call: CommandCall) -> str:
-    from claw.gateway.queueing import QueuePolicy, configured_policy, parse_queue_args
+async def _queue(gw: CommandHost, call: CommandCall) -> str:
+    from claw.gateway.queueing import configured_policy, parse_queue_args
 
     store = gw.sessions(call.agent_id)
     entry = store.get(call.session_key) or store.get_or_create(call.session_key)
@@ -122,7 +104,7 @@ async def _queue(gw: Gateway, call: CommandCall) -> str:
     return f"Queue for this session: {policy.describe()}."
 
 
-async def _help(gw: Gateway, call: CommandCall) -> str:
+async def _help(gw: CommandHost, call: CommandCall) -> str:
     lines = ["Commands:"]
     lines += [f"  /{c.name:<8} {c.description}" for c in gw.commands.listing()]
     return "\n".join(lines)
@@ -158,7 +140,7 @@ class CommandTable:
         """Every command, by name."""
         return sorted(self._commands.values(), key=lambda c: c.name)
 
-    async def run(self, gw: Gateway, call: CommandCall) -> str | RunInstead | CommandFailed:
+    async def run(self, gw: CommandHost, call: CommandCall) -> str | RunInstead | CommandFailed:
         """The command's reply, a `RunInstead` (a normal run, reworded), or `CommandFailed`: a name that no
         command and no fallback takes, or a command (or fallback) that raised a `ClawError`."""
         try:

@@ -1,5 +1,5 @@
-"""`/context` and `/compact [focus]`, and the RPC methods `sessions.context` and `sessions.compact`, offered
-as the `ContextCapability`.
+"""`/context` and `/compact [focus]`, offered as the `ContextCapability`; the RPC methods `sessions.context`
+and `sessions.compact` (`claw.api.sessions_context`) answer from the same functions.
 
 Both work on a session between turns: a compaction waits for the session's lane, so it never
 interleaves with a running turn's transcript writes (and refuses while a turn is running).
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from claw.agent.context_report import context_report, render_report
 from claw.agent.sections import SectionRequest
@@ -20,19 +20,33 @@ from claw.agent.turn import Turn
 from claw.agent.windows import model_window
 from claw.errors import ClawError, UsageError
 from claw.gateway.capability import BaseCapability, Command
-from claw.gateway.rpc_params import OptionalStr, SessionParams, takes
 from claw.providers.base import ModelError
 from claw.store.transcript import Transcript
 
 if TYPE_CHECKING:
     from claw.agent.compaction import CompactionResult
     from claw.agent.env import AgentEnv
-    from claw.gateway.capability import Method
+    from claw.agent.runner import AgentRunner
+    from claw.config import Config
     from claw.gateway.commands import CommandCall
-    from claw.gateway.gateway import Gateway
+    from claw.gateway.lanes import LaneScheduler
+    from claw.providers.failover import ModelRouter
+    from claw.tools.registry import ToolRegistry
 
 
-async def _inputs(gw: Gateway, agent_id: str, key: str) -> tuple[AgentEnv, Transcript, list[str], list[Any], Any]:
+class ContextHost(Protocol):
+    """What reading a session's prompt and compacting it use of the gateway."""
+
+    config: Config
+    runner: AgentRunner
+    router: ModelRouter
+    lanes: LaneScheduler
+    tools: ToolRegistry
+
+    def agent_env(self, agent_id: str) -> AgentEnv: ...
+
+
+async def _inputs(gw: ContextHost, agent_id: str, key: str) -> tuple[AgentEnv, Transcript, list[str], list[Any], Any]:
     env = gw.agent_env(agent_id)
     entry = env.sessions.get(key)
     chain = gw.runner.model_chain(env, entry.model_override if entry else None)
@@ -51,7 +65,7 @@ async def _inputs(gw: Gateway, agent_id: str, key: str) -> tuple[AgentEnv, Trans
     return env, transcript, chain, extra, entry
 
 
-async def session_context(gw: Gateway, agent_id: str, key: str) -> dict[str, Any]:
+async def session_context(gw: ContextHost, agent_id: str, key: str) -> dict[str, Any]:
     """The prompt breakdown the session's next turn would start from (before its message arrives)."""
     env, transcript, chain, extra, entry = await _inputs(gw, agent_id, key)
     ctx = gw.runner.context
@@ -86,7 +100,7 @@ async def session_context(gw: Gateway, agent_id: str, key: str) -> dict[str, Any
     )
 
 
-def _source_schemas(gw: Gateway, schemas: list[dict[str, Any]]) -> dict[str, int]:
+def _source_schemas(gw: ContextHost, schemas: list[dict[str, Any]]) -> dict[str, int]:
     """The share of the tool schemas that comes from tool sources (MCP servers): count and ~tokens."""
     from claw.agent.tokens import estimate_json
 
@@ -95,7 +109,7 @@ def _source_schemas(gw: Gateway, schemas: list[dict[str, Any]]) -> dict[str, int
     return {"count": len(dynamic), "tokens": sum(estimate_json(s) for s in dynamic)}
 
 
-async def compact_session(gw: Gateway, agent_id: str, key: str, focus: str | None) -> CompactionResult | None:
+async def compact_session(gw: ContextHost, agent_id: str, key: str, focus: str | None) -> CompactionResult | None:
     """Compact the session now (None when its history is already within what is kept verbatim)."""
     if gw.lanes.session_busy(key):
         raise UsageError(f"a turn is running in {key}; wait for it (or /stop it), then compact")
@@ -109,7 +123,7 @@ async def compact_session(gw: Gateway, agent_id: str, key: str, focus: str | Non
         return await gw.runner.context.compact(turn, "manual", focus)
 
 
-async def _context_command(gw: Gateway, call: CommandCall) -> str:
+async def _context_command(gw: ContextHost, call: CommandCall) -> str:
     report = await session_context(gw, call.agent_id, call.session_key)
     if call.args.strip().lower() == "json":
         return json.dumps(report, indent=2)
@@ -119,7 +133,7 @@ async def _context_command(gw: Gateway, call: CommandCall) -> str:
     return text
 
 
-async def _compact_command(gw: Gateway, call: CommandCall) -> str:
+async def _compact_command(gw: ContextHost, call: CommandCall) -> str:
     try:
         result = await compact_session(gw, call.agent_id, call.session_key, call.args.strip() or None)
     except ModelError as exc:
@@ -135,28 +149,8 @@ async def _compact_command(gw: Gateway, call: CommandCall) -> str:
     )
 
 
-class CompactParams(SessionParams):
-    focus: OptionalStr = None
-
-
-@takes(SessionParams)
-async def _sessions_context(gw: Gateway, params: SessionParams) -> dict[str, Any]:
-    return await session_context(gw, params.session_agent, params.session_key)
-
-
-@takes(CompactParams)
-async def _sessions_compact(gw: Gateway, params: CompactParams) -> dict[str, Any]:
-    key = params.session_key
-    result = await compact_session(gw, params.session_agent, key, params.focus)
-    named = {"ok": True, "key": key, "sessionKey": key}  # `key` and `ok`: as OpenClaw's sessions.compact answers
-    if result is None:
-        return {**named, "compacted": False}
-    return {**named, "compacted": True, **result.to_json(), "summary": result.summary}
-
-
 class ContextCapability(BaseCapability):
-    """`/context`, `/compact` and their RPC methods: the runtime's view of a session's prompt, offered
-    to every client."""
+    """`/context` and `/compact`: the runtime's view of a session's prompt, offered to every client."""
 
     name = "context"
 
@@ -165,6 +159,3 @@ class ContextCapability(BaseCapability):
             Command("context", "what the prompt holds, per section, against the model's window", _context_command),
             Command("compact", "summarise older history now: /compact [what to focus on]", _compact_command),
         )
-
-    def methods(self) -> Mapping[str, Method]:
-        return {"sessions.context": _sessions_context, "sessions.compact": _sessions_compact}

@@ -12,28 +12,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from claw.agent.env import AgentEnv
+from claw.agent.run_result import RunFailed
 from claw.agent.runner import AgentRunner
 from claw.config import Config
 from claw.errors import ClawError, GatewayUnavailable, NotFoundError, UsageError
 from claw.gateway import commands, hook_points
-from claw.gateway.broadcasts import Broadcasts
-from claw.gateway.capability import Capability, HttpRoute
+from claw.gateway.broadcaster import Broadcaster
+from claw.gateway.capability import Capability, HttpRoute, Method
 from claw.gateway.dedupe import InboundDedupe
 from claw.gateway.dispatch_result import DispatchResult, NoRunStarted
 from claw.gateway.event_bus import EventBus, Subscription
 from claw.gateway.hook_bus import HookBus
 from claw.gateway.lanes import LaneScheduler
 from claw.gateway.method_table import MethodTable
-from claw.gateway.methods import CORE_METHODS
 from claw.gateway.queueing import QueueController, QueuePolicy, configured_policy
 from claw.gateway.routing import route
-from claw.gateway.rpc_params import ClosedParamsError
 from claw.gateway.runs import Run, RunOutcome, RunRegistry, new_run_id
 from claw.gateway.services import GatewayService
 from claw.gateway.ttl_cache import TtlCache
@@ -65,11 +64,13 @@ class Gateway:
         *,
         router: ModelRouter | None = None,
         services: Sequence[GatewayService] | Callable[[Gateway], Sequence[GatewayService]] = (),
+        methods: Mapping[str, Method],
+        broadcasts: Callable[[Gateway], Broadcaster],
     ) -> None:
         self.paths = paths
         self.config = config
         self.bus = EventBus()
-        self.broadcasts = Broadcasts(self)
+        self.broadcasts = broadcasts(self)
         """Gateway-wide events (`chat`, `sessions.changed`, `session.message`), built from the runs' events."""
         self.hooks = HookBus()
         """Lifecycle hook events (`claw.gateway.hook_points` says where each one fires); the hooks
@@ -100,8 +101,9 @@ class Gateway:
         self._background: set[asyncio.Task[Any]] = set()
         self.capabilities: list[Capability] = []
         """What `use` added, in order (the prompt's sections come in this order)."""
-        self.methods = MethodTable(CORE_METHODS)
-        """Every RPC method this gateway serves, by wire name (a capability's built on first use)."""
+        self.methods = MethodTable(methods)
+        """Every RPC method this gateway serves, by wire name: `methods` (the wire API's, `claw.api.core`),
+        then each capability's (built on first use)."""
         self.commands = commands.CommandTable()
         self._services = services
         self.services: list[GatewayService] = []
@@ -162,10 +164,7 @@ class Gateway:
         method = self.methods.get(name)
         if method is None:
             raise UsageError(f"unknown method: {name}")
-        try:
-            return await method(self, {**params, "_channel": channel})
-        except ClosedParamsError as exc:
-            raise UsageError(f"invalid {name} params: {exc.message}") from None
+        return await method(self, {**params, "_channel": channel})
 
     async def start(self) -> None:
         """Start the services, in order; if one fails, those already started are stopped again."""
@@ -389,7 +388,7 @@ class Gateway:
             outcome = RunOutcome("ok", result.text, None, result.usage, run.started_at, time.time(), result.detail)
         except asyncio.CancelledError:
             outcome = _cancelled_outcome(run)
-        except ClawError as exc:  # RunFailed among them: the run could not reply
+        except (RunFailed, ClawError) as exc:
             usage = getattr(exc, "usage", {})
             code = getattr(exc, "code", None)
             outcome = RunOutcome(

@@ -14,23 +14,45 @@ event's payload (`agent:bootstrap` is the hooks capability's own, fired from its
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from claw.gateway.hook_events import CommandEvent, GatewayStartup, MessageReceived, MessageSent, RunEnd
 from claw.gateway.hook_model import HookModel
 
 if TYPE_CHECKING:
-    from claw.gateway.commands import CommandCall
-    from claw.gateway.gateway import Gateway
+    from claw.agent.env import AgentEnv
+    from claw.agent.runner import AgentRunner
+    from claw.config import Config
+    from claw.gateway.command_call import CommandCall
+    from claw.gateway.hook_bus import HookBus
     from claw.gateway.runs import Run, RunOutcome
+    from claw.paths import Paths
+    from claw.providers.failover import ModelRouter
     from claw.store.sessions import SessionEntry, SessionStore
     from claw.vocab.msg_context import MsgContext
+
+
+class HookHost(Protocol):
+    """What firing a hook event uses of the gateway."""
+
+    paths: Paths
+    config: Config
+    hooks: HookBus
+    runner: AgentRunner
+    router: ModelRouter
+
+    def workspace(self, agent_id: str) -> Path: ...
+
+    def sessions(self, agent_id: str) -> SessionStore: ...
+
+    def agent_env(self, agent_id: str) -> AgentEnv: ...
+
 
 MODEL_SHARE_OF_TIMEOUT = 0.6
 """A hook's model call gets this share of the hook timeout, leaving time for a fallback."""
 
 
-def startup(gw: Gateway) -> None:
+def startup(gw: HookHost) -> None:
     event = GatewayStartup(
         state_dir=gw.paths.data_dir,
         agent_ids=tuple(gw.config.agent_ids),
@@ -40,7 +62,7 @@ def startup(gw: Gateway) -> None:
     gw.hooks.fire_soon(event)
 
 
-def received(gw: Gateway, ctx: MsgContext, agent_id: str, session_key: str, lane: str = "main") -> None:
+def received(gw: HookHost, ctx: MsgContext, agent_id: str, session_key: str, lane: str = "main") -> None:
     event = MessageReceived(
         state_dir=gw.paths.data_dir,
         session_key=session_key,
@@ -61,7 +83,7 @@ def received(gw: Gateway, ctx: MsgContext, agent_id: str, session_key: str, lane
 
 
 async def command(
-    gw: Gateway, call: CommandCall, *, previous: SessionEntry | None = None, current: SessionEntry | None = None
+    gw: HookHost, call: CommandCall, *, previous: SessionEntry | None = None, current: SessionEntry | None = None
 ) -> list[str]:
     """Fire `command:<name>`; returns the messages hooks want added to the reply."""
     store = gw.sessions(call.agent_id)
@@ -86,7 +108,7 @@ async def command(
     return list(done.messages)
 
 
-def run_ended(gw: Gateway, run: Run, outcome: RunOutcome) -> None:
+def run_ended(gw: HookHost, run: Run, outcome: RunOutcome) -> None:
     end = RunEnd(
         state_dir=gw.paths.data_dir,
         session_key=run.session_key,
@@ -117,7 +139,7 @@ def run_ended(gw: Gateway, run: Run, outcome: RunOutcome) -> None:
 
 
 def message_sent(
-    gw: Gateway,
+    gw: HookHost,
     *,
     channel: str,
     to: str,

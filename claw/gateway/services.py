@@ -7,17 +7,16 @@ run` and `claw chat` start them, a one-shot `claw agent -m` starts none.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+from typing import Any, Protocol
 
 
 class GatewayService(Protocol):
     name: str
 
-    async def start(self, gateway: Gateway) -> None:
-        """Begin work; long-running loops go into tasks the service owns and stops in `stop`."""
+    async def start(self, gateway: Any) -> None:
+        """Begin work; long-running loops go into tasks the service owns and stops in `stop`. `gateway` is the
+        one starting it, typed `Any` here: each service types it by the narrow protocol of what it uses
+        (`ChannelsHost`, `AutomationsHost` …)."""
         ...
 
     async def stop(self) -> None: ...

@@ -10,20 +10,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from claw.errors import ClawError, UsageError
 from claw.gateway.capability import BaseCapability, Command
 from claw.providers.reasoning_switch import LEVELS, Switch, ThinkLevel, request_fields, switch_for, think_level
 
 if TYPE_CHECKING:
+    from claw.agent.env import AgentEnv
+    from claw.agent.runner import AgentRunner
     from claw.gateway.commands import CommandCall
-    from claw.gateway.gateway import Gateway
+    from claw.providers.failover import ModelRouter
+    from claw.store.sessions import SessionStore
+
+
+class ThinkHost(Protocol):
+    """What setting a session's level uses of the gateway (`/think` and `sessions.patch` alike)."""
+
+    runner: AgentRunner
+    router: ModelRouter
+
+    def sessions(self, agent_id: str) -> SessionStore: ...
+
+    def agent_env(self, agent_id: str) -> AgentEnv: ...
+
 
 USAGE = "/think takes off, low, high or default (or nothing, to show the current level)"
 
 
-def _switch(gw: Gateway, agent_id: str, override: str | None) -> tuple[str, Switch]:
+def _switch(gw: ThinkHost, agent_id: str, override: str | None) -> tuple[str, Switch]:
     """The session's model's provider and that provider's reasoning switch."""
     chain = gw.runner.model_chain(gw.agent_env(agent_id), override)
     if not chain:
@@ -47,7 +62,7 @@ def _no_switch(provider: str) -> str:
     )
 
 
-async def _think(gw: Gateway, call: CommandCall) -> str:
+async def _think(gw: ThinkHost, call: CommandCall) -> str:
     wanted = call.args.strip()
     if wanted:
         return set_think(gw, call.agent_id, call.session_key, wanted)
@@ -61,7 +76,7 @@ async def _think(gw: Gateway, call: CommandCall) -> str:
     return f"Thinking: {current} [this session] · {provider} {_sends(switch, current)}."
 
 
-def set_think(gw: Gateway, agent_id: str, session_key: str, wanted: str) -> str:
+def set_think(gw: ThinkHost, agent_id: str, session_key: str, wanted: str) -> str:
     """Set the session's level to `wanted` (a level, or `default`), as `/think <wanted>` and OpenClaw's
     `sessions.patch {thinkingLevel}` do; the line that says what it sends now."""
     store = gw.sessions(agent_id)

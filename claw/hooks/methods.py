@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import AgentParams, ClosedParams, NonEmptyStr, takes
 from claw.config_edit import editing, set_value
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.rpc_params import AgentParams, ClosedParams, NonEmptyStr, takes
 from claw.hooks.loader import HookLoadError, handler_digest
+from claw.protocol.scopes import ADMIN, READ
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
     from claw.hooks.host import HooksHost
     from claw.hooks.registry import HookRegistry
 
@@ -124,11 +125,11 @@ async def hooks_status(
             "managedHooksDir": str(host.paths.hooks_dir), "hooks": hooks}  # fmt: skip
 
 
-def hook_methods(registry: HookRegistry, host: HooksHost) -> dict[str, Method]:
+def hook_methods(registry: HookRegistry, host: HooksHost) -> dict[str, RpcMethod]:
     """These methods by wire name, bound to `registry` and `host`."""
-    return {
-        "hooks.list": partial(hooks_list, registry, host),
-        "hooks.enable": partial(hooks_enable, registry, host),
-        "hooks.disable": partial(hooks_disable, registry, host),
-        "hooks.status": partial(hooks_status, registry, host),
-    }
+    return table(
+        RpcMethod("hooks.list", READ, partial(hooks_list, registry, host)),
+        RpcMethod("hooks.enable", ADMIN, partial(hooks_enable, registry, host)),
+        RpcMethod("hooks.disable", ADMIN, partial(hooks_disable, registry, host)),
+        RpcMethod("hooks.status", READ, partial(hooks_status, registry, host)),
+    )

@@ -6,11 +6,12 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from claw.gateway.rpc_params import AgentParams, NoParams, OptionalStr, takes
+from claw.api.method import RpcMethod, table
+from claw.api.params import AgentParams, NoParams, OptionalStr, takes
 from claw.mcp.status import server_rows, tool_rows
+from claw.protocol.scopes import ADMIN, READ
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
     from claw.mcp.manager import McpManager
 
 
@@ -35,5 +36,8 @@ async def mcp_tools(manager: McpManager, _gateway: object, params: ToolsParams) 
     return tool_rows(manager, params.server)
 
 
-def mcp_methods(manager: McpManager) -> dict[str, Method]:
-    return {"mcp.status": partial(mcp_status, manager), "mcp.tools": partial(mcp_tools, manager)}
+def mcp_methods(manager: McpManager) -> dict[str, RpcMethod]:
+    return table(
+        RpcMethod("mcp.status", READ, partial(mcp_status, manager)),
+        RpcMethod("mcp.tools", ADMIN, partial(mcp_tools, manager)),
+    )

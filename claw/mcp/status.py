@@ -51,8 +51,14 @@ def tool_rows(manager: McpManager, server: str | None = None) -> list[dict[str, 
     for name, skipped in manager.skipped.items():
         if server in (None, name):
             rows += [
-                {"server": name, "name": f"{name}__{tool}", "description": "", "readOnly": False, "schemaChars": 0,
-                 "skipped": reason}
+                {
+                    "server": name,
+                    "name": f"{name}__{tool}",
+                    "description": "",
+                    "readOnly": False,
+                    "schemaChars": 0,
+                    "skipped": reason,
+                }
                 for tool, reason in skipped.items()
             ]
     return rows

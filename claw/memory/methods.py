@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from claw.errors import UsageError
-from claw.gateway.rpc_params import (
+from claw.api.method import RpcMethod, table
+from claw.api.params import (
     AgentParams,
     Flag,
     NonEmptyStr,
@@ -22,11 +22,12 @@ from claw.gateway.rpc_params import (
     OptionalStr,
     takes,
 )
+from claw.errors import UsageError
 from claw.memory.files import is_memory_path, normalise
 from claw.memory.get_tool import read_memory
+from claw.protocol.scopes import ADMIN, READ
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
     from claw.memory.manager import MemoryManager
 
 
@@ -94,11 +95,11 @@ async def memory_get(manager: MemoryManager, _gateway: object, params: MemoryGet
     return {"path": rel, "from": start, "text": text}
 
 
-def memory_methods(manager: MemoryManager) -> dict[str, Method]:
+def memory_methods(manager: MemoryManager) -> dict[str, RpcMethod]:
     """These methods by wire name, bound to `manager`."""
-    return {
-        "memory.search": partial(memory_search, manager),
-        "memory.status": partial(memory_status, manager),
-        "memory.index": partial(memory_index, manager),
-        "memory.get": partial(memory_get, manager),
-    }
+    return table(
+        RpcMethod("memory.search", READ, partial(memory_search, manager)),
+        RpcMethod("memory.status", READ, partial(memory_status, manager)),
+        RpcMethod("memory.index", ADMIN, partial(memory_index, manager)),
+        RpcMethod("memory.get", READ, partial(memory_get, manager)),
+    )

@@ -8,13 +8,13 @@ the token file `claw init` writes. An empty or whitespace-only token counts as n
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import os
 import secrets
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from claw.errors import ConfigError
+from claw.protocol.loopback import is_loopback
 from claw.server.auth_limiter import AuthLimiter
 
 if TYPE_CHECKING:
@@ -64,17 +64,6 @@ def tokens_match(given: object, expected: str) -> bool:
     """Constant-time comparison, on bytes (hmac.compare_digest refuses non-ASCII str)."""
     candidate = given.encode("utf-8") if isinstance(given, str) else b""
     return hmac.compare_digest(candidate, expected.encode("utf-8")) and bool(candidate)
-
-
-def is_loopback(host: str) -> bool:
-    """True for `localhost` and loopback addresses; False for wildcards (0.0.0.0, ::) and everything else."""
-    host = host.strip().strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_bind(bind: str, token: str | None) -> None:

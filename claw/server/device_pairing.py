@@ -17,7 +17,7 @@ or device is OpenClaw's `INVALID_REQUEST` "unknown requestId" / "unknown deviceI
 OpenClaw also refuses an approval that would grant more scopes than the caller holds. claw does not
 bind scopes to a pairing (a paired device gets the scopes it asks for at each connect, as every holder
 of the gateway token may), so there is nothing to exceed; the methods need `operator.pairing`
-(claw/server/method_scopes.py) and nothing more. These are methods of the server, not the gateway:
+(claw/protocol/scopes.py) and nothing more. These are methods of the server, not the gateway:
 removing a device must close its sockets, which only the server holds.
 """
 
@@ -26,12 +26,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
-from claw.errors import NotFoundError, UsageError
+from pydantic import AfterValidator, Field
+
+from claw.api.method import RpcMethod, table
+from claw.api.params import ClosedParams, takes
+from claw.errors import NotFoundError
+from claw.protocol.scopes import PAIRING
 from claw.server.device_watch import REMOVED_REASON
 from claw.server.devices import PAIRED, PENDING, DeviceRegistry
-from claw.server.ws_protocol import ServerMethod
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +43,25 @@ _PENDING_FIELDS = ("requestId", "deviceId", "publicKey", "displayName", "platfor
                    "clientMode", "role", "scopes")  # fmt: skip
 _PAIRED_FIELDS = ("deviceId", "publicKey", "displayName", "platform", "deviceFamily", "clientId", "clientMode",
                   "role", "scopes", "createdAtMs", "approvedAtMs", "lastSeenAtMs")  # fmt: skip
+
+
+Text = Annotated[str, Field(pattern=r"\S", description="a non-empty string"), AfterValidator(str.strip)]
+
+
+class _NoParams(ClosedParams):
+    """`device.pair.list`: OpenClaw's closed params object, empty."""
+
+
+class _RequestParams(ClosedParams):
+    request_id: Text
+
+
+class _DeviceParams(ClosedParams):
+    device_id: Text
+
+
+class _RenameParams(_DeviceParams):
+    label: Text
 
 
 class DevicePairing:
@@ -52,40 +75,43 @@ class DevicePairing:
         self._cut = cut
         self._connected = connected
 
-    def methods(self) -> dict[str, ServerMethod]:
-        return {
-            "device.pair.list": self.list,
-            "device.pair.approve": self.approve,
-            "device.pair.reject": self.reject,
-            "device.pair.remove": self.remove,
-            "device.pair.rename": self.rename,
-        }
+    def methods(self) -> dict[str, RpcMethod]:
+        return table(
+            RpcMethod("device.pair.list", PAIRING, self.list),
+            RpcMethod("device.pair.approve", PAIRING, self.approve),
+            RpcMethod("device.pair.reject", PAIRING, self.reject),
+            RpcMethod("device.pair.remove", PAIRING, self.remove),
+            RpcMethod("device.pair.rename", PAIRING, self.rename),
+        )
 
-    async def list(self, params: dict[str, Any]) -> dict[str, Any]:
-        _closed(params, "device.pair.list")
+    @takes(_NoParams)
+    async def list(self, params: _NoParams) -> dict[str, Any]:
         records = await asyncio.to_thread(self._registry.list)
         pending = [pending_request(r) for r in records if r.get("status") == PENDING]
         paired = [self.paired_device(r) for r in records if r.get("status") == PAIRED]
         return {"pending": pending, "paired": paired}
 
-    async def approve(self, params: dict[str, Any]) -> dict[str, Any]:
-        request_id = _closed(params, "device.pair.approve", "requestId")
+    @takes(_RequestParams)
+    async def approve(self, params: _RequestParams) -> dict[str, Any]:
+        request_id = params.request_id
         record = await asyncio.to_thread(self._registry.approve_request, request_id)
         if record is None:
             raise NotFoundError("unknown requestId")
         log.info("device %s approved (request %s)", record["deviceId"][:12], request_id)
         return {"requestId": request_id, "device": self.paired_device(record)}
 
-    async def reject(self, params: dict[str, Any]) -> dict[str, Any]:
-        request_id = _closed(params, "device.pair.reject", "requestId")
+    @takes(_RequestParams)
+    async def reject(self, params: _RequestParams) -> dict[str, Any]:
+        request_id = params.request_id
         record = await asyncio.to_thread(self._registry.reject, request_id)
         if record is None:
             raise NotFoundError("unknown requestId")
         log.info("device %s rejected (request %s)", record["deviceId"][:12], request_id)
         return {"requestId": request_id, "deviceId": record["deviceId"]}
 
-    async def remove(self, params: dict[str, Any]) -> dict[str, Any]:
-        device_id = _closed(params, "device.pair.remove", "deviceId")
+    @takes(_DeviceParams)
+    async def remove(self, params: _DeviceParams) -> dict[str, Any]:
+        device_id = params.device_id
         record = await asyncio.to_thread(self._registry.remove, device_id)
         if record is None:
             raise NotFoundError("unknown deviceId")
@@ -96,15 +122,9 @@ class DevicePairing:
         self._cut(removed, REMOVED_REASON)
         return {"deviceId": removed}
 
-    async def rename(self, params: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(params) - {"deviceId", "label"})
-        if unknown:
-            raise UsageError(f"invalid device.pair.rename params: unexpected property {unknown[0]!r}")
-        device_id, label = params.get("deviceId"), params.get("label")
-        for name, value in (("deviceId", device_id), ("label", label)):
-            if not isinstance(value, str) or not value.strip():
-                raise UsageError(f"invalid device.pair.rename params: {name} must be a non-empty string")
-        record = await asyncio.to_thread(self._registry.rename, str(device_id), str(label).strip())
+    @takes(_RenameParams)
+    async def rename(self, params: _RenameParams) -> dict[str, Any]:
+        record = await asyncio.to_thread(self._registry.rename, params.device_id, params.label)
         if record is None:
             raise NotFoundError("unknown deviceId")
         return {"deviceId": record["deviceId"], "displayName": record["displayName"]}
@@ -139,16 +159,3 @@ def _roles(entry: dict[str, Any]) -> None:
 
 def _pick(record: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
     return {key: record[key] for key in fields if record.get(key) not in (None, "")}
-
-
-def _closed(params: dict[str, Any], method: str, required: str | None = None) -> str:
-    """OpenClaw's closed params objects: `required` (a non-empty string) and nothing else."""
-    unknown = sorted(set(params) - ({required} if required else set()))
-    if unknown:
-        raise UsageError(f"invalid {method} params: unexpected property {unknown[0]!r}")
-    if required is None:
-        return ""
-    value = params.get(required)
-    if not isinstance(value, str) or not value.strip():
-        raise UsageError(f"invalid {method} params: {required} must be a non-empty string")
-    return value.strip()

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from claw.errors import NotFoundError, UsageError
-from claw.server.device_auth import b64url, raw_public_key
+from claw.protocol.device_proof import b64url, raw_public_key
 
 PAIRED, PENDING, REVOKED = "paired", "pending", "revoked"
 MAX_PENDING = 64

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from aiohttp import web
 
-from claw.client.local import LocalClient
 from claw.errors import ClawError
+from claw.gateway.run_follow import run_events
 from claw.server.openai_wire import (
     AGENT_MODEL_PREFIX,
     DONE,
@@ -234,7 +234,7 @@ class HttpApi:
             await response.write(out.event("response.output_item.added", output_index=0, item=item))
             await response.write(out.event("response.content_part.added", **place, part=output_text("")))
             parts: list[str] = []
-            events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))
+            events = cast(AsyncGenerator[RunEvent, None], run_events(self._gw, run_id))
             async with contextlib.aclosing(events):
                 async for event in events:
                     if event.stream == Stream.ASSISTANT and event.data.get("delta"):
@@ -307,7 +307,7 @@ class HttpApi:
         response = await self._open_stream(request, headers)
         try:
             await response.write(chunk(ident, created, chat.model, {"role": "assistant", "content": ""}))
-            events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))
+            events = cast(AsyncGenerator[RunEvent, None], run_events(self._gw, run_id))
             async with contextlib.aclosing(events):
                 async for event in events:
                     if event.stream == Stream.ASSISTANT and event.data.get("delta"):

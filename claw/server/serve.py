@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from claw import __version__
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from claw.config import Config
     from claw.gateway.gateway import Gateway
     from claw.paths import Paths
+
+    BuildGateway = Callable[..., Gateway]
+    """`build_gateway(paths, config, services=...)`: a gateway with every capability."""
 
 log = logging.getLogger("claw.gateway")
 
@@ -46,8 +50,9 @@ class GatewayProcess:
         self.settings = ServerSettings.from_config(config.gateway, token, bind=bind, port=port)
         self.grace_s = config.gateway.shutdown_grace_seconds
 
-    async def run(self) -> None:
-        from claw.compose import build_gateway
+    async def run(self, build_gateway: BuildGateway) -> None:
+        """Serve until SIGINT or SIGTERM; the gateway comes from `build_gateway` (`claw.compose`'s: the server
+        is handed its gateway by composition, it never composes one)."""
         from claw.server.server import GatewayServer
 
         lock = StateLock(self.paths)

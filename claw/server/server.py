@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSCloseCode, web
 from aiohttp.abc import AbstractAccessLogger
 
+from claw.api.method import RpcMethod
 from claw.errors import ClawError
 from claw.server.auth import bearer_credential, browser_refusal, is_loopback, tokens_match
 from claw.server.credential_report import reported_bad_credential
@@ -86,7 +87,7 @@ class GatewayServer:
         self._devices: DeviceRegistry | None = None
         self._device_watch: DeviceWatch | None = None
         self._watch_task: asyncio.Task[None] | None = None
-        self._server_methods: dict[str, Any] = {}
+        self._server_methods: dict[str, RpcMethod] = {}
         """Served by the server itself, beside the gateway's: OpenClaw's `device.pair.*` (it holds the sockets a
         removal closes) and `plugin.approval.*` (its relay holds the open questions)."""
 

@@ -6,7 +6,7 @@ in the shape that client reads:
 - claw's own clients (`caps: ["approvals"]` in `connect`) get `exec.approval.requested` and answer with
   the `exec.approval.resolve` method (which resolves the broker's pending question by id);
 - OpenClaw's TUI, which declares `plugin-approvals` and prompts only for plugin approvals, gets the same
-  question as `plugin.approval.requested` (claw/gateway/approval_rows.py: `plugin_approval_row`) and
+  question as `plugin.approval.requested` (claw/api/approval_rows.py: `plugin_approval_row`) and
   answers with `plugin.approval.resolve`; `plugin.approval.list` gives it the questions open now, as it
   asks when it (re)connects. The network server serves these two (`methods`) beside the gateway's,
   because the questions' deadlines are this relay's.
@@ -24,10 +24,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from claw.api.approval_rows import approval_row, plugin_approval_row
+from claw.api.approvals import ApprovalAnswerParams
+from claw.api.method import RpcMethod, table
+from claw.api.params import NoParams, takes
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.approval_rows import approval_row, plugin_approval_row
-from claw.server.method_scopes import APPROVALS, satisfied
-from claw.server.ws_protocol import ServerMethod
+from claw.protocol.scopes import APPROVALS, satisfied
 from claw.tools.base import ApprovalRequest, Decision
 from claw.tools.exec_approvals import DECISIONS
 
@@ -117,21 +119,21 @@ class ApprovalRelay:
             for conn in list(self._plugin):
                 conn.post_event("plugin.approval.resolved", closed)
 
-    def methods(self, broker: ApprovalBroker) -> dict[str, ServerMethod]:
+    def methods(self, broker: ApprovalBroker) -> dict[str, RpcMethod]:
         """`plugin.approval.list` (the questions open now) and `plugin.approval.resolve {id, decision}`,
         served by the network server beside the gateway's methods."""
 
-        async def listed(params: dict[str, Any]) -> list[dict[str, Any]]:
+        @takes(NoParams)
+        async def listed(params: NoParams) -> list[dict[str, Any]]:
             return [question.plugin_row() for question in self._open.values()]
 
-        async def resolve(params: dict[str, Any]) -> dict[str, Any]:
-            request_id, decision = params.get("id"), params.get("decision")
-            if not isinstance(request_id, str) or not request_id.strip():
-                raise UsageError(f"{PLUGIN_RESOLVE} needs `id`, a pending approval's id (see {PLUGIN_LIST})")
+        @takes(ApprovalAnswerParams)
+        async def resolve(params: ApprovalAnswerParams) -> dict[str, Any]:
+            request_id, decision = params.id, params.decision
             if decision not in DECISIONS:
                 raise UsageError(f"invalid decision {decision!r}; expected one of {', '.join(sorted(DECISIONS))}")
-            if request_id not in self._open or not broker.resolve(request_id, decision):
+            if request_id not in self._open or not broker.resolve(request_id, decision):  # type: ignore[arg-type]
                 raise NotFoundError(f"approval expired or not found: {request_id}")
             return {"ok": True, "id": request_id, "decision": decision}
 
-        return {PLUGIN_LIST: listed, PLUGIN_RESOLVE: resolve}
+        return table(RpcMethod(PLUGIN_LIST, APPROVALS, listed), RpcMethod(PLUGIN_RESOLVE, APPROVALS, resolve))

@@ -29,15 +29,17 @@ from typing import TYPE_CHECKING, Any, cast
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from claw.client.local import LocalClient
+from claw.api.method import RpcMethod, required_scope
+from claw.api.session_watch import SessionWatch
 from claw.errors import ClawError
+from claw.gateway.run_follow import run_events
 from claw.gateway.runs import RunOutcome
-from claw.gateway.session_watch import SessionWatch
-from claw.server import wire_errors
-from claw.server.method_scopes import READ, missing_scope, satisfied
+from claw.protocol import errors as wire_errors
+from claw.protocol.frames import FrameError, RequestFrame, error, event, ok, parse_request
+from claw.protocol.scopes import READ, missing_scope, satisfied
+from claw.protocol.version import SUBSCRIBE, UNSUBSCRIBE
 from claw.server.ws_handshake import ConnectInfo
-from claw.server.ws_protocol import FrameError, RequestFrame, ServerMethod, error, event, ok, parse_request
-from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE, SessionFeed
+from claw.server.ws_sessions import SessionFeed
 from claw.vocab.run_event import CumulativeText, RunEvent
 from claw.vocab.subscription import SubscriberOverflow
 
@@ -69,7 +71,7 @@ class WsConnection:
         settings: ServerSettings,
         draining: Callable[[], bool],
         transport: asyncio.BaseTransport | None = None,
-        server_methods: Mapping[str, ServerMethod] | None = None,
+        server_methods: Mapping[str, RpcMethod] | None = None,
     ) -> None:
         self.info = info
         self._server_methods = server_methods or {}
@@ -267,7 +269,8 @@ class WsConnection:
             await self._send(error(frame.id, wire_errors.INVALID_REQUEST, f"unknown method: {name}"))
             return
         params = frame.params if isinstance(frame.params, dict) else None
-        missing = missing_scope(name, self.info.scopes, params)
+        needed = required_scope(served if served is not None else self._gw.methods.get(name), name, params)
+        missing = missing_scope(needed, self.info.scopes)
         if missing is not None:
             details = {"code": wire_errors.MISSING_SCOPE, "missingScope": missing, "requiredScopes": [missing]}
             await self._send(error(frame.id, wire_errors.FORBIDDEN, f"missing scope: {missing}", details))
@@ -320,7 +323,7 @@ class WsConnection:
         return task
 
     async def _forward(self, run_id: str) -> RunOutcome | None:
-        events = cast(AsyncGenerator[RunEvent, None], LocalClient(self._gw, owns_gateway=False).events(run_id))
+        events = cast(AsyncGenerator[RunEvent, None], run_events(self._gw, run_id))
         try:
             async with contextlib.aclosing(events):
                 async for item in events:

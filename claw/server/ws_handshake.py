@@ -32,16 +32,10 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from claw import __version__
 from claw.errors import ClawError
-from claw.server import wire_errors
-from claw.server.auth import tokens_match
-from claw.server.device_auth import DeviceProofError, SignedFields, verify
-from claw.server.devices import PAIRED, PENDING, DeviceRegistry
-from claw.server.method_scopes import OPERATOR_SCOPES
-from claw.server.settings import ServerSettings
-from claw.server.ws_protocol import (
-    PROTOCOL_VERSION,
+from claw.protocol import errors as wire_errors
+from claw.protocol.device_proof import DeviceProofError, SignedFields, verify
+from claw.protocol.frames import (
     ConnectParams,
     FrameError,
     error,
@@ -50,15 +44,14 @@ from claw.server.ws_protocol import (
     parse_connect,
     parse_request,
 )
-from claw.server.ws_sessions import SUBSCRIBE, UNSUBSCRIBE
+from claw.protocol.hello import granted_scopes, hello_ok
+from claw.protocol.version import PROTOCOL_VERSION
+from claw.server.auth import tokens_match
+from claw.server.devices import PAIRED, PENDING, DeviceRegistry
+from claw.server.settings import ServerSettings
 
 log = logging.getLogger(__name__)
 
-EVENTS = ("agent", "chat", "exec.approval.requested", "exec.approval.resolved", "health",
-          "plugin.approval.requested", "plugin.approval.resolved", "presence", "session.message",
-          "sessions.changed", "shutdown", "tick")  # fmt: skip
-CONNECTION_METHODS = (SUBSCRIBE, UNSUBSCRIBE)
-"""Served by the connection itself, not the gateway (claw/server/ws_sessions.py); listed in the hello."""
 PROTOCOL_CLOSE = 1002
 
 
@@ -173,7 +166,7 @@ async def handshake(
         platform=params.client.platform,
         channel=params.client.channel,
         role=params.role,
-        scopes=frozenset(_granted(params.scopes)),
+        scopes=frozenset(granted_scopes(params.scopes)),
         caps=frozenset(params.caps),
         device_id=params.device.id.lower() if params.device else None,
         instance_id=params.client.instanceId,
@@ -250,7 +243,7 @@ async def _check_device(
     device_id = proof.id.lower()
     client = {"clientId": params.client.id, "clientMode": params.client.mode, "platform": params.client.platform,
               "deviceFamily": params.client.deviceFamily, "displayName": params.client.displayName,
-              "remote": peer.remote, "role": params.role, "scopes": _granted(params.scopes)}  # fmt: skip
+              "remote": peer.remote, "role": params.role, "scopes": granted_scopes(params.scopes)}  # fmt: skip
     try:  # a file under a lock, which `claw devices` may hold for a moment: off the event loop
         admission = await asyncio.to_thread(devices.admit, device_id, raw_key, local=peer.local, client=client)
     except (ClawError, OSError) as exc:
@@ -272,38 +265,13 @@ async def _check_device(
     return wire_errors.NOT_PAIRED, policy, reason, message, details, {}
 
 
-SERVER_CAPABILITIES = ("published-model-catalog",)
-"""OpenClaw's server capabilities claw honours: `models.list` is the catalog of the models claw's config
-publishes (its agents' chains and `[models]`), which OpenClaw's `openclaw models list` requires."""
-
-
-def _granted(requested: list[str] | None) -> list[str]:
-    """The scopes a connection gets: those asked for that exist, or all operator scopes when none are named."""
-    return list(OPERATOR_SCOPES) if requested is None else sorted({s for s in requested if s in OPERATOR_SCOPES})
-
-
 def hello(
     info: ConnectInfo, settings: ServerSettings, methods: list[str], limit: int, snapshot: dict[str, Any]
 ) -> dict[str, Any]:
-    """The connect reply: protocol and server version, the methods and events served, the state snapshot,
-    the negotiated role and scopes, the limits. Exactly the fields of OpenClaw's (closed) HelloOk schema."""
-    return {
-        "type": "hello-ok",
-        "protocol": PROTOCOL_VERSION,
-        "server": {"version": __version__, "connId": info.conn_id},
-        "features": {
-            "methods": sorted({*methods, *CONNECTION_METHODS}),
-            "events": list(EVENTS),
-            "capabilities": list(SERVER_CAPABILITIES),
-        },
-        "snapshot": snapshot,
-        "auth": {"method": "token", "role": info.role, "scopes": sorted(info.scopes)},
-        "policy": {
-            "maxPayload": limit,
-            "maxBufferedBytes": settings.max_buffered_bytes,
-            "tickIntervalMs": int(settings.tick_interval_s * 1000),
-        },
-    }
+    """The connect reply for this connection (`claw.protocol.hello.hello_ok`)."""
+    policy = {"maxPayload": limit, "maxBufferedBytes": settings.max_buffered_bytes,
+              "tickIntervalMs": int(settings.tick_interval_s * 1000)}  # fmt: skip
+    return hello_ok(info.conn_id, info.role, info.scopes, methods, snapshot, policy)
 
 
 def _now_ms() -> int:

@@ -28,8 +28,9 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from claw.client.local import LocalClient
 from claw.errors import UsageError
+from claw.gateway.run_follow import session_events
+from claw.protocol.version import SUBSCRIBE, UNSUBSCRIBE
 from claw.vocab.run_event import RunEvent
 from claw.vocab.subscription import SubscriberOverflow
 
@@ -37,10 +38,6 @@ if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
 
 log = logging.getLogger(__name__)
-
-SUBSCRIBE, UNSUBSCRIBE = "sessions.messages.subscribe", "sessions.messages.unsubscribe"
-"""OpenClaw's names for this; `sessions.subscribe` is OpenClaw's subscription to the session *list*, a
-gateway method, not this."""
 
 
 class SessionFeed:
@@ -52,7 +49,7 @@ class SessionFeed:
         send: Callable[[RunEvent], Awaitable[bool]],
         overflowed: Callable[[], Awaitable[None]],
     ) -> None:
-        self._client = LocalClient(gateway, owns_gateway=False)
+        self._gateway = gateway
         self._send = send
         self._overflowed = overflowed
         self._task: asyncio.Task[None] | None = None
@@ -76,7 +73,7 @@ class SessionFeed:
         await self.stop()
         # The bus subscription is taken when the pump first runs, a moment after this answer; a run
         # accepted meanwhile is not missed: the subscription replays the session's runs under way.
-        events = cast(AsyncGenerator[RunEvent, None], self._client.session_events(key, others=others))
+        events = cast(AsyncGenerator[RunEvent, None], session_events(self._gateway, key, others=others))
         self._task = asyncio.ensure_future(self._pump(events))
         return {"key": key, "subscribed": key, "others": others}
 

@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import AgentParams, ClosedParams, Flag, NonEmptyStr, OptionalStr, takes
 from claw.errors import NotFoundError
-from claw.gateway.rpc_params import AgentParams, ClosedParams, Flag, NonEmptyStr, OptionalStr, takes
+from claw.protocol.scopes import ADMIN, READ
 from claw.skills.audit import scripts_in
 from claw.skills.catalog import SkillReport, build_report
 from claw.skills.skill import Skill
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
     from claw.skills.host import SkillsHost
 
 MAX_LISTED_FILES = 50
@@ -157,11 +158,11 @@ async def skills_status(host: SkillsHost, _gateway: object, params: SkillsStatus
             "skills": skills}  # fmt: skip
 
 
-def skill_methods(host: SkillsHost) -> dict[str, Method]:
+def skill_methods(host: SkillsHost) -> dict[str, RpcMethod]:
     """These methods by wire name, bound to `host`."""
-    return {
-        "skills.list": partial(skills_list, host),
-        "skills.check": partial(skills_check, host),
-        "skills.info": partial(skills_info, host),
-        "skills.status": partial(skills_status, host),
-    }
+    return table(
+        RpcMethod("skills.list", READ, partial(skills_list, host)),
+        RpcMethod("skills.check", ADMIN, partial(skills_check, host)),
+        RpcMethod("skills.info", ADMIN, partial(skills_info, host)),
+        RpcMethod("skills.status", READ, partial(skills_status, host)),
+    )

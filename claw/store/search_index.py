@@ -186,9 +186,7 @@ class SearchIndex:
             self._ledger, self._ledger_version = fresh, version
         return dict(fresh)
 
-    def search(
-        self, query: str, *, limit: int = 20, since: str | None = None, prefix: bool = False
-    ) -> list[SearchHit]:
+    def search(self, query: str, *, limit: int = 20, since: str | None = None, prefix: bool = False) -> list[SearchHit]:
         """Messages matching every word of `query`, newest first; `since` an ISO time; `prefix`: the last
         word may be the start of a longer one (as-you-type search)."""
         expression = match_expression(query, prefix=prefix)

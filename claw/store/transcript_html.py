@@ -45,8 +45,8 @@ def transcript_to_html(entries: list[dict[str, Any]], *, title: str, result_limi
     if streaming is not None:
         body.append(_message("assistant", "Assistant (still streaming)", "", _text_block(streaming), False))
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta name=\"viewport\" content=\"width=device-width\"><title>{escape(title)}</title>"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width"><title>{escape(title)}</title>'
         f"<style>{_STYLE}</style></head><body>\n" + "\n".join(part for part in body if part) + "\n</body></html>\n"
     )
 
@@ -91,10 +91,7 @@ def _message(kind: str, heading: str, when: str, inner: str, undone: bool) -> st
 
 def _details(kind: str, summary: str, content: str, undone: bool = False) -> str:
     extra = " undone" if undone else ""
-    return (
-        f'<details class="{kind}{extra}"><summary>{escape(summary)}</summary>'
-        f"<pre>{escape(content)}</pre></details>"
-    )
+    return f'<details class="{kind}{extra}"><summary>{escape(summary)}</summary><pre>{escape(content)}</pre></details>'
 
 
 def _text_block(text: str) -> str:

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BeforeValidator, Field
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import Flag, Milliseconds, NonEmptyStr, Params, SessionKey, takes
 from claw.errors import NotFoundError
-from claw.gateway.rpc_params import Flag, Milliseconds, NonEmptyStr, Params, SessionKey, takes
+from claw.protocol.scopes import ADMIN, READ
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
     from claw.subagents.host import SubagentsHost
     from claw.subagents.registry import SubagentRegistry
 
@@ -80,10 +81,10 @@ async def subagents_wait(registry: SubagentRegistry, _gateway: object, params: S
     return await registry.wait(params.parent_run_id, params.known, timeout)
 
 
-def subagent_methods(registry: SubagentRegistry, host: SubagentsHost) -> dict[str, Method]:
+def subagent_methods(registry: SubagentRegistry, host: SubagentsHost) -> dict[str, RpcMethod]:
     """These methods by wire name, bound to `registry` (and `host`, to stop a run)."""
-    return {
-        "subagents.list": partial(subagents_list, registry),
-        "subagents.abort": partial(subagents_abort, registry, host),
-        "subagents.wait": partial(subagents_wait, registry),
-    }
+    return table(
+        RpcMethod("subagents.list", READ, partial(subagents_list, registry)),
+        RpcMethod("subagents.abort", ADMIN, partial(subagents_abort, registry, host)),
+        RpcMethod("subagents.wait", ADMIN, partial(subagents_wait, registry)),
+    )

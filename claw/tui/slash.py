@@ -37,12 +37,19 @@ CONSOLE_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("session", "switch to a session by key (a new key starts one)", "<key>"),
     SlashCommand("edit", "edit a workspace file", "soul|agents|tools|identity|user|memory"),
     SlashCommand("resume", "pick a session to resume: search what was said, preview it"),
-    SlashCommand("fork", "copy this session into a new one and switch to it: pick a message, N keeps the "
-                 "first N messages, all keeps them all", "[N|all]"),
+    SlashCommand(
+        "fork",
+        "copy this session into a new one and switch to it: pick a message, N keeps the "
+        "first N messages, all keeps them all",
+        "[N|all]",
+    ),
     SlashCommand("undo", "take the last exchange out of the model's history (the transcript keeps it)"),
     SlashCommand("retry", "undo the last exchange and send its message again, or TEXT instead", "[text]"),
-    SlashCommand("rewrite", "pick one of your messages, change it and run from there (a fork unless it "
-                 "is the last)", "[N [text]]"),
+    SlashCommand(
+        "rewrite",
+        "pick one of your messages, change it and run from there (a fork unless it is the last)",
+        "[N [text]]",
+    ),
     SlashCommand("export", "write this session to a file (--format md|jsonl|html), tool calls included", "[path]"),
     SlashCommand("theme", "switch between the light and dark theme (F1 lists every theme)"),
     SlashCommand("help", "commands and keys"),

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import Field
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import NonEmptyStr, NoParams, OptionalStr, Params, takes
 from claw.errors import NotFoundError
-from claw.gateway.rpc_params import NonEmptyStr, NoParams, OptionalStr, Params, takes
+from claw.protocol.scopes import ADMIN, READ
 from claw.usage.budgets import notices
 from claw.usage.prices import DEFAULTS_TAKEN
 from claw.usage.report import (
@@ -27,7 +29,6 @@ from claw.usage.report import (
 )
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
     from claw.usage.prices import PriceBook
 
 MAX_CALLS = 10_000
@@ -163,11 +164,11 @@ async def usage_prune(usage: UsageBook, _gateway: object, params: PruneParams) -
     return {"deleted": deleted, "before": before}
 
 
-def usage_methods(usage: UsageBook) -> dict[str, Method]:
-    return {
-        "usage.summary": partial(usage_summary, usage),
-        "usage.cost": partial(usage_cost, usage),
-        "usage.calls": partial(usage_calls, usage),
-        "usage.notices": partial(usage_notices, usage),
-        "usage.prune": partial(usage_prune, usage),
-    }
+def usage_methods(usage: UsageBook) -> dict[str, RpcMethod]:
+    return table(
+        RpcMethod("usage.summary", ADMIN, partial(usage_summary, usage)),
+        RpcMethod("usage.cost", READ, partial(usage_cost, usage)),
+        RpcMethod("usage.calls", ADMIN, partial(usage_calls, usage)),
+        RpcMethod("usage.notices", ADMIN, partial(usage_notices, usage)),
+        RpcMethod("usage.prune", ADMIN, partial(usage_prune, usage)),
+    )

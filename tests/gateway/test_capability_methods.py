@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from claw.api.params import CHANNEL_KEY
 from claw.compose import build_gateway
 from claw.config import load_config
 from claw.errors import ConfigError, NotFoundError
 from claw.gateway.context_commands import ContextCapability
 from claw.gateway.gateway import Gateway
-from claw.gateway.rpc_params import CHANNEL_KEY
 from claw.paths import Paths
 from claw.subagents.capability import SubagentsCapability
 from claw.subagents.record import SubagentRecord

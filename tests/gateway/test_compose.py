@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from claw.api.broadcasts import Broadcasts
+from claw.api.core import CORE_METHODS
 from claw.automations.capability import AutomationsCapability
 from claw.channels.capability import ChannelsCapability
 from claw.compose import build_gateway
@@ -20,7 +22,6 @@ from claw.errors import NotFoundError, UsageError
 from claw.gateway.capability import BaseCapability, Command, HttpRoute, Method
 from claw.gateway.commands import CommandCall
 from claw.gateway.gateway import Gateway
-from claw.gateway.methods import CORE_METHODS
 from claw.hooks.capability import HooksCapability
 from claw.memory.capability import MemoryCapability
 from claw.memory.recall import MemoryRecall
@@ -74,7 +75,7 @@ class Echo(BaseCapability):
 def _gateway(bare: bool = False) -> Gateway:
     paths = Paths.from_env()
     config = load_config(paths)
-    return Gateway(paths, config) if bare else build_gateway(paths, config)
+    return Gateway(paths, config, methods=CORE_METHODS, broadcasts=Broadcasts) if bare else build_gateway(paths, config)
 
 
 def test_build_gateway_uses_every_capability_in_prompt_order(claw_env: ClawEnv) -> None:
@@ -146,13 +147,14 @@ def test_importing_a_capability_registers_nothing() -> None:
     probe = (
         "import claw.compose, claw.memory.methods, claw.skills.methods, claw.hooks.methods, claw.channels.methods\n"
         "from claw.gateway.gateway import Gateway\n"
-        "from claw.gateway.methods import CORE_METHODS\n"
+        "from claw.api.core import CORE_METHODS\n"
+        "from claw.api.broadcasts import Broadcasts\n"
         "from claw.config import load_config\n"
         "from claw.paths import Paths\n"
         "import os, tempfile\n"
         "os.environ['CLAW_HOME'] = tempfile.mkdtemp()\n"
         "paths = Paths.from_env()\n"
-        "gw = Gateway(paths, load_config(paths))\n"
+        "gw = Gateway(paths, load_config(paths), methods=CORE_METHODS, broadcasts=Broadcasts)\n"
         "print(sorted(gw.methods) == sorted(CORE_METHODS), len(gw.commands.listing()), len(gw.runner.sections))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True)

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
+from claw.api.broadcasts import Broadcasts
+from claw.api.core import CORE_METHODS
 from claw.config import load_config
 from claw.gateway.capability import BaseCapability, Method
 from claw.gateway.gateway import Gateway
 from claw.gateway.method_table import MethodTable
-from claw.gateway.methods import CORE_METHODS
 from claw.paths import Paths
 from tests.support.fixtures import ClawEnv
 
@@ -42,7 +43,7 @@ class Counted(BaseCapability):
 
 async def test_a_namespace_is_built_on_its_first_call_and_once(claw_env: ClawEnv) -> None:
     paths = Paths.from_env()
-    gw = Gateway(paths, load_config(paths))
+    gw = Gateway(paths, load_config(paths), methods=CORE_METHODS, broadcasts=Broadcasts)
     lazy = Counted("lazy", ("lazy.",), ("lazy.one", "lazy.two"))
     other = Counted("other", ("other.",), ("other.one",))
     gw.use(lazy, other)
@@ -90,7 +91,7 @@ def test_a_one_shot_gateway_imports_no_capability_methods_module() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True)
     loaded, after = done.stdout.splitlines()
-    assert loaded == "['claw.gateway.methods']"  # the core's own table only
+    assert loaded == "[]"  # the core's table is claw.api's; no capability's methods module
     assert after == "True False"
 
 
@@ -105,7 +106,7 @@ async def test_a_capability_that_fails_to_close_is_logged_and_the_others_still_c
     claw_env: ClawEnv, caplog: pytest.LogCaptureFixture
 ) -> None:
     paths = Paths.from_env()
-    gw = Gateway(paths, load_config(paths))
+    gw = Gateway(paths, load_config(paths), methods=CORE_METHODS, broadcasts=Broadcasts)
     later = Counted("later", (), ())
     closed: list[str] = []
     later.close = lambda: closed.append("later")  # type: ignore[method-assign]

@@ -265,7 +265,7 @@ async def test_nothing_is_built_while_nobody_listens(claw_env: ClawEnv, client: 
 
 
 async def test_a_session_watch_gets_the_session_events_and_the_list(claw_env: ClawEnv, client: LocalClient) -> None:
-    from claw.gateway.session_watch import SessionWatch
+    from claw.api.session_watch import SessionWatch
 
     sent: Events = []
     watch = SessionWatch(client.gateway, lambda name, payload: sent.append((name, payload)))

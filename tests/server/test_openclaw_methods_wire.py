@@ -88,7 +88,7 @@ async def test_session_methods_read_the_same_through_both_clients(claw_env: Claw
 def test_error_details_keep_the_exception_a_claw_client_raises() -> None:
     """INVALID_REQUEST (OpenClaw's code) with `details.code` still raises NotFoundError / ConfigError."""
     from claw.errors import ConfigError, NotFoundError, UsageError
-    from claw.server.wire_errors import INVALID_REQUEST, code_for, details_for, error_from
+    from claw.protocol.errors import INVALID_REQUEST, code_for, details_for, error_from
 
     for exc in (NotFoundError("no session x"), ConfigError("no model"), UsageError("bad")):
         sent = {"code": INVALID_REQUEST, "message": exc.message, "details": details_for(exc)}

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from claw.api.approval_rows import DESCRIPTION_MAX, TITLE_MAX, plugin_approval_row
 from claw.client.remote import RemoteClient
-from claw.gateway.approval_rows import DESCRIPTION_MAX, TITLE_MAX, plugin_approval_row
 from claw.tools.base import ApprovalRequest
 from tests.server.conftest import TOKEN, MakeServed, Served, Wire, connect_frame, open_wire
 from tests.support.fixtures import ClawEnv

@@ -1,4 +1,4 @@
-"""RPC parameters are checked at the wire (claw/gateway/rpc_params.py): each way a call can be wrong gets
+"""RPC parameters are checked at the wire (claw/api/params.py): each way a call can be wrong gets
 the same one line, a `UsageError` naming the parameter and what it should be, in-process (`LocalClient`)
 and over WebSocket (`RemoteClient` against a started gateway server)."""
 
@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from claw.api.method import RpcMethod
+from claw.api.params import CHANNEL_KEY
 from claw.client.local import LocalClient
 from claw.client.protocol import GatewayClient
 from claw.client.remote import RemoteClient
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.rpc_params import CHANNEL_KEY
+from claw.protocol.scopes import OPERATOR_SCOPES, QUESTIONS
 from tests.server.conftest import TOKEN, Served
 
 _KEY_CHARS = "use lowercase letters, digits, ':' and _ . @ + = -"
@@ -110,3 +112,16 @@ def test_every_method_declares_a_params_model_without_the_channel(served: Served
         assert model is not None, f"{name} takes no params model"
         properties = model.model_json_schema(by_alias=True).get("properties", {})
         assert not any(key.startswith("_") for key in properties), (name, properties)
+
+
+def test_every_method_is_declared_once_with_its_scope(served: Served) -> None:
+    # One declaration per method: its wire name, its scope and its handler together (claw/api/method.py), for
+    # the core's, every capability's and the server's own alike; none falls back on the name rule.
+    methods = {**served.gateway.methods, **served.server._server_methods}
+    assert {"agent", "chat.send", "memory.search", "cron.add", "device.pair.list", "plugin.approval.resolve"} <= set(
+        methods
+    )
+    for name, method in methods.items():
+        assert isinstance(method, RpcMethod), f"{name} is not declared as an RpcMethod"
+        assert method.name == name
+        assert method.scope_for({}) in {*OPERATOR_SCOPES, QUESTIONS}, (name, method.scope_for({}))

@@ -30,6 +30,8 @@ def tool_label(name: str) -> str:
     """How a tool is named on screen: `files · read_file` for the MCP tool `files__read_file`, else its name."""
     server, sep, tool = name.partition(MCP_SEPARATOR)
     return f"{server} · {tool}" if sep and server and tool else name
+
+
 RESULT_SHOWN_CHARS = 6000  # more than a screen; the full result is in the transcript and /export
 
 

@@ -16,21 +16,13 @@ params tolerate fields claw does not use (openclaw-node's `commands`, `permissio
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claw.errors import ClawError
-from claw.server import wire_errors
+from claw.protocol import errors as wire_errors
 from claw.strict_json import JsonError, loads_strict
-
-ServerMethod = Callable[[dict[str, Any]], Awaitable[Any]]
-"""A method the network server serves itself, beside the gateway's (`device.pair.*`, `plugin.approval.*`):
-called with the request's params, it answers the payload or raises a `ClawError`."""
-
-PROTOCOL_VERSION = 4
-"""The one protocol version claw speaks; a client's [minProtocol, maxProtocol] must include it."""
 
 
 class FrameError(ClawError):
@@ -98,7 +90,7 @@ class ClientInfo(_Open):
 
 
 class DeviceProof(_Open):
-    """A device's signed answer to the challenge (claw/server/device_auth.py verifies it)."""
+    """A device's signed answer to the challenge (claw/protocol/device_proof.py verifies it)."""
 
     id: str = Field(min_length=1, max_length=128)
     publicKey: str = Field(min_length=1, max_length=4096)  # noqa: N815 (wire name)
@@ -158,9 +150,7 @@ def ok(frame_id: str, payload: Any) -> str:
     return _dump({"type": "res", "id": frame_id, "ok": True, "payload": payload})
 
 
-def error(
-    frame_id: str | None, code: str, message: str, details: dict[str, Any] | None = None, **extra: Any
-) -> str:
+def error(frame_id: str | None, code: str, message: str, details: dict[str, Any] | None = None, **extra: Any) -> str:
     """An error `res`; `details` (OpenClaw's structured reason, `details.code`) and `extra` (e.g.
     `retryAfterMs`, `retryable`) only when given."""
     body: dict[str, Any] = {"code": code, "message": message, **extra}

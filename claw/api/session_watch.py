@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from claw.gateway.broadcasts import SESSION_EVENTS
+from claw.api.broadcasts import SESSION_EVENTS
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.api.host import ApiHost
 
 Send = Callable[[str, dict[str, Any]], None]
 """Queue one event frame to the client (must not block: `WsConnection.post_event` is such a function)."""
@@ -29,7 +29,7 @@ Send = Callable[[str, dict[str, Any]], None]
 class SessionWatch:
     """One client's `sessions.subscribe`: subscribe again to refresh the list; `close` to stop."""
 
-    def __init__(self, gateway: Gateway, send: Send) -> None:
+    def __init__(self, gateway: ApiHost, send: Send) -> None:
         self._gw = gateway
         self._send = send
         self._unlisten: Callable[[], None] | None = None

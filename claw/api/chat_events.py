@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from claw.gateway.session_rows import assistant_message, now_ms
+from claw.api.session_rows import assistant_message, now_ms
 from claw.vocab.run_event import Phase, RunEvent, Stream
 
 ERROR_KINDS = {"rate_limit": "rate_limit", "timeout": "timeout", "context_overflow": "context_length"}

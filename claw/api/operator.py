@@ -1,5 +1,5 @@
 """The operator's reads and actions OpenClaw's CLI asks a gateway for, answered from what claw has, in
-OpenClaw's shapes (`OPERATOR_METHODS`, part of the core's methods; scopes in claw/server/method_scopes.py):
+OpenClaw's shapes (`OPERATOR_METHODS`, part of the core's methods; scopes in claw/protocol/scopes.py):
 
 - `logs.tail`: the gateway's own log file (`<data dir>/logs/gateway.log`), from a byte `cursor`.
 - `diagnostics.stability`: claw keeps no diagnostic event recorder, so no events; the process's memory.
@@ -23,15 +23,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import ClosedParams, takes
+from claw.api.session_rows import now_ms
 from claw.errors import NotFoundError, UsageError
-from claw.gateway.rpc_params import ClosedParams, takes
-from claw.gateway.session_rows import now_ms
+from claw.protocol.scopes import ADMIN, APPROVALS, PAIRING, READ, WRITE
 from claw.tools.exec_approvals import DECISIONS
 from claw.vocab.msg_context import MsgContext
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
-    from claw.gateway.gateway import Gateway
+    from claw.api.host import ApiHost
 
 LOG_TAIL_MAX_BYTES = 1_000_000
 JsonObject = dict[str, Any]
@@ -89,7 +90,7 @@ class SecretsReloadParams(ClosedParams):
 
 
 @takes(LogsTailParams)
-async def logs_tail(gw: Gateway, params: LogsTailParams) -> JsonObject:
+async def logs_tail(gw: ApiHost, params: LogsTailParams) -> JsonObject:
     """The log's lines from byte `cursor` (the last `maxBytes` when absent), at most `limit`; `cursor` back
     for the next call. A cursor past the end (the file rotated) starts again from the top: `reset`."""
     path = gw.paths.logs_dir / "gateway.log"
@@ -118,7 +119,7 @@ async def logs_tail(gw: Gateway, params: LogsTailParams) -> JsonObject:
 
 
 @takes(StabilityParams)
-async def diagnostics_stability(gw: Gateway, params: StabilityParams) -> JsonObject:
+async def diagnostics_stability(gw: ApiHost, params: StabilityParams) -> JsonObject:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
     return {
         "generatedAt": now_ms(),
@@ -133,7 +134,7 @@ async def diagnostics_stability(gw: Gateway, params: StabilityParams) -> JsonObj
 
 
 @takes(MemoryStatusParams)
-async def doctor_memory_status(gw: Gateway, params: MemoryStatusParams) -> JsonObject:
+async def doctor_memory_status(gw: ApiHost, params: MemoryStatusParams) -> JsonObject:
     """The memory index's embeddings as OpenClaw's doctor reads them: configured (`ok`) or keyword-only,
     with the last indexing error; never probed here (`checked: false`), as OpenClaw's `probe: false`."""
     agent_id = params.agent_id or "main"
@@ -148,26 +149,26 @@ async def doctor_memory_status(gw: Gateway, params: MemoryStatusParams) -> JsonO
 
 
 @takes(NodeListParams)
-async def node_list(gw: Gateway, params: NodeListParams) -> JsonObject:
+async def node_list(gw: ApiHost, params: NodeListParams) -> JsonObject:
     return {"ts": now_ms(), "nodes": []}
 
 
 @takes(NodeDescribeParams)
-async def node_describe(gw: Gateway, params: NodeDescribeParams) -> JsonObject:
+async def node_describe(gw: ApiHost, params: NodeDescribeParams) -> JsonObject:
     raise NotFoundError(f"unknown nodeId: {params.node_id} (claw serves no nodes)")
 
 
 @takes(NodeListParams)
-async def node_pair_list(gw: Gateway, params: NodeListParams) -> JsonObject:
+async def node_pair_list(gw: ApiHost, params: NodeListParams) -> JsonObject:
     return {"pending": [], "paired": []}
 
 
 @takes(ApprovalListParams)
-async def openclaw_approval_list(gw: Gateway, params: ApprovalListParams) -> list[JsonObject]:
+async def openclaw_approval_list(gw: ApiHost, params: ApprovalListParams) -> list[JsonObject]:
     return []
 
 
-def _approval(gw: Gateway, approval_id: str) -> JsonObject:
+def _approval(gw: ApiHost, approval_id: str) -> JsonObject:
     for request in gw.approvals.pending():
         if request.id == approval_id:
             return {
@@ -186,12 +187,12 @@ def _approval(gw: Gateway, approval_id: str) -> JsonObject:
 
 
 @takes(ApprovalGetParams)
-async def approval_get(gw: Gateway, params: ApprovalGetParams) -> JsonObject:
+async def approval_get(gw: ApiHost, params: ApprovalGetParams) -> JsonObject:
     return {"approval": _approval(gw, params.id)}
 
 
 @takes(ApprovalResolveParams)
-async def approval_resolve(gw: Gateway, params: ApprovalResolveParams) -> JsonObject:
+async def approval_resolve(gw: ApiHost, params: ApprovalResolveParams) -> JsonObject:
     approval = _approval(gw, params.id)
     if params.kind not in (None, "exec"):
         raise UsageError(f"approval {params.id} is an exec approval, not {params.kind}")
@@ -205,7 +206,7 @@ async def approval_resolve(gw: Gateway, params: ApprovalResolveParams) -> JsonOb
 
 
 @takes(WakeParams)
-async def wake(gw: Gateway, params: WakeParams) -> JsonObject:
+async def wake(gw: ApiHost, params: WakeParams) -> JsonObject:
     """A system event into the agent's main session: a turn on `text`, marked as a system event. claw runs
     no heartbeats, so `next-heartbeat` (OpenClaw's default) is served as `now`."""
     ctx = MsgContext(
@@ -220,20 +221,20 @@ async def wake(gw: Gateway, params: WakeParams) -> JsonObject:
 
 
 @takes(SecretsReloadParams)
-async def secrets_reload(gw: Gateway, params: SecretsReloadParams) -> JsonObject:
+async def secrets_reload(gw: ApiHost, params: SecretsReloadParams) -> JsonObject:
     return {"ok": True, "warningCount": 0}
 
 
-OPERATOR_METHODS: Mapping[str, Method] = {
-    "logs.tail": logs_tail,
-    "diagnostics.stability": diagnostics_stability,
-    "doctor.memory.status": doctor_memory_status,
-    "node.list": node_list,
-    "node.describe": node_describe,
-    "node.pair.list": node_pair_list,
-    "openclaw.approval.list": openclaw_approval_list,
-    "approval.get": approval_get,
-    "approval.resolve": approval_resolve,
-    "wake": wake,
-    "secrets.reload": secrets_reload,
-}
+OPERATOR_METHODS: Mapping[str, RpcMethod] = table(
+    RpcMethod("logs.tail", READ, logs_tail),
+    RpcMethod("diagnostics.stability", READ, diagnostics_stability),
+    RpcMethod("doctor.memory.status", READ, doctor_memory_status),
+    RpcMethod("node.list", READ, node_list),
+    RpcMethod("node.describe", READ, node_describe),
+    RpcMethod("node.pair.list", PAIRING, node_pair_list),
+    RpcMethod("openclaw.approval.list", APPROVALS, openclaw_approval_list),
+    RpcMethod("approval.get", APPROVALS, approval_get),
+    RpcMethod("approval.resolve", APPROVALS, approval_resolve),
+    RpcMethod("wake", WRITE, wake),
+    RpcMethod("secrets.reload", ADMIN, secrets_reload),
+)

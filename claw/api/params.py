@@ -6,7 +6,7 @@ Every RPC method declares what it takes as a `Params` model and is wrapped with 
         limit: Number = 200
 
     @takes(HistoryParams)
-    async def chat_history(gw: Gateway, params: HistoryParams) -> dict[str, Any]: ...
+    async def chat_history(gw: ApiHost, params: HistoryParams) -> dict[str, Any]: ...
 
 `takes` turns that into a `Method` (the gateway and the raw params dict, as `Gateway.call_method`
 calls it in-process and for the WebSocket server alike). A capability's methods take what they are

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from claw.errors import NotFoundError, UsageError
-from claw.gateway.rpc_params import (
+from claw.api.method import RpcMethod, table
+from claw.api.params import (
     AgentParams,
     Flag,
     NonEmptyStr,
@@ -28,10 +28,11 @@ from claw.gateway.rpc_params import (
     SessionParams,
     takes,
 )
+from claw.errors import NotFoundError, UsageError
+from claw.protocol.scopes import READ, WRITE
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
-    from claw.gateway.gateway import Gateway
+    from claw.api.host import ApiHost
     from claw.store.search_index import SearchHit
 
 MAX_RESULTS = 200
@@ -76,7 +77,7 @@ def hit_row(hit: SearchHit, current: Mapping[str, str]) -> dict[str, Any]:
 
 
 @takes(SearchParams)
-async def sessions_search(gw: Gateway, params: SearchParams) -> dict[str, Any]:
+async def sessions_search(gw: ApiHost, params: SearchParams) -> dict[str, Any]:
     from claw.store.search_sync import catch_up
 
     store = gw.sessions(params.agent_id)
@@ -92,7 +93,7 @@ async def sessions_search(gw: Gateway, params: SearchParams) -> dict[str, Any]:
 
 
 @takes(AgentParams)
-async def sessions_reindex(gw: Gateway, params: AgentParams) -> dict[str, Any]:
+async def sessions_reindex(gw: ApiHost, params: AgentParams) -> dict[str, Any]:
     from claw.store.search_sync import rebuild
 
     store = gw.sessions(params.agent_id)
@@ -102,8 +103,8 @@ async def sessions_reindex(gw: Gateway, params: AgentParams) -> dict[str, Any]:
 
 
 @takes(ForkParams)
-async def sessions_fork(gw: Gateway, params: ForkParams) -> dict[str, Any]:
-    from claw.gateway.session_rows import session_row
+async def sessions_fork(gw: ApiHost, params: ForkParams) -> dict[str, Any]:
+    from claw.api.session_rows import session_row
     from claw.store.fork import fork_session
 
     agent_id = params.session_agent
@@ -116,7 +117,7 @@ async def sessions_fork(gw: Gateway, params: ForkParams) -> dict[str, Any]:
 
 
 @takes(SessionParams)
-async def sessions_fork_points(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+async def sessions_fork_points(gw: ApiHost, params: SessionParams) -> dict[str, Any]:
     """The user messages a client can fork at or edit (`/fork`'s and `/rewrite`'s picker), oldest first:
     each one's number, a preview, and the `at` of the fork keeping its exchange and of the one stopping
     short of it (`claw.store.fork.message_fork_points`)."""
@@ -134,7 +135,7 @@ async def sessions_fork_points(gw: Gateway, params: SessionParams) -> dict[str, 
 
 
 @takes(SessionParams)
-async def sessions_undo(gw: Gateway, params: SessionParams) -> dict[str, Any]:
+async def sessions_undo(gw: ApiHost, params: SessionParams) -> dict[str, Any]:
     from claw.store.undo import undo_last_exchange
 
     key = params.session_key
@@ -149,7 +150,7 @@ async def sessions_undo(gw: Gateway, params: SessionParams) -> dict[str, Any]:
 
 
 @takes(ExportParams)
-async def sessions_export(gw: Gateway, params: ExportParams) -> dict[str, Any]:
+async def sessions_export(gw: ApiHost, params: ExportParams) -> dict[str, Any]:
     key = params.session_key
     store = gw.sessions(params.session_agent)
     entry = store.get(key)
@@ -173,11 +174,11 @@ def render_export(entries: list[dict[str, Any]], fmt: str, *, title: str) -> str
     return transcript_to_markdown(entries, title=title)
 
 
-SESSION_METHODS: Mapping[str, Method] = {
-    "sessions.search": sessions_search,
-    "sessions.reindex": sessions_reindex,
-    "sessions.fork": sessions_fork,
-    "sessions.forkPoints": sessions_fork_points,
-    "sessions.undo": sessions_undo,
-    "sessions.export": sessions_export,
-}
+SESSION_METHODS: Mapping[str, RpcMethod] = table(
+    RpcMethod("sessions.search", READ, sessions_search),
+    RpcMethod("sessions.reindex", WRITE, sessions_reindex),
+    RpcMethod("sessions.fork", WRITE, sessions_fork),
+    RpcMethod("sessions.forkPoints", READ, sessions_fork_points),
+    RpcMethod("sessions.undo", WRITE, sessions_undo),
+    RpcMethod("sessions.export", READ, sessions_export),
+)

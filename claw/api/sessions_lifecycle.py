@@ -16,15 +16,16 @@ import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import AgentParams, Flag, OptionalAgentSessionKey, OptionalStr, takes
+from claw.api.session_rows import session_row
 from claw.errors import NotFoundError
-from claw.gateway.rpc_params import AgentParams, Flag, OptionalAgentSessionKey, OptionalStr, takes
-from claw.gateway.session_rows import session_row
+from claw.protocol.scopes import READ, WRITE
 from claw.vocab.msg_context import MsgContext
 from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
-    from claw.gateway.gateway import Gateway
+    from claw.api.host import ApiHost
 
 
 class CreateParams(AgentParams):
@@ -44,7 +45,7 @@ class ResolveParams(AgentParams):
 
 
 @takes(CreateParams)
-async def sessions_create(gw: Gateway, params: CreateParams) -> dict[str, Any]:
+async def sessions_create(gw: ApiHost, params: CreateParams) -> dict[str, Any]:
     key = params.key or f"agent:{params.agent_id}:{secrets.token_hex(6)}"
     store = gw.sessions(agent_of(key))
     name = params.display_name or params.label
@@ -71,7 +72,7 @@ async def sessions_create(gw: Gateway, params: CreateParams) -> dict[str, Any]:
 
 
 @takes(ResolveParams)
-async def sessions_resolve(gw: Gateway, params: ResolveParams) -> dict[str, Any]:
+async def sessions_resolve(gw: ApiHost, params: ResolveParams) -> dict[str, Any]:
     found = None
     if params.key:
         entry = gw.sessions(agent_of(params.key)).get(params.key)
@@ -87,7 +88,7 @@ async def sessions_resolve(gw: Gateway, params: ResolveParams) -> dict[str, Any]
     raise NotFoundError(f"no session {asked} (see `claw sessions ls`)")
 
 
-SESSION_LIFECYCLE_METHODS: Mapping[str, Method] = {
-    "sessions.create": sessions_create,
-    "sessions.resolve": sessions_resolve,
-}
+SESSION_LIFECYCLE_METHODS: Mapping[str, RpcMethod] = table(
+    RpcMethod("sessions.create", WRITE, sessions_create),
+    RpcMethod("sessions.resolve", READ, sessions_resolve),
+)

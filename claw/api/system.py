@@ -20,12 +20,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from claw import __version__
-from claw.gateway.rpc_params import NoParams, OptionalStr, Params, takes
-from claw.gateway.session_rows import epoch_ms, now_ms, session_row, split_model_ref
+from claw.api.method import RpcMethod, table
+from claw.api.params import NoParams, OptionalStr, Params, takes
+from claw.api.session_rows import epoch_ms, now_ms, session_row, split_model_ref
+from claw.protocol.scopes import QUESTIONS, READ
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
-    from claw.gateway.gateway import Gateway
+    from claw.api.host import ApiHost
     from claw.store.session_entry import SessionEntry
 
 RECENT_SESSIONS = 10
@@ -41,11 +42,11 @@ class AgentFilterParams(Params):
     agent_id: OptionalStr = None
 
 
-def _entries(gw: Gateway, agent_id: str) -> list[SessionEntry]:
+def _entries(gw: ApiHost, agent_id: str) -> list[SessionEntry]:
     return sorted(gw.sessions(agent_id).list(), key=lambda e: e.updated_at, reverse=True)
 
 
-def _session_summary(gw: Gateway, agent_id: str, now: int) -> dict[str, Any]:
+def _session_summary(gw: ApiHost, agent_id: str, now: int) -> dict[str, Any]:
     """OpenClaw's per-agent session summary: where the index is, how many, the newest few."""
     entries = _entries(gw, agent_id)
     recent = []
@@ -57,7 +58,7 @@ def _session_summary(gw: Gateway, agent_id: str, now: int) -> dict[str, Any]:
 
 
 @takes(NoParams)
-async def health(gw: Gateway, params: NoParams) -> dict[str, Any]:
+async def health(gw: ApiHost, params: NoParams) -> dict[str, Any]:
     """OpenClaw's health snapshot: the gateway answers (`ok`), and each agent's sessions."""
     started, now = time.perf_counter(), now_ms()
     agents = [
@@ -80,7 +81,7 @@ async def health(gw: Gateway, params: NoParams) -> dict[str, Any]:
 
 
 @takes(NoParams)
-async def status(gw: Gateway, params: NoParams) -> dict[str, Any]:
+async def status(gw: ApiHost, params: NoParams) -> dict[str, Any]:
     """OpenClaw's status summary (version, heartbeats, sessions by agent, the newest rows), and claw's own
     counts beside it: `agents`, `activeRuns`, `uptimeMs`."""
     now = now_ms()
@@ -118,7 +119,7 @@ async def status(gw: Gateway, params: NoParams) -> dict[str, Any]:
 
 
 @takes(NoParams)
-async def agents_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
+async def agents_list(gw: ApiHost, params: NoParams) -> dict[str, Any]:
     """The configured agents (`main` first, the default), each with its workspace and model chain."""
     agents = []
     for agent_id in gw.config.agent_ids:
@@ -134,7 +135,7 @@ async def agents_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
 
 
 @takes(NoParams)
-async def models_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
+async def models_list(gw: ApiHost, params: NoParams) -> dict[str, Any]:
     """Every model some agent's chain names, and every model configured under `[models]`, once each."""
     refs: list[str] = []
     for agent_id in gw.config.agent_ids:
@@ -152,7 +153,7 @@ async def models_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
 
 
 @takes(NoParams)
-async def config_get(gw: Gateway, params: NoParams) -> dict[str, Any]:
+async def config_get(gw: ApiHost, params: NoParams) -> dict[str, Any]:
     """config.toml as the gateway read it, secrets masked (`claw.redact.mask_secrets`), with its hash."""
     from claw.config import read_config_dict
     from claw.redact import mask_secrets
@@ -174,7 +175,7 @@ async def config_get(gw: Gateway, params: NoParams) -> dict[str, Any]:
 
 
 @takes(NoParams)
-async def system_presence(gw: Gateway, params: NoParams) -> list[dict[str, Any]]:
+async def system_presence(gw: ApiHost, params: NoParams) -> list[dict[str, Any]]:
     """OpenClaw's presence list. claw keeps no presence beacons from clients; it lists itself, the one
     gateway process, as OpenClaw's own gateway does first."""
     return [{
@@ -189,31 +190,31 @@ async def system_presence(gw: Gateway, params: NoParams) -> list[dict[str, Any]]
 
 
 @takes(NoParams)
-async def last_heartbeat(gw: Gateway, params: NoParams) -> None:
+async def last_heartbeat(gw: ApiHost, params: NoParams) -> None:
     """claw runs no heartbeats, so there is no last one (OpenClaw answers null before its first)."""
     return None
 
 
 @takes(NoParams)
-async def question_list(gw: Gateway, params: NoParams) -> dict[str, Any]:
+async def question_list(gw: ApiHost, params: NoParams) -> dict[str, Any]:
     """claw's agents do not ask structured questions (exec approvals are `exec.approval.list`)."""
     return {"questions": []}
 
 
 @takes(AgentFilterParams)
-async def task_suggestions_list(gw: Gateway, params: AgentFilterParams) -> dict[str, Any]:
+async def task_suggestions_list(gw: ApiHost, params: AgentFilterParams) -> dict[str, Any]:
     """claw does not suggest tasks."""
     return {"suggestions": []}
 
 
-SYSTEM_METHODS: Mapping[str, Method] = {
-    "health": health,
-    "status": status,
-    "agents.list": agents_list,
-    "models.list": models_list,
-    "config.get": config_get,
-    "system-presence": system_presence,
-    "last-heartbeat": last_heartbeat,
-    "question.list": question_list,
-    "taskSuggestions.list": task_suggestions_list,
-}
+SYSTEM_METHODS: Mapping[str, RpcMethod] = table(
+    RpcMethod("health", READ, health),
+    RpcMethod("status", READ, status),
+    RpcMethod("agents.list", READ, agents_list),
+    RpcMethod("models.list", READ, models_list),
+    RpcMethod("config.get", READ, config_get),
+    RpcMethod("system-presence", READ, system_presence),
+    RpcMethod("last-heartbeat", READ, last_heartbeat),
+    RpcMethod("question.list", QUESTIONS, question_list),
+    RpcMethod("taskSuggestions.list", READ, task_suggestions_list),
+)

@@ -18,13 +18,14 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from claw.gateway.chat_events import ChatEvents
-from claw.gateway.session_rows import assistant_message, now_ms, session_row
+from claw.api.chat_events import ChatEvents
+from claw.api.session_rows import assistant_message, now_ms, session_row
+from claw.gateway.broadcaster import Listener
 from claw.vocab.run_event import Phase, RunEvent, Stream
 from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
-    from claw.gateway.gateway import Gateway
+    from claw.api.host import ApiHost
 
 log = logging.getLogger(__name__)
 
@@ -32,14 +33,12 @@ TURN_SCAN = 400
 """How far back from a transcript's end a finished turn's own entries are looked for."""
 SESSION_EVENTS = frozenset({"sessions.changed", "session.message"})
 """The events a `sessions.subscribe` subscription receives (OpenClaw sends them to subscribers only)."""
-Listener = Callable[[str, dict[str, Any]], None]
-"""Called with an event's name (`chat`, `sessions.changed`, `session.message`) and its payload."""
 
 
 class Broadcasts:
     """The gateway-wide event stream; `listen` to receive it."""
 
-    def __init__(self, gateway: Gateway) -> None:
+    def __init__(self, gateway: ApiHost) -> None:
         self._gw = gateway
         self._listeners: list[tuple[Listener, Callable[[], bool]]] = []
         self._chat = ChatEvents()

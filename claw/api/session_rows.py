@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from claw.vocab.session_keys import agent_of
 
 if TYPE_CHECKING:
+    from claw.api.host import ApiHost
     from claw.config import AgentSettings, Config
-    from claw.gateway.gateway import Gateway
     from claw.gateway.runs import Run
     from claw.store.session_entry import SessionEntry
 
@@ -51,7 +51,7 @@ def session_kind(entry: SessionEntry) -> str:
     return "direct" if entry.chat_type == "direct" else "group"
 
 
-def session_row(gw: Gateway, entry: SessionEntry, *, ended: str | None = None) -> dict[str, Any]:
+def session_row(gw: ApiHost, entry: SessionEntry, *, ended: str | None = None) -> dict[str, Any]:
     """One session as `sessions.list` shows it (OpenClaw's `GatewaySessionRow` fields that claw has).
     `ended`: a run whose terminal event is being sent, no longer counted as active (it is, until the event
     is out)."""

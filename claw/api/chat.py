@@ -2,7 +2,7 @@
 core's methods (`CORE_METHODS`).
 
 `chat.send` is how OpenClaw's TUI and Control UI send: it starts a run like `agent` does, answers at once
-(`{runId, status: "started"}`), and the reply arrives as `chat` events (`claw.gateway.chat_events`, through
+(`{runId, status: "started"}`), and the reply arrives as `chat` events (`claw.api.chat_events`, through
 `Gateway.broadcasts`). A slash command is answered by the gateway, not the model; its reply still comes
 as a `chat` event (`final`, or `error` for a failed command), so a client shows it where it shows replies.
 """
@@ -16,15 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from claw.api.method import RpcMethod, table
+from claw.api.params import NonEmptyStr, Number, OptionalStr, SessionParams, takes
+from claw.api.session_rows import assistant_message, history_message, now_ms
 from claw.errors import UsageError
-from claw.gateway.rpc_params import NonEmptyStr, Number, OptionalStr, SessionParams, takes
-from claw.gateway.session_rows import assistant_message, history_message, now_ms
+from claw.protocol.scopes import READ, WRITE
 from claw.vocab.msg_context import MsgContext
 
 if TYPE_CHECKING:
-    from claw.gateway.capability import Method
+    from claw.api.host import ApiHost
     from claw.gateway.dispatch_result import DispatchResult
-    from claw.gateway.gateway import Gateway
 
 
 class ChatSendParams(SessionParams):
@@ -45,7 +46,7 @@ class HistoryParams(SessionParams):
 
 
 @takes(ChatSendParams)
-async def chat_send(gw: Gateway, params: ChatSendParams) -> dict[str, Any]:
+async def chat_send(gw: ApiHost, params: ChatSendParams) -> dict[str, Any]:
     ctx = MsgContext(
         body=params.message,
         channel=params.caller_channel,
@@ -65,7 +66,7 @@ async def chat_send(gw: Gateway, params: ChatSendParams) -> dict[str, Any]:
     return {"runId": run_id, "status": status, "reply": result.reply}
 
 
-def _no_run_reply(gw: Gateway, result: DispatchResult, run_id: str, failed: bool) -> None:
+def _no_run_reply(gw: ApiHost, result: DispatchResult, run_id: str, failed: bool) -> None:
     """A command's reply (or why the message was refused) as the one `chat` event a client waits for."""
     base: dict[str, Any] = {"runId": run_id, "sessionKey": result.session_key, "seq": 1}
     if not failed:
@@ -76,7 +77,7 @@ def _no_run_reply(gw: Gateway, result: DispatchResult, run_id: str, failed: bool
 
 
 @takes(ChatAbortParams)
-async def chat_abort(gw: Gateway, params: ChatAbortParams) -> dict[str, Any]:
+async def chat_abort(gw: ApiHost, params: ChatAbortParams) -> dict[str, Any]:
     key = params.session_key
     if params.run_id:
         run = gw.runs.get(params.run_id)
@@ -89,7 +90,7 @@ async def chat_abort(gw: Gateway, params: ChatAbortParams) -> dict[str, Any]:
 
 
 @takes(HistoryParams)
-async def chat_history(gw: Gateway, params: HistoryParams) -> dict[str, Any]:
+async def chat_history(gw: ApiHost, params: HistoryParams) -> dict[str, Any]:
     """The session's transcript entries (the newest `limit`), each with OpenClaw's `timestamp` in ms."""
     key, limit = params.session_key, int(params.limit)
     store = gw.sessions(params.session_agent)
@@ -103,8 +104,8 @@ async def chat_history(gw: Gateway, params: HistoryParams) -> dict[str, Any]:
     return {"sessionKey": key, "sessionId": entry.session_id, "messages": messages, **levels}
 
 
-CHAT_METHODS: Mapping[str, Method] = {
-    "chat.send": chat_send,
-    "chat.abort": chat_abort,
-    "chat.history": chat_history,
-}
+CHAT_METHODS: Mapping[str, RpcMethod] = table(
+    RpcMethod("chat.send", WRITE, chat_send),
+    RpcMethod("chat.abort", WRITE, chat_abort),
+    RpcMethod("chat.history", READ, chat_history),
+)
