@@ -345,15 +345,91 @@ def render_run_events() -> str:
 # -- RPC methods ----------------------------------------------------------------------------------------------
 
 
-def render_rpc() -> str:
-    from claw.api import reference
+def _every_method() -> dict[str, Any]:
+    """Every RPC method a `claw gateway run` serves, by wire name: the core's and every capability's (from a
+    gateway built on an empty state folder, as the server builds it) and the server's own (`device.pair.*`,
+    `plugin.approval.*`)."""
+    import asyncio
+    import os
+    import tempfile
 
-    return reference.render(GENERATED)
+    from claw.compose import build_gateway
+    from claw.config import load_config
+    from claw.paths import Paths
+    from claw.server.device_pairing import DevicePairing
+    from claw.server.devices import DeviceRegistry
+    from claw.server.ws_approvals import ApprovalRelay
+
+    saved = {name: os.environ.pop(name) for name in list(os.environ) if name.startswith(("CLAW_", "OPENAI_"))}
+    with tempfile.TemporaryDirectory(prefix="claw-reference-") as home:
+        os.environ["CLAW_HOME"] = home
+        try:
+            paths = Paths.from_env()
+            gateway = build_gateway(paths, load_config(paths))
+            methods = {name: gateway.methods[name] for name in gateway.methods.names()}
+            pairing = DevicePairing(DeviceRegistry.for_data_dir(paths.data_dir), lambda *_: None, lambda *_: None)
+            methods |= pairing.methods() | ApprovalRelay(60.0).methods(gateway.approvals)
+            asyncio.run(gateway.close())
+        finally:
+            os.environ.pop("CLAW_HOME")
+            os.environ.update(saved)
+    return methods
+
+
+def _params(method: Any) -> str:
+    model = getattr(method, "params_model", None)
+    if model is None or not model.model_fields:
+        return "none"
+    docs = _attribute_docs(model)
+    shown = []
+    for name, field in model.model_fields.items():
+        wire = field.alias or name
+        kind = _type_name(field.annotation)
+        need = "required" if field.is_required() else f"default {_default(field).strip('`') or '…'}"
+        doc = docs.get(name, "")
+        shown.append(f"`{wire}` ({kind}; {need})" + (f": {doc}" if doc else ""))
+    return "<br>".join(shown)
+
+
+def _first_paragraph(function: Any) -> str:
+    target = getattr(function, "func", function)
+    return " ".join(inspect.cleandoc(getattr(target, "__doc__", None) or "").split("\n\n")[0].split())
+
+
+def render_rpc() -> str:
+    from claw.api.method import RpcMethod, required_scope
+
+    methods = _every_method()
+    lines = [
+        GENERATED,
+        "",
+        "# RPC methods",
+        "",
+        "Every method of the gateway protocol, as the WebSocket server and `LocalClient` serve it, from the API",
+        "layer's tables (`claw/api/`, each capability's `methods.py`, the server's own): its wire name, the operator",
+        "scope a client needs to call it, and its params (camelCase on the wire; keys a method does not name are",
+        "ignored). A scope that depends on the params says so.",
+        "",
+        "| method | scope | params | what it does |",
+        "|---|---|---|---|",
+    ]
+    for name in sorted(methods):
+        method = methods[name]
+        if isinstance(method, RpcMethod) and callable(method.scope):
+            scope = f"{required_scope(method, name)}, or as its params say"
+        else:
+            scope = required_scope(method, name)
+        handler = method.handler if isinstance(method, RpcMethod) else method
+        params = _params(method) if isinstance(method, RpcMethod) else "see its handler"
+        params = params.replace("|", "\\|")
+        lines.append(f"| `{name}` | `{scope}` | {params} | {_cell(_first_paragraph(handler))} |")
+    return "\n".join(lines) + "\n"
 
 
 PAGES: dict[str, Callable[[], str]] = {
     "config.md": render_config,
     "cli.md": render_cli,
+    "rpc.md": render_rpc,
     "run-events.md": render_run_events,
 }
 
