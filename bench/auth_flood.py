@@ -105,7 +105,7 @@ class TokenClient:
         from websockets.asyncio.client import connect
         from websockets.exceptions import InvalidStatus
 
-        from claw.channels.webhook import sign
+        from claw.channels.webhook.adapter import sign
 
         self._n += 1
         started = time.perf_counter()

@@ -36,7 +36,7 @@ from typing import Any
 from aiohttp import ClientSession, web
 
 from bench.report import Target, finish, machine_line, spread
-from claw.channels.webhook import sign
+from claw.channels.webhook.adapter import sign
 from tests.support.model_server import RecordedRequest, ScriptedModelServer, text
 
 REPO = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from claw.errors import ClawError
 
 OUTSIDE = {
     "claw.channels.reconnect.Drop": "control flow: ends one connection inside `Reconnector`, which reconnects",
-    "claw.channels.discord_gateway._Drop": "control flow: `Drop` with Discord's resume flag",
+    "claw.channels.discord.gateway._Drop": "control flow: `Drop` with Discord's resume flag",
     "claw.tools.shell_chain._Hazard": "private signal of the splitter, caught in its module",
     "claw.tools.script_rules._Unreadable": "private signal of the sed scanner, caught in its module",
 }
@@ -48,8 +48,8 @@ def test_every_exception_claw_defines_is_a_claw_error() -> None:
 
 def test_errors_that_were_value_errors_still_are() -> None:
     """Callers that catch `ValueError` (a platform frame reader, pydantic validators) keep catching them."""
-    from claw.channels.feishu_crypto import CryptoError
-    from claw.channels.feishu_frame import FrameError
+    from claw.channels.feishu.crypto import CryptoError
+    from claw.channels.feishu.frame import FrameError
     from claw.hooks.manifest import HookManifestError
     from claw.skills.frontmatter import FrontmatterError
     from claw.skills.parse import SkillParseError

@@ -13,20 +13,23 @@ if TYPE_CHECKING:
     from claw.automations.executor import Deliver
     from claw.automations.host import AutomationsHost
     from claw.automations.manager import AutomationManager
+    from claw.channels.platform import Platform
     from claw.gateway.capability import Method
     from claw.gateway.services import GatewayService
     from claw.tools.base import Tool
 
 
 class AutomationsCapability(BaseCapability):
-    """Scheduled jobs. `deliver` sends a job's reply to a channel target (the channels capability's)."""
+    """Scheduled jobs. `deliver` sends a job's reply to a channel target (the channels capability's);
+    `platforms` (composition's table of channel platforms) judge such a target when a job is added."""
 
     name = "automations"
     method_namespaces = ("automations.", "cron.")  # cron.*: OpenClaw's names for the same jobs
 
-    def __init__(self, host: AutomationsHost, deliver: Deliver | None = None) -> None:
+    def __init__(self, host: AutomationsHost, platforms: Sequence[Platform], deliver: Deliver | None = None) -> None:
         self._host = host
         self._deliver = deliver
+        self._platforms = platforms
 
     @cached_property
     def manager(self) -> AutomationManager:
@@ -34,7 +37,7 @@ class AutomationsCapability(BaseCapability):
         only when the manager first needs it."""
         from claw.automations.manager import AutomationManager
 
-        return AutomationManager(self._host, self._deliver)
+        return AutomationManager(self._host, self._platforms, self._deliver)
 
     def tools(self) -> Sequence[Tool]:
         from claw.automations.tool import AutomationsTool

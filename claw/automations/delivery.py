@@ -24,6 +24,7 @@ from claw import __version__
 from claw.errors import UsageError
 
 if TYPE_CHECKING:
+    from claw.channels.platform import Platform
     from claw.config import Config
 
 log = logging.getLogger(__name__)
@@ -65,21 +66,21 @@ def parse_delivery(text: str) -> DeliveryTarget:
     return DeliveryTarget("channel", channel, target.strip())
 
 
-def check_reachable(target: DeliveryTarget, config: Config) -> None:
+def check_reachable(target: DeliveryTarget, config: Config, platforms: Sequence[Platform]) -> None:
     """A usage error unless a configured channel account can deliver to `target` (`none` and webhooks need none).
 
     A platform is any `[channels.<name>]` section with accounts (Telegram, Slack, Discord, …): the same
-    accounts as the outbox's adapters (`claw.channels.manager.build_adapters`). Where the platform's adapter
-    can judge the target itself (`check_target`), it does. A webhook hook is no target: `webhook:` always
-    means a URL to POST to."""
+    accounts as the outbox's adapters, built from `platforms` (composition's table, `CHANNEL_PLATFORMS`).
+    Where the platform's adapter can judge the target itself (`check_target`), it does. A webhook hook is
+    no target: `webhook:` always means a URL to POST to."""
     if target.kind != "channel":
         return
-    platforms = channel_platforms(config)
+    sections = channel_platforms(config)
     given = f"--deliver {target}"
     name = target.channel
-    settings = platforms.get(name)
+    settings = sections.get(name)
     if settings is None:
-        configured = ", ".join(n for n, s in platforms.items() if s.enabled and s.effective_accounts()) or "none"
+        configured = ", ".join(n for n, s in sections.items() if s.enabled and s.effective_accounts()) or "none"
         raise UsageError(
             f"unknown channel {name!r} in {given}: use none, webhook:<url> or a configured channel"
             f" (configured: {configured})"
@@ -93,9 +94,9 @@ def check_reachable(target: DeliveryTarget, config: Config) -> None:
         raise UsageError(
             f"{name} is switched off for {given}: set enabled = true under [channels.{name}] in {config.path}"
         )
-    from claw.channels.manager import build_adapters
+    from claw.channels.platform import build_adapters
 
-    for (channel, _account), adapter in build_adapters(config).items():
+    for (channel, _account), adapter in build_adapters(platforms, config).items():
         check = getattr(adapter, "check_target", None) if channel == name else None
         problem = check(target.target) if check is not None else None
         if problem:

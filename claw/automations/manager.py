@@ -13,7 +13,7 @@ import os
 import sqlite3
 import uuid
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -28,15 +28,24 @@ from claw.store.db import Database
 
 if TYPE_CHECKING:
     from claw.automations.host import AutomationsHost
+    from claw.channels.platform import Platform
 
 _LIVE_OWNERS: set[str] = set()
 """Owner tokens of the managers alive in this process (a run row names the process and manager that runs it)."""
 
 
 class AutomationManager:
-    def __init__(self, host: AutomationsHost, deliver: Deliver | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        host: AutomationsHost,
+        platforms: Sequence[Platform],
+        deliver: Deliver | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         self._host = weakref.ref(host)  # the gateway holds this manager (through its capability): no cycle
         self.deliver = deliver
+        self.platforms = platforms
+        """The channel platforms (composition's table) whose adapters judge a job's delivery target."""
         self.paths = host.paths
         self.clock: Clock = clock or SystemClock()
         self.owner = f"{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -109,7 +118,7 @@ class AutomationManager:
 
         def write(conn: sqlite3.Connection) -> Job:
             taken = {job.name for job in store.list_jobs(conn)}
-            job = new_job(params, self.host.config, self.clock.now(), taken)
+            job = new_job(params, self.host.config, self.clock.now(), taken, self.platforms)
             store.insert_job(conn, job)
             return job
 
@@ -123,7 +132,7 @@ class AutomationManager:
         def write(conn: sqlite3.Connection) -> Job:
             job = store.find_job(conn, ref)
             taken = {j.name for j in store.list_jobs(conn)}
-            updated = changed_job(job, params, self.host.config, self.clock.now(), taken)
+            updated = changed_job(job, params, self.host.config, self.clock.now(), taken, self.platforms)
             store.save_job(conn, updated)
             return updated
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
@@ -22,6 +23,9 @@ from claw.automations.timezones import host_zone_name, zone
 from claw.config import Config
 from claw.errors import UsageError
 from claw.paths import check_agent_id
+
+if TYPE_CHECKING:
+    from claw.channels.platform import Platform
 
 MAX_MESSAGE_CHARS = 20_000
 _NAME = re.compile(r"^[\w][\w .:@+-]{0,63}$")
@@ -59,8 +63,9 @@ class JobParams(BaseModel):
         return any(value is not None for value in (self.cron, self.every, self.at))
 
 
-def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> Job:
-    """A new job from `params`; `taken` holds the names already in use."""
+def new_job(params: JobParams, config: Config, now: float, taken: set[str], platforms: Sequence[Platform]) -> Job:
+    """A new job from `params`; `taken` holds the names already in use, `platforms` are the channel platforms
+    (composition's table) whose adapters judge a delivery target."""
     message = _message(params.message)
     agent_id = _agent(params.agent_id or "main", config)
     tz = _tz(params.tz)
@@ -78,7 +83,7 @@ def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> J
         schedule=schedule,
         session_mode=params.session or "isolated",
         message=message,
-        delivery=_delivery(params.deliver or "none", config),
+        delivery=_delivery(params.deliver or "none", config, platforms),
         enabled=enabled,
         created_at=now,
         updated_at=now,
@@ -86,7 +91,9 @@ def new_job(params: JobParams, config: Config, now: float, taken: set[str]) -> J
     )
 
 
-def changed_job(job: Job, params: JobParams, config: Config, now: float, taken: set[str]) -> Job:
+def changed_job(
+    job: Job, params: JobParams, config: Config, now: float, taken: set[str], platforms: Sequence[Platform]
+) -> Job:
     """`job` with the given fields replaced; a new schedule or zone drops the old next run."""
     updated = replace(job, updated_at=now)
     if params.message is not None:
@@ -96,7 +103,7 @@ def changed_job(job: Job, params: JobParams, config: Config, now: float, taken: 
     if params.session is not None:
         updated = replace(updated, session_mode=params.session)
     if params.deliver is not None:
-        updated = replace(updated, delivery=_delivery(params.deliver, config))
+        updated = replace(updated, delivery=_delivery(params.deliver, config, platforms))
     if params.name is not None and params.name != job.name:
         updated = replace(updated, name=_name(params.name, taken - {job.name}))
     reschedule = params.schedule_given or params.tz is not None or params.enabled is True
@@ -136,10 +143,10 @@ def _agent(agent_id: str, config: Config) -> str:
     return agent_id
 
 
-def _delivery(text: str, config: Config) -> str:
+def _delivery(text: str, config: Config, platforms: Sequence[Platform]) -> str:
     """The target as stored; one that no configured channel account can reach is refused now, not at each run."""
     target = parse_delivery(text)
-    check_reachable(target, config)
+    check_reachable(target, config, platforms)
     return str(target)
 
 

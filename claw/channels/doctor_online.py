@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol, TypeVar
 
-from claw.doctor.finding import Finding
+from claw.finding import Finding
 
 A = TypeVar("A")
 A_co = TypeVar("A_co", covariant=True)

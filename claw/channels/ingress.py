@@ -1,5 +1,6 @@
-"""HTTP ingress on the gateway's port: `POST /hooks/<name>` (webhook channel) and `POST /telegram/<account>`
-(Telegram in webhook mode).
+"""HTTP ingress on the gateway's port for an adapter that verifies the raw request and normalises its JSON
+itself: `POST /hooks/<name>` (the webhook channel) and `POST /telegram/<account>` (Telegram in webhook mode),
+each declared by its platform (`claw/channels/<platform>/platform.py`) with `Ingress.route`.
 
 In order, before anything is parsed: no query string (secrets do not travel in URLs), the
 declared size and then the bytes actually read are capped, and the adapter verifies the raw
@@ -11,14 +12,15 @@ too (`"duplicate"`), and stored nothing. Processing happens after the answer.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 from claw.channels.adapter import ChannelAdapter, VerifyError
 from claw.channels.faults import fault
+from claw.credential_report import report_bad_credential
 from claw.errors import ClawError
-from claw.server.credential_report import report_bad_credential
 from claw.strict_json import JsonError, loads_strict
 
 if TYPE_CHECKING:
@@ -26,20 +28,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TELEGRAM_MAX_BODY = 1024 * 1024
-
 
 class Ingress:
     def __init__(self, manager: ChannelManager) -> None:
         self.m = manager
 
-    async def webhook(self, request: web.Request) -> web.Response:
-        adapter = self.m.adapter("webhook", request.match_info["name"])
-        return await self._receive(request, adapter, self.m.config.channels.webhook.max_body_bytes)
+    def route(
+        self, channel: str, key: str, limit: Callable[[], int]
+    ) -> Callable[[web.Request], Awaitable[web.Response]]:
+        """The aiohttp handler for a route whose path names the account as `{key}`; `limit()` is the body cap."""
 
-    async def telegram(self, request: web.Request) -> web.Response:
-        adapter = self.m.adapter("telegram", request.match_info["account"])
-        return await self._receive(request, adapter, TELEGRAM_MAX_BODY)
+        async def handle(request: web.Request) -> web.Response:
+            adapter = self.m.adapter(channel, request.match_info[key])
+            return await self._receive(request, adapter, limit())
+
+        return handle
 
     async def _receive(self, request: web.Request, adapter: ChannelAdapter | None, limit: int) -> web.Response:
         if adapter is None:

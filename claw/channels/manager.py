@@ -1,4 +1,5 @@
-"""`ChannelManager`: one per gateway — the configured adapters, gateway.db's channel tables, and health.
+"""`ChannelManager`: one per gateway — the configured adapters (built by `build`, from composition's table
+of platforms: see `claw.channels.platform`), gateway.db's channel tables, and health.
 
 It is the `ChannelHost` the adapters hand their messages to. The database opens on first
 use, so a gateway that never touches a channel (a one-shot `claw agent -m`) never opens it;
@@ -11,7 +12,7 @@ import asyncio
 import sqlite3
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from claw.channels import inbox
@@ -24,11 +25,17 @@ from claw.store.db import Database
 
 if TYPE_CHECKING:
     from claw.channels.gateway_host import ChannelsHost
+    from claw.config import Config
+
+BuildAdapters = Callable[["Config", "str | None"], dict[tuple[str, str], ChannelAdapter]]
+"""(config, the gateway token or None) → (channel, account) → adapter: `claw.channels.platform.build_adapters`
+over composition's table."""
 
 
 class ChannelManager:
-    def __init__(self, host: ChannelsHost) -> None:
+    def __init__(self, host: ChannelsHost, build: BuildAdapters) -> None:
         self._host = weakref.ref(host)  # the gateway holds this manager (through its capability): no cycle
+        self._build = build
         self.paths = host.paths
         self.config = host.config
         self._db: Database | None = None
@@ -66,9 +73,9 @@ class ChannelManager:
     def adapters(self) -> dict[tuple[str, str], ChannelAdapter]:
         """(channel, account) → adapter, built from config on first use (nothing connects until `start`)."""
         if self._adapters is None:
-            from claw.server.auth import resolve_token
+            from claw.gateway_token import resolve_token
 
-            self._adapters = build_adapters(self.config, resolve_token(self.paths)[0])
+            self._adapters = self._build(self.config, resolve_token(self.paths)[0])
         return self._adapters
 
     def adapter(self, channel: str, account_id: str) -> ChannelAdapter | None:
@@ -110,35 +117,3 @@ class ChannelManager:
             ).fetchone()
         )
         return None if found is None else found[0]
-
-
-def build_adapters(config: object, gateway_token: str | None = None) -> dict[tuple[str, str], ChannelAdapter]:
-    from claw.channels.dingtalk import DingTalkAdapter
-    from claw.channels.discord import DiscordAdapter
-    from claw.channels.feishu import FeishuAdapter
-    from claw.channels.slack import SlackAdapter
-    from claw.channels.telegram import TelegramAdapter
-    from claw.channels.webhook import WebhookAdapter
-    from claw.config import Config
-
-    assert isinstance(config, Config)
-    settings = config.channels
-    found: dict[tuple[str, str], ChannelAdapter] = {}
-    for name, hook in settings.webhook.hooks.items():
-        found[("webhook", name)] = WebhookAdapter(name, hook, settings.webhook, gateway_token=gateway_token)
-    if settings.telegram.enabled:
-        for account_id, account in settings.telegram.effective_accounts().items():
-            found[("telegram", account_id)] = TelegramAdapter(account_id, account)
-    if settings.discord.enabled:
-        for account_id, account in settings.discord.effective_accounts().items():
-            found[("discord", account_id)] = DiscordAdapter(account_id, account)
-    if settings.feishu.enabled:
-        for account_id, fs in settings.feishu.effective_accounts().items():
-            found[("feishu", account_id)] = FeishuAdapter(account_id, fs)
-    if settings.dingtalk.enabled:
-        for account_id, dt in settings.dingtalk.effective_accounts().items():
-            found[("dingtalk", account_id)] = DingTalkAdapter(account_id, dt)
-    if settings.slack.enabled:
-        for account_id, account in settings.slack.effective_accounts().items():
-            found[("slack", account_id)] = SlackAdapter(account_id, account)
-    return found

@@ -6,7 +6,7 @@ is logged and, when it carried a wrong credential, counted by the server's faile
 an adapter that opens its requests itself (signature, decryption) gets both steps in one (`read_opened`).
 At the end the messages are stored in the inbox and only then answered `200`, a redelivery too, storing
 nothing; what could not be stored is answered 503, so the platform delivers it again (`store_then_answer`).
-The platform's own module (feishu_http, dingtalk_http, slack_http) does what lies between: its signature,
+The platform's own `http_route` (feishu, dingtalk, slack) does what lies between: its signature,
 its decryption, its challenge.
 """
 
@@ -22,8 +22,8 @@ from claw.channels.adapter import VerifyError
 from claw.channels.faults import fault
 from claw.channels.inbound import Inbound
 from claw.channels.ingress import _answer, _read_capped
+from claw.credential_report import report_bad_credential
 from claw.errors import ClawError
-from claw.server.credential_report import report_bad_credential
 
 if TYPE_CHECKING:
     from claw.channels.manager import ChannelManager

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from claw.config import Config
-    from claw.doctor.finding import Finding
+    from claw.finding import Finding
     from claw.paths import Paths
 
 app = typer.Typer(
@@ -81,22 +81,17 @@ def doctor(
 
 
 def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[list[Finding], list[str]]:
-    from claw.channels.dingtalk_doctor import check_credentials as check_dingtalk_credentials
-    from claw.channels.dingtalk_doctor import check_online as check_dingtalk_online
-    from claw.channels.discord_doctor import check_online as check_discord_online
-    from claw.channels.discord_doctor import check_tokens as check_discord_tokens
-    from claw.channels.feishu_doctor import check_config as check_feishu_config
-    from claw.channels.feishu_doctor import check_online as check_feishu_online
-    from claw.channels.slack_doctor import check_online as check_slack_online
-    from claw.channels.slack_doctor import check_tokens as check_slack_tokens
+    from functools import partial
+
+    from claw.compose import CHANNEL_PLATFORMS
     from claw.doctor import agent as doctor_agent
     from claw.doctor import mcp as doctor_mcp
     from claw.doctor import repair as doctor_repair
     from claw.doctor import sandbox as doctor_sandbox
     from claw.doctor import services as doctor_services
     from claw.doctor import state as doctor_state
-    from claw.doctor.finding import SKIPPED, skipped
     from claw.doctor.workspace import check_workspace
+    from claw.finding import SKIPPED, skipped
     from claw.workspace import workspace_dir
 
     config_finding, config = doctor_state.check_config(paths, agent)
@@ -135,26 +130,18 @@ def _run(paths: Paths, agent: str, fix: bool, online: bool = False) -> tuple[lis
     findings += with_config("memory index", lambda c, w: [doctor_agent.check_memory(paths, c, agent, w)])
     findings += with_config("sandbox", lambda c, w: [doctor_sandbox.check_sandbox(c, agent)])
     findings += with_config("mcp", lambda c, w: [doctor_mcp.check_mcp(paths, c)])
-    if usable is not None:  # one finding per configured Discord account (none: nothing to say)
-        findings += _guarded("discord", lambda: check_discord_tokens(usable.channels.discord))
-        if online:
-            findings += _guarded("discord", lambda: check_discord_online(usable.channels.discord))
-        findings += _guarded("feishu", lambda: check_feishu_config(usable.channels.feishu))
-        if online:
-            findings += _guarded("feishu", lambda: check_feishu_online(usable.channels.feishu))
-        findings += _guarded("dingtalk", lambda: check_dingtalk_credentials(usable.channels.dingtalk))
-        if online:
-            findings += _guarded("dingtalk", lambda: check_dingtalk_online(usable.channels.dingtalk))
-        findings += _guarded("slack", lambda: check_slack_tokens(usable.channels.slack))
-        if online:
-            findings += _guarded("slack", lambda: check_slack_online(usable.channels.slack))
+    if usable is not None:  # each platform's checks: one finding per configured account (none: nothing to say)
+        for platform in CHANNEL_PLATFORMS:
+            for check in (platform.check, platform.check_online if online else None):
+                if check is not None:
+                    findings += _guarded(platform.name, partial(check, usable))
     return findings, fixed
 
 
 def _guarded(name: str, check: Callable[[], list[Finding]]) -> list[Finding]:
     """Run one check; a user-fixable error (or an unreadable file) becomes its failure, not a traceback."""
-    from claw.doctor.finding import fail
     from claw.errors import ClawError
+    from claw.finding import fail
 
     try:
         return check()

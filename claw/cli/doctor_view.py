@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from claw.doctor.finding import Finding
+    from claw.finding import Finding
 
 _MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
 

@@ -156,13 +156,14 @@ async def _automations_add(host: StateHost, params: Params) -> Any:
     same names taken, one write. No scheduler runs here to be woken; a gateway started later reads the job."""
     from claw.automations import store
     from claw.automations.spec import JobParams, new_job
+    from claw.compose import CHANNEL_PLATFORMS
 
     fields = JobParams.parse(dict(params))
     db = host.gateway_db()
 
     def write(conn: sqlite3.Connection) -> Job:
         taken = {job.name for job in store.list_jobs(conn)}
-        job = new_job(fields, host.config, time.time(), taken)
+        job = new_job(fields, host.config, time.time(), taken, CHANNEL_PLATFORMS)
         store.insert_job(conn, job)
         return job
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from claw.config import Config
-from claw.doctor.finding import Finding, combine, listed, ok, warn
+from claw.finding import Finding, combine, listed, ok, warn
 from claw.hooks.registry import HookRegistry
 from claw.memory.index import MemoryIndex
 from claw.memory.schema import connect

@@ -13,7 +13,7 @@ import shutil
 from typing import Any
 
 from claw.config import Config
-from claw.doctor.finding import Finding, combine, fail, ok, warn
+from claw.finding import Finding, combine, fail, ok, warn
 from claw.paths import Paths
 
 

@@ -21,11 +21,11 @@ from claw.agent.tokens import json_text
 from claw.agent.windows import model_window
 from claw.config import AgentSettings, Config, ProviderSettings
 from claw.doctor import model_checks as checks
-from claw.doctor.finding import Finding, fail, listed, ok, warn
 from claw.doctor.model_checks import NAMES
 from claw.doctor.model_target import ModelReport, Target
 from claw.doctor.services import _cause, _key_setting, _url_setting
 from claw.errors import NoModelError
+from claw.finding import Finding, fail, listed, ok, warn
 from claw.providers.failover import ModelRouter
 from claw.providers.openai_compat import OpenAICompatProvider, endpoint
 from claw.providers.refs import ModelRef

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from claw.agent.tokens import estimate_json
-from claw.doctor.finding import Finding, fail, ok, warn
 from claw.doctor.model_fixes import streaming_fix, text_tools_fix, tools_fix, window_fix
 from claw.doctor.model_reply import Reply, stream_reply
+from claw.finding import Finding, fail, ok, warn
 from claw.providers.base import ChatRequest, ModelError
 from claw.providers.openai_compat import KEYLESS_PROVIDERS
 from claw.providers.truncation import looks_truncated

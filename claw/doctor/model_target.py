@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from claw.doctor.finding import Finding
+from claw.finding import Finding
 from claw.providers.openai_compat import OpenAICompatProvider
 from claw.providers.refs import ModelRef
 

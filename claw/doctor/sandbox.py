@@ -8,7 +8,7 @@ comes with what to install or allow.
 from __future__ import annotations
 
 from claw.config import Config
-from claw.doctor.finding import Finding, agent_key, ok, warn
+from claw.finding import Finding, agent_key, ok, warn
 from claw.tools.sandbox_probe import probe_sandbox
 
 NAME = "sandbox"

@@ -11,8 +11,8 @@ import os
 from typing import TYPE_CHECKING
 
 from claw.config import Config, ProviderSettings
-from claw.doctor.finding import Finding, agent_key, fail, listed, ok, warn
 from claw.errors import NoModelError
+from claw.finding import Finding, agent_key, fail, listed, ok, warn
 from claw.paths import Paths
 from claw.providers.failover import ModelRouter
 from claw.providers.openai_compat import default_key_env, endpoint
@@ -93,7 +93,7 @@ def check_gateway(paths: Paths) -> Finding:
     import asyncio
 
     from claw.client.status_probe import probe_status  # the same probe as `claw gateway status`
-    from claw.server.auth import resolve_token
+    from claw.gateway_token import resolve_token
     from claw.server.runtime_file import read_runtime
 
     name, file = "gateway", paths.gateway_runtime_file

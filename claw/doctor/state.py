@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claw.config import Config, load_config
-from claw.doctor.finding import Finding, fail, listed, ok, warn
 from claw.errors import ConfigError
+from claw.finding import Finding, fail, listed, ok, warn
+from claw.gateway_token import TOKEN_ENV, TOKEN_FILE_FIX
 from claw.paths import Paths
-from claw.server.auth import TOKEN_ENV, TOKEN_FILE_FIX
 from claw.store.atomic import STALE_TEMP_SECONDS, temp_target
 
 FIX_COMMAND = "claw doctor --fix"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from claw.config import Config
-from claw.doctor.finding import Finding, agent_key, combine, fail, listed, warn
+from claw.finding import Finding, agent_key, combine, fail, listed, warn
 from claw.paths import Paths, bundled_dir
 from claw.workspace import BOOTSTRAP_NAMES, measure, workspace_dir
 

@@ -1,63 +1,26 @@
 """Gateway auth, fail closed: the token, constant-time comparison, the browser checks (Origin
 allowlist, Sec-Fetch-Site) and the bind check. The failed-auth limiter is `claw.server.auth_limiter`.
 
-The token comes from `CLAW_GATEWAY_TOKEN` when that is set and not blank, else from
-the token file `claw init` writes. An empty or whitespace-only token counts as none.
+Where the token comes from (`CLAW_GATEWAY_TOKEN`, else the token file) is `claw.gateway_token`, below the
+server, since the channels and `claw doctor` read it too; its names are offered here as well.
 """
 
 from __future__ import annotations
 
 import hmac
-import os
-import secrets
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from claw.errors import ConfigError
+from claw.gateway_token import TOKEN_ENV, create_token_file, resolve_token
 from claw.protocol.loopback import is_loopback
 from claw.server.auth_limiter import AuthLimiter
-
-if TYPE_CHECKING:
-    from claw.paths import Paths
 
 __all__ = ["TOKEN_ENV", "AuthLimiter", "bearer_credential", "browser_refusal", "check_bind", "create_token_file",
            "is_loopback", "origin_allowed", "resolve_token", "tokens_match"]  # fmt: skip
 
-TOKEN_ENV = "CLAW_GATEWAY_TOKEN"
-TOKEN_FILE_FIX = "delete it, then run `claw init` to write a new one (clients then need the new token)"
-"""What to do about a token file that cannot be used."""
 _FROM_ANOTHER_SITE = frozenset({"cross-site", "same-site"})
 """`Sec-Fetch-Site` values of a request some web page made (ports do not make sites: any page on
 localhost is `same-site`); `same-origin` and `none` (typed in the address bar) are not such requests."""
-
-
-def resolve_token(paths: Paths, environ: Mapping[str, str] | None = None) -> tuple[str | None, str]:
-    """`(token, source)`, source being `env`, `file` or `none`; only the source may be logged."""
-    env = os.environ if environ is None else environ
-    value = (env.get(TOKEN_ENV) or "").strip()
-    if value:
-        return value, "env"
-    try:
-        text = paths.token_file.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        return None, "none"
-    except OSError as exc:
-        raise ConfigError(f"cannot read the gateway token file {paths.token_file}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"the gateway token file {paths.token_file} is not UTF-8 text; {TOKEN_FILE_FIX}") from None
-    return (text, "file") if text else (None, "none")
-
-
-def create_token_file(paths: Paths) -> str:
-    """Write a new random token to the token file (mode 0600, never overwriting one) and return it."""
-    from claw.paths import ensure_private_dir
-
-    ensure_private_dir(paths.token_file.parent)
-    token = secrets.token_urlsafe(32)
-    fd = os.open(paths.token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(token)
-    return token
 
 
 def tokens_match(given: object, expected: str) -> bool:

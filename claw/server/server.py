@@ -9,7 +9,7 @@ It is a `GatewayService`, started inside the gateway's event loop:
 Fail closed: `ServerSettings` refuses a non-loopback bind without a token; browser
 `Origin`s not on the allowlist, and other sites' pages (`Sec-Fetch-Site`), get 403 on every
 path but `/health`; `/v1/*` needs `Authorization: Bearer <token>`. Wrong credentials
-(WebSocket, HTTP, and those a capability's route reports: `claw.server.credential_report`)
+(WebSocket, HTTP, and those a capability's route reports: `claw.credential_report`)
 are rate limited per address and credential, loopback included, and a request with no
 credential is refused without counting, so no lockout can refuse the right token
 (`claw.server.auth_limiter`). WebSocket frames are capped at 64 KiB until `connect` proves who is
@@ -31,9 +31,9 @@ from aiohttp import WSCloseCode, web
 from aiohttp.abc import AbstractAccessLogger
 
 from claw.api.method import RpcMethod
+from claw.credential_report import reported_bad_credential
 from claw.errors import ClawError
 from claw.server.auth import bearer_credential, browser_refusal, is_loopback, tokens_match
-from claw.server.credential_report import reported_bad_credential
 from claw.server.device_pairing import DevicePairing
 from claw.server.device_watch import DeviceWatch
 from claw.server.devices import DeviceRegistry

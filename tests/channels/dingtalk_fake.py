@@ -31,7 +31,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from claw.channels.dingtalk_wire import sign
+from claw.channels.dingtalk.wire import sign
 from tests.channels.fakes import _Threaded
 
 CLIENT_ID = "dingtestclientid0001"

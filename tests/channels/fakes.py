@@ -27,7 +27,7 @@ from typing import Any
 
 from aiohttp import web
 
-from claw.channels.webhook import sign
+from claw.channels.webhook.adapter import sign
 
 BOT_TOKEN = "123456:TEST-token-abcdefghijklmnop"
 BOT_ID = 123456

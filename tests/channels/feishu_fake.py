@@ -18,8 +18,8 @@ from typing import Any
 
 from aiohttp import web
 
-from claw.channels.feishu_crypto import encrypt, signature
-from claw.channels.feishu_frame import CONTROL, DATA, Frame
+from claw.channels.feishu.crypto import encrypt, signature
+from claw.channels.feishu.frame import CONTROL, DATA, Frame
 from tests.channels.fakes import _Threaded
 
 APP_ID = "cli_test_app_1234"

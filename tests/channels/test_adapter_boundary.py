@@ -1,9 +1,10 @@
-"""Each platform adapter stays on its side of the channel boundary: its modules (`<platform>.py` and
-`<platform>_*.py` in claw/channels) import neither the runtime, the store, the gateway class nor
-another platform's modules, checked on the source so that imports inside functions count too.
+"""Each platform adapter stays on its side of the channel boundary: its package (claw/channels/<platform>/)
+imports neither the runtime, the store, the gateway class nor another platform's modules, checked on the
+source so that imports inside functions count too.
 
 The platforms are the fields of `[channels]` that are not shared settings, so a new platform is
-covered the day its settings join `ChannelsSettings`, without touching this file."""
+covered the day its settings join `ChannelsSettings`, without touching this file; composition's table
+(`CHANNEL_PLATFORMS`) must list exactly those."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import claw.channels
+from claw.compose import CHANNEL_PLATFORMS
 from claw.settings.channels import ChannelsSettings
 
 CHANNELS = Path(claw.channels.__file__).parent
@@ -32,18 +34,29 @@ def _imports(path: Path) -> set[str]:
 
 
 def _modules(platform: str) -> list[Path]:
-    return sorted([*CHANNELS.glob(f"{platform}.py"), *CHANNELS.glob(f"{platform}_*.py")])
+    return sorted(CHANNELS.joinpath(platform).glob("*.py"))
 
 
 def _belongs_to(module: str, platform: str) -> bool:
-    name = module.removeprefix("claw.channels.")
-    return module.startswith("claw.channels.") and (name == platform or name.startswith(f"{platform}_"))
+    return module == f"claw.channels.{platform}" or module.startswith(f"claw.channels.{platform}.")
 
 
 def test_every_platform_is_found() -> None:
-    assert {"webhook", "telegram", "discord", "feishu"} <= set(PLATFORMS)
+    assert {"webhook", "telegram", "discord", "feishu", "dingtalk", "slack"} <= set(PLATFORMS)
     for platform in PLATFORMS:
-        assert _modules(platform), f"[channels.{platform}] has no claw/channels/{platform}*.py"
+        assert CHANNELS.joinpath(platform, "adapter.py").is_file(), f"[channels.{platform}] has no package"
+
+
+def test_composition_lists_every_platform_once() -> None:
+    names = [platform.name for platform in CHANNEL_PLATFORMS]
+    assert sorted(names) == PLATFORMS, "claw/compose.py's CHANNEL_PLATFORMS and [channels] disagree"
+
+
+def test_no_shared_module_names_a_platform() -> None:
+    """What is not a platform's package knows no platform: adapters, routes and checks come from the table."""
+    for path in sorted(CHANNELS.glob("*.py")):
+        bad = {m for m in _imports(path) if any(_belongs_to(m, p) for p in PLATFORMS)}
+        assert not bad, f"{path.name} imports {sorted(bad)}"
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)

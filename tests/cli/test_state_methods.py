@@ -28,7 +28,8 @@ LISTINGS = (
     ["usage", "--by", "session", "--json"],
     ["automations", "ls", "--json"],
 )
-GATEWAY_MODULES = ("claw.gateway.gateway", "claw.compose", "claw.agent.runner", "openai")
+GATEWAY_MODULES = ("claw.gateway.gateway", "claw.agent.runner", "openai")
+"""What building the gateway imports (`claw.compose` itself is cheap: `automations add` reads its platform table)."""
 
 
 def imports_of(env: dict[str, str], *args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:

@@ -19,7 +19,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from claw.channels.webhook import sign
+from claw.channels.webhook.adapter import sign
 from claw.client.remote import RemoteClient
 from claw.server.auth import AuthLimiter
 from tests.server.conftest import TOKEN, MakeServed, Served, connect_frame, open_wire, write_config

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from claw.channels.webhook import key_part
+from claw.channels.webhook.adapter import key_part
 from claw.errors import UsageError
 from claw.vocab.msg_context import MsgContext
 from claw.vocab.session_keys import (
