@@ -131,6 +131,10 @@ def _config_rows(model: type, prefix: str) -> Iterator[tuple[str, str, str, str]
         annotation = _strip_optional(field.annotation)
         if name in overrides:
             section, placeholder = overrides[name]
+            if placeholder:  # `agents.list.<id>`: the keys of `agents.defaults` again, not listed twice
+                meaning = f"One agent's settings: the keys of `{prefix}defaults`, each one it does not set inherited."
+                yield f"{key}.{placeholder.rstrip('.')}", "table", "", meaning
+                continue
             yield key, "table", "", docs.get(name) or inspect.cleandoc(section.__doc__ or "")
             yield from _config_rows(section, f"{key}.{placeholder}")
             continue
