@@ -207,14 +207,16 @@ async def approval_resolve(gw: ApiHost, params: ApprovalResolveParams) -> JsonOb
 
 @takes(WakeParams)
 async def wake(gw: ApiHost, params: WakeParams) -> JsonObject:
-    """A system event into the agent's main session: a turn on `text`, marked as a system event. claw runs
+    """A system event into the agent's main session: a turn on `text`, recorded and shown to the model as a
+    system event, not as the owner's words. claw runs
     no heartbeats, so `next-heartbeat` (OpenClaw's default) is served as `now`."""
     ctx = MsgContext(
-        body=f"System event: {params.text}",
+        body=params.text,  # the model sees it marked as a system event (see the context assembly)
         channel="system",
         agent_id=params.agent_id or "main",
         session_key=params.session_key or f"agent:{params.agent_id or 'main'}:main",
-        command_authorized=False,
+        command_authorized=False,  # an event's text is never a slash command
+        system_event=True,  # recorded as a system entry of the session, not as the owner speaking
     )
     result = await gw.dispatch(ctx)
     return {"ok": True, **({"runId": result.run_id} if result.run_id else {})}

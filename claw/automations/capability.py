@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from claw.gateway.capability import BaseCapability
+from claw.gateway.capability import BaseCapability, HttpRoute
 
 if TYPE_CHECKING:
     from claw.automations.executor import Deliver
@@ -49,6 +49,16 @@ class AutomationsCapability(BaseCapability):
         from claw.automations.methods import automation_methods  # on first use: see claw.gateway.method_table
 
         return {**automation_methods(self.manager), **cron_methods(self.manager)}
+
+    def routes(self) -> Sequence[HttpRoute]:
+        """Event triggers: `POST /automations/webhook/<name>` (signed) and `/automations/gmail` (Pub/Sub push)."""
+        from claw.automations.ingress import EventIngress
+
+        ingress = EventIngress(lambda: self.manager)
+        return (
+            HttpRoute("POST", "/automations/webhook/{name}", ingress.webhook),
+            HttpRoute("POST", "/automations/gmail", ingress.gmail),
+        )
 
     def services(self) -> Sequence[GatewayService]:
         from claw.automations.scheduler import Scheduler

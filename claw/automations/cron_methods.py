@@ -144,6 +144,8 @@ def cron_job(job: Job) -> JsonObject:
         wire_schedule: JsonObject = {"kind": "cron", "expr": schedule.expr, "tz": schedule.tz}
     elif schedule.kind == "every":
         wire_schedule = {"kind": "every", "everyMs": _ms(float(schedule.expr)), "anchorMs": _ms(schedule.anchor)}
+    elif schedule.kind == "event":  # OpenClaw's cron has no event triggers: claw's own kind, named as such
+        wire_schedule = {"kind": "event", "trigger": schedule.expr}
     else:
         wire_schedule = {"kind": "at", "at": iso(float(schedule.expr), schedule.tz)}
     state: JsonObject = {"consecutiveErrors": job.consecutive_errors}

@@ -8,6 +8,9 @@ from claw.automations.timezones import local_text
 
 
 def describe(schedule: Schedule) -> str:
+    if schedule.kind == "event":
+        kind, _, name = schedule.expr.partition(":")
+        return f"On each signed POST to webhook {name}" if kind == "webhook" else f"On new mail for {name}"
     if schedule.kind == "every":
         return f"Every {format_duration(float(schedule.expr))}"
     if schedule.kind == "at":
@@ -33,7 +36,9 @@ def describe_cron(expr: str) -> str:
 
 
 def schedule_text(schedule: Schedule) -> str:
-    """The schedule as typed: the cron expression, `every 30m`, or `at <time>`."""
+    """The schedule as typed: the cron expression, `every 30m`, `at <time>`, or `on webhook:NAME`."""
+    if schedule.kind == "event":
+        return f"on {schedule.expr}"
     if schedule.kind == "every":
         return f"every {format_duration(float(schedule.expr))}"
     if schedule.kind == "at":

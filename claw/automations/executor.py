@@ -1,8 +1,10 @@
-"""Running one claimed job: an agent turn on the `cron` lane, its outcome in the ledger, then delivery.
+"""Running one claimed job: an agent turn on the `cron` lane (or a command), its outcome in the ledger, then
+delivery.
 
 `isolated` jobs get a fresh session under `agent:<id>:cron:<jobId>` each run (the
 previous transcript is archived); `main` jobs put the message into the agent's main
-session as a system event, which starts a turn there at once.
+session as a system event, which starts a turn there at once; `command` jobs run the
+operator's command line (`claw.automations.command_run`) and no turn at all.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class Executor:
         job, run = claim.job, claim.run
         status, output, error = "error", None, None
         try:
-            output = await self._turn(job, run, dispatched)
+            output = await self._turn(job, run, dispatched, claim.event)
             status = "ok"
         except ClawError as exc:
             error = exc.message
@@ -86,12 +88,24 @@ class Executor:
             await self._warn(target.channel, target.target, warnings, run.id)
         return finished
 
-    async def _turn(self, job: Job, run: JobRun, dispatched: asyncio.Future[str] | None) -> str:
+    async def _turn(
+        self, job: Job, run: JobRun, dispatched: asyncio.Future[str] | None, event: str | None = None
+    ) -> str:
+        """`event` (an event trigger's request, already wrapped as untrusted content) follows the job's message;
+        a `command` job gets it on stdin instead."""
+        if job.session_mode == "command":
+            from claw.automations.command_run import run_command
+
+            if dispatched is not None and not dispatched.done():
+                dispatched.set_result("")  # no agent run to follow
+            timeout = self._host().config.automations.command_timeout_seconds
+            return await run_command(job.message, stdin=event, timeout=timeout)
         key = job.session_key
         if job.session_mode == "isolated" and self._host().sessions(job.agent_id).get(key) is not None:
             await self._host().reset_session(key)
         ctx = MsgContext(
             body=job.message,
+            body_for_agent=None if event is None else f"{job.message}\n\n{event}",
             channel=CRON_CHANNEL,
             sender_id=f"automation:{job.id}",
             sender_name=job.name,

@@ -10,7 +10,7 @@ from claw.automations.describe import describe, schedule_text
 from claw.automations.schedule import Schedule
 from claw.automations.timezones import iso
 
-SessionMode = Literal["isolated", "main"]
+SessionMode = Literal["isolated", "main", "command"]
 RunStatus = Literal["running", "ok", "error", "skipped"]
 
 
@@ -34,9 +34,17 @@ class Job:
     last_status: str | None = None
     last_error: str | None = None
     consecutive_errors: int = 0
+    secret: str | None = None
+    """For a `webhook:` trigger: the HMAC key its requests are signed with (never in the wire form)."""
+
+    @property
+    def trigger(self) -> str | None:
+        """`webhook:NAME` or `gmail:ADDRESS` for a job fired by events; None for a scheduled one."""
+        return self.schedule.expr if self.schedule.kind == "event" else None
 
     @property
     def session_key(self) -> str:
+        """The session its turns run in (a `command` job has none; its runs are filed under its cron key)."""
         if self.session_mode == "main":
             return f"agent:{self.agent_id}:main"
         return f"agent:{self.agent_id}:cron:{self.id}"
@@ -60,6 +68,7 @@ class Job:
             last_status=row["last_status"],
             last_error=row["last_error"],
             consecutive_errors=row["consecutive_errors"],
+            secret=row["trigger_secret"],
         )
 
     def to_wire(self) -> dict[str, Any]:
@@ -70,6 +79,7 @@ class Job:
             "agentId": self.agent_id,
             "schedule": {"kind": self.schedule.kind, "expr": self.schedule.expr, "tz": tz},
             "scheduleText": schedule_text(self.schedule),
+            "trigger": self.trigger,
             "description": describe(self.schedule),
             "tz": tz,
             "session": self.session_mode,

@@ -27,10 +27,12 @@ _RUN_COLUMNS = (
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """A job and the ledger row just claimed for it; `run.status` is `running` (or `skipped`: nothing to do)."""
+    """A job and the ledger row just claimed for it; `run.status` is `running` (or `skipped`: nothing to do).
+    `event` is what an event trigger received, given to the run as untrusted content."""
 
     job: Job
     run: JobRun
+    event: str | None = None
 
 
 def new_id() -> str:
@@ -120,6 +122,33 @@ def claim_manual(conn: sqlite3.Connection, job: Job, now: float, owner: str) -> 
     _insert_run(conn, run, owner, current.name)
     save_job(conn, current)
     return Claim(current, run)
+
+
+EVENT_MEMORY_SECONDS = 8 * 86400.0
+"""How long an event's key is remembered: past Pub/Sub's longest retention (7 days) and far past a signed
+webhook's timestamp tolerance, so a redelivered or replayed event never runs twice."""
+
+
+def claim_event(
+    conn: sqlite3.Connection, job: Job, *, event_key: str, event: str, trigger: str, now: float, owner: str
+) -> Claim | None:
+    """A run for an event that reached `job`'s trigger; None when that event was already taken (a replay or a
+    redelivery). While the job's previous run is still going, the event is recorded as skipped, as a slot is."""
+    conn.execute("DELETE FROM automation_events WHERE received_at < ?", (now - EVENT_MEMORY_SECONDS,))
+    taken = conn.execute(
+        "INSERT OR IGNORE INTO automation_events (job_id, event_key, received_at) VALUES (?, ?, ?)",
+        (job.id, event_key, now),
+    )
+    if taken.rowcount == 0:
+        return None
+    current = get_job(conn, job.id) or job
+    busy = current.running_run_id is not None
+    run = _new_run(current, slot=None, trigger=trigger, missed=0, status="skipped" if busy else "running", now=now)
+    if not busy:
+        current = replace(current, running_run_id=run.id)
+    _insert_run(conn, run, owner, current.name)
+    save_job(conn, current)
+    return Claim(current, run, event)
 
 
 def set_agent_run(conn: sqlite3.Connection, run_id: str, agent_run_id: str, session_key: str) -> None:

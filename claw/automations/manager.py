@@ -22,7 +22,7 @@ from claw.automations.clock import Clock, SystemClock
 from claw.automations.executor import Deliver, Executor
 from claw.automations.job import Job, JobRun
 from claw.automations.schema import MIGRATIONS
-from claw.automations.spec import JobParams, changed_job, new_job
+from claw.automations.spec import JobParams, changed_job, insert_new_job
 from claw.errors import NotFoundError
 from claw.store.db import Database
 
@@ -116,13 +116,8 @@ class AutomationManager:
     async def add(self, raw: dict[str, object]) -> Job:
         params = JobParams.parse(raw)
 
-        def write(conn: sqlite3.Connection) -> Job:
-            taken = {job.name for job in store.list_jobs(conn)}
-            job = new_job(params, self.host.config, self.clock.now(), taken, self.platforms)
-            store.insert_job(conn, job)
-            return job
-
-        job = await self.db.awrite(write)
+        config, now, platforms = self.host.config, self.clock.now(), self.platforms
+        job = await self.db.awrite(lambda conn: insert_new_job(conn, params, config, now, platforms))
         self._changed()
         return job
 
@@ -133,6 +128,7 @@ class AutomationManager:
             job = store.find_job(conn, ref)
             taken = {j.name for j in store.list_jobs(conn)}
             updated = changed_job(job, params, self.host.config, self.clock.now(), taken, self.platforms)
+            store.check_trigger_free(conn, updated)
             store.save_job(conn, updated)
             return updated
 
@@ -177,7 +173,26 @@ class AutomationManager:
         await asyncio.wait({dispatched, task}, return_when=asyncio.FIRST_COMPLETED)
         if task.done():
             return task.result()
-        return replace(claim.run, agent_run_id=dispatched.result())
+        return replace(claim.run, agent_run_id=dispatched.result() or None)  # "": a command, no agent run
+
+    async def trigger_job(self, trigger: str) -> Job | None:
+        return await self.db.aread(lambda c: store.find_trigger(c, trigger))
+
+    async def fire(self, job: Job, *, event_key: str, event: str, trigger: str) -> JobRun | None:
+        """Run `job` for an event its trigger received (`event`: the request, wrapped as untrusted content);
+        None when `event_key` was taken before (a replay or a redelivery: nothing runs). The returned row is
+        `running` (its run has started) or `skipped` (the previous run still goes)."""
+        now = self.clock.now()
+        claim = await self.db.awrite(
+            lambda c: ledger.claim_event(c, job, event_key=event_key, event=event, trigger=trigger, now=now,
+                                         owner=self.owner)
+        )  # fmt: skip
+        if claim is None:
+            return None
+        if claim.run.status == "running":
+            self.start(claim)
+        self._changed()
+        return claim.run
 
     def start(self, claim: ledger.Claim, dispatched: asyncio.Future[str] | None = None) -> asyncio.Task[JobRun]:
         coro = self.executor.execute(claim, dispatched)

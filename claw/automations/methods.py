@@ -16,6 +16,7 @@ from claw.api.params import Flag, NonEmptyStr, NoParams, Params, takes
 from claw.automations.job import Job
 from claw.automations.spec import JobParams
 from claw.automations.timezones import iso, local_text, utc_text
+from claw.automations.triggers import setup_fields
 from claw.protocol.scopes import ADMIN, READ
 
 if TYPE_CHECKING:
@@ -77,15 +78,19 @@ async def automations_get(manager: AutomationManager, _gateway: object, params: 
 
 @takes(JobParams)
 async def automations_add(manager: AutomationManager, _gateway: object, params: JobParams) -> dict[str, Any]:
-    """Params: one of `cron`/`every`/`at`, `message`, optional `name`, `tz`, `agentId`, `session`, `deliver`,
-    `enabled`. Refused (nothing stored) if any of it cannot be honoured."""
-    return (await manager.add(_job_fields(params))).to_wire()
+    """Params: one of `cron`/`every`/`at`/`on`, `message`, optional `name`, `tz`, `agentId`, `session`, `deliver`,
+    `enabled`. Refused (nothing stored) if any of it cannot be honoured. A `webhook:` trigger's answer carries
+    `secret` and `path`: the only time the key its requests are signed with is shown."""
+    job = await manager.add(_job_fields(params))
+    return {**job.to_wire(), **setup_fields(job.trigger, job.secret)}
 
 
 @takes(JobUpdateParams)
 async def automations_update(manager: AutomationManager, _gateway: object, params: JobUpdateParams) -> dict[str, Any]:
-    """`id` plus the fields of `automations.add` to change; `enabled` turns a job on or off."""
-    return (await manager.update(params.id, _job_fields(params))).to_wire()
+    """`id` plus the fields of `automations.add` to change; `enabled` turns a job on or off. A new `on` trigger
+    gets a new key, shown in this answer as `automations.add` shows it."""
+    job = await manager.update(params.id, _job_fields(params))
+    return {**job.to_wire(), **(setup_fields(job.trigger, job.secret) if params.on is not None else {})}
 
 
 @takes(JobRefParams)

@@ -1,4 +1,4 @@
-"""When a job fires: a cron expression in a zone, a fixed interval, or one instant.
+"""When a job fires: a cron expression in a zone, a fixed interval, one instant, or an event (a trigger).
 
 `Schedule` is what is stored; `parse_schedule` turns what a person typed into one,
 refusing anything that cannot be honoured with a one-line reason.
@@ -15,12 +15,13 @@ from claw.automations.durations import looks_like_duration, parse_duration
 from claw.automations.timezones import local_text, zone
 from claw.errors import UsageError
 
-Kind = Literal["cron", "every", "at"]
+Kind = Literal["cron", "every", "at", "event"]
 
 
 @dataclass(frozen=True, slots=True)
 class Schedule:
-    """`expr` is the cron expression, the interval in seconds, or the one-shot instant (epoch seconds)."""
+    """`expr` is the cron expression, the interval in seconds, the one-shot instant (epoch seconds), or the
+    trigger (`webhook:NAME`, `gmail:ADDRESS`: see `claw.automations.triggers`), which never comes due by time."""
 
     kind: Kind
     expr: str
@@ -33,7 +34,9 @@ class Schedule:
         return self.kind == "at"
 
     def next_after(self, after: float) -> float | None:
-        """The first firing strictly after epoch `after`; None when there is none (a past one-shot)."""
+        """The first firing strictly after epoch `after`; None when there is none (a past one-shot, an event)."""
+        if self.kind == "event":
+            return None
         if self.kind == "cron":
             return cron_next(self.expr, zone(self.tz), after)
         if self.kind == "every":
@@ -58,6 +61,8 @@ class Schedule:
 
     def missed_between(self, first: float, now: float, cap: int = 1000) -> int:
         """How many firings fall in [first, now] (first included), counting at most `cap`."""
+        if self.kind == "event":
+            return 0
         if self.kind == "every":  # arithmetic, however long the gateway was down
             return min(cap, int((now - first) // float(self.expr)) + 1) if now >= first else 0
         count = 0
@@ -76,15 +81,21 @@ def parse_schedule(
     tz: str,
     now: float,
     min_every_seconds: float,
+    on: str | None = None,
 ) -> Schedule:
-    """Exactly one of `cron`, `every`, `at`, checked against `now`; `tz` must already be a valid zone name."""
-    given = [
-        name for name, value in (("a cron expression", cron), ("--every", every), ("--at", at)) if value is not None
-    ]
+    """Exactly one of `cron`, `every`, `at`, `on`, checked against `now`; `tz` must already be a valid zone name."""
+    named = (("a cron expression", cron), ("--every", every), ("--at", at), ("--on", on))
+    given = [name for name, value in named if value is not None]
     if len(given) != 1:
         detail = "none was given" if not given else f"got {' and '.join(given)}"
-        raise UsageError(f"give exactly one schedule: a cron expression, --every DURATION or --at TIME ({detail})")
+        raise UsageError(
+            f"give exactly one schedule: a cron expression, --every DURATION, --at TIME or --on EVENT ({detail})"
+        )
     zone(tz)
+    if on is not None:
+        from claw.automations.triggers import parse_trigger
+
+        return Schedule("event", parse_trigger(on), tz)
     if cron is not None:
         return Schedule("cron", normalize_cron(cron), tz)
     if every is not None:

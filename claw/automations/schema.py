@@ -58,7 +58,53 @@ CREATE INDEX automation_runs_running ON automation_runs (status) WHERE status = 
 # A run keeps its job's name: a removed job's history (a one-shot that succeeded) is still found by name.
 _RUN_JOB_NAME = "ALTER TABLE automation_runs ADD COLUMN job_name TEXT;"
 
+# Event triggers (`--on webhook:NAME`, `--on gmail:ADDRESS`): a schedule kind `event` whose expression is the
+# trigger, the secret that signs its requests, and the events already taken (replay protection). SQLite cannot
+# change a CHECK constraint in place, so the jobs table is rebuilt with the same rows.
+_EVENT_TRIGGERS = """
+CREATE TABLE automation_jobs_new (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    agent_id TEXT NOT NULL,
+    schedule_kind TEXT NOT NULL CHECK (schedule_kind IN ('cron', 'every', 'at', 'event')),
+    schedule_expr TEXT NOT NULL,
+    tz TEXT NOT NULL,
+    anchor REAL NOT NULL,
+    session_mode TEXT NOT NULL CHECK (session_mode IN ('isolated', 'main', 'command')),
+    message TEXT NOT NULL,
+    delivery TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    next_run_at REAL,
+    running_run_id TEXT,
+    last_run_at REAL,
+    last_status TEXT,
+    last_error TEXT,
+    consecutive_errors INTEGER NOT NULL DEFAULT 0,
+    trigger_secret TEXT
+);
+INSERT INTO automation_jobs_new (id, name, agent_id, schedule_kind, schedule_expr, tz, anchor, session_mode, message,
+    delivery, enabled, created_at, updated_at, next_run_at, running_run_id, last_run_at, last_status, last_error,
+    consecutive_errors)
+SELECT id, name, agent_id, schedule_kind, schedule_expr, tz, anchor, session_mode, message, delivery, enabled,
+    created_at, updated_at, next_run_at, running_run_id, last_run_at, last_status, last_error, consecutive_errors
+FROM automation_jobs;
+DROP TABLE automation_jobs;
+ALTER TABLE automation_jobs_new RENAME TO automation_jobs;
+CREATE INDEX automation_jobs_due ON automation_jobs (next_run_at) WHERE enabled = 1;
+CREATE UNIQUE INDEX automation_jobs_trigger ON automation_jobs (schedule_expr) WHERE schedule_kind = 'event';
+CREATE TABLE automation_events (
+    job_id TEXT NOT NULL,
+    event_key TEXT NOT NULL,
+    received_at REAL NOT NULL,
+    PRIMARY KEY (job_id, event_key)
+);
+CREATE INDEX automation_events_age ON automation_events (received_at);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("automations", 1, "jobs_and_runs", _JOBS_AND_RUNS),
     Migration("automations", 2, "run_job_name", _RUN_JOB_NAME),
+    Migration("automations", 3, "event_triggers", _EVENT_TRIGGERS),
 )

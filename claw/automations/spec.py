@@ -8,6 +8,7 @@ interval, time, agent or target is refused with one line and nothing is stored.
 from __future__ import annotations
 
 import re
+import sqlite3
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
@@ -20,6 +21,7 @@ from claw.automations.delivery import check_reachable, parse_delivery
 from claw.automations.job import Job
 from claw.automations.schedule import parse_schedule
 from claw.automations.timezones import host_zone_name, zone
+from claw.automations.triggers import new_secret
 from claw.config import Config
 from claw.errors import UsageError
 from claw.paths import check_agent_id
@@ -39,11 +41,12 @@ class JobParams(BaseModel):
     cron: str | None = None
     every: str | None = None
     at: str | None = None
+    on: str | None = None
     tz: str | None = None
     name: str | None = None
     message: str | None = None
     agent_id: str | None = None
-    session: Literal["isolated", "main"] | None = None
+    session: Literal["isolated", "main", "command"] | None = None
     deliver: str | None = None
     enabled: bool | None = None
 
@@ -60,7 +63,7 @@ class JobParams(BaseModel):
 
     @property
     def schedule_given(self) -> bool:
-        return any(value is not None for value in (self.cron, self.every, self.at))
+        return any(value is not None for value in (self.cron, self.every, self.at, self.on))
 
 
 def new_job(params: JobParams, config: Config, now: float, taken: set[str], platforms: Sequence[Platform]) -> Job:
@@ -70,7 +73,7 @@ def new_job(params: JobParams, config: Config, now: float, taken: set[str], plat
     agent_id = _agent(params.agent_id or "main", config)
     tz = _tz(params.tz)
     schedule = parse_schedule(
-        cron=params.cron, every=params.every, at=params.at, tz=tz, now=now,
+        cron=params.cron, every=params.every, at=params.at, on=params.on, tz=tz, now=now,
         min_every_seconds=config.automations.min_every_seconds,
     )  # fmt: skip
     job_id = uuid.uuid4().hex[:8]
@@ -88,7 +91,20 @@ def new_job(params: JobParams, config: Config, now: float, taken: set[str], plat
         created_at=now,
         updated_at=now,
         next_run_at=schedule.next_after(now) if enabled else None,
+        secret=new_secret(schedule.expr) if schedule.kind == "event" else None,
     )
+
+
+def insert_new_job(
+    conn: sqlite3.Connection, params: JobParams, config: Config, now: float, platforms: Sequence[Platform]
+) -> Job:
+    """Check and store a new job in one transaction (`AutomationManager.add`, and the CLI without a gateway)."""
+    from claw.automations import store
+
+    job = new_job(params, config, now, {j.name for j in store.list_jobs(conn)}, platforms)
+    store.check_trigger_free(conn, job)
+    store.insert_job(conn, job)
+    return job
 
 
 def changed_job(
@@ -111,15 +127,17 @@ def changed_job(
         tz = _tz(params.tz) if params.tz is not None else job.schedule.tz
         if params.schedule_given:
             schedule = parse_schedule(
-                cron=params.cron, every=params.every, at=params.at, tz=tz, now=now,
+                cron=params.cron, every=params.every, at=params.at, on=params.on, tz=tz, now=now,
                 min_every_seconds=config.automations.min_every_seconds,
             )  # fmt: skip
         else:
             schedule = replace(job.schedule, tz=tz)
         updated = replace(updated, schedule=schedule, consecutive_errors=0)
+        if schedule.kind == "event" and schedule.expr != job.trigger:  # a new trigger: a new key, never the old one
+            updated = replace(updated, secret=new_secret(schedule.expr))
     if params.enabled is not None:
         updated = replace(updated, enabled=params.enabled)
-    if not updated.enabled:
+    if not updated.enabled or updated.schedule.kind == "event":
         return replace(updated, next_run_at=None)
     if reschedule or updated.next_run_at is None:
         nxt = updated.schedule.next_after(now)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import sqlite3
 
 from claw.automations.job import Job
-from claw.errors import NotFoundError
+from claw.errors import NotFoundError, UsageError
 
 _COLUMNS = (
     "id, name, agent_id, schedule_kind, schedule_expr, tz, anchor, session_mode, message, delivery, enabled, "
-    "created_at, updated_at, next_run_at, running_run_id, last_run_at, last_status, last_error, consecutive_errors"
+    "created_at, updated_at, next_run_at, running_run_id, last_run_at, last_status, last_error, consecutive_errors, "
+    "trigger_secret"
 )
 
 
@@ -35,6 +36,7 @@ def _values(job: Job) -> tuple[object, ...]:
         job.last_status,
         job.last_error,
         job.consecutive_errors,
+        job.secret,
     )
 
 
@@ -94,3 +96,20 @@ def next_due(conn: sqlite3.Connection) -> float | None:
     """The earliest `next_run_at` of an enabled job (an index lookup, cheap at any size)."""
     row = conn.execute("SELECT MIN(next_run_at) FROM automation_jobs WHERE enabled = 1").fetchone()
     return row[0]
+
+
+def find_trigger(conn: sqlite3.Connection, trigger: str) -> Job | None:
+    """The job that fires on `trigger` (`webhook:NAME`, `gmail:ADDRESS`), enabled or not."""
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM automation_jobs WHERE schedule_kind = 'event' AND schedule_expr = ?", (trigger,)
+    ).fetchone()
+    return None if row is None else Job.from_row(row)
+
+
+def check_trigger_free(conn: sqlite3.Connection, job: Job) -> None:
+    """One job a trigger: the request's signature is checked with that job's key."""
+    if job.trigger is None:
+        return
+    holder = find_trigger(conn, job.trigger)
+    if holder is not None and holder.id != job.id:
+        raise UsageError(f"automation {holder.name!r} already fires on {job.trigger}: edit or remove it first")

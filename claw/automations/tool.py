@@ -62,6 +62,10 @@ class AutomationsTool:
             return ToolResult(await _listing(manager))
         if action == "add":
             fields = {k: v for k, v in args.items() if k != "action"}
+            if "on" in fields:  # a trigger's key must go to a person, never into a transcript
+                return ToolResult(
+                    "automations: event triggers are added with `claw automations add --on`", is_error=True
+                )
             fields.setdefault("agentId", ctx.agent_id)
             job = await manager.add(fields)
             when = local_text(job.next_run_at, job.schedule.tz)

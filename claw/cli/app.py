@@ -158,6 +158,12 @@ def _mcp() -> None:
     _group("mcp", mcp_app)
 
 
+def _system() -> None:
+    from claw.cli.system import app as system_app
+
+    _group("system", system_app)
+
+
 def _usage() -> None:
     from claw.cli.usage import app as usage_app
 
@@ -184,6 +190,7 @@ SUBCOMMANDS: dict[str, Callable[[], None]] = {
     "outbox": _outbox,
     "mcp": _mcp,
     "usage": _usage,
+    "system": _system,
 }
 _registered: set[str] = set()
 

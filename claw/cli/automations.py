@@ -1,4 +1,5 @@
-"""`claw automations add|ls|next|run|runs|edit|enable|disable|rm`: jobs that run agent turns on a schedule.
+"""`claw automations add|ls|next|run|runs|edit|enable|disable|rm`: jobs that run agent turns on a schedule
+or on an event (a signed webhook, a Gmail push).
 
 Every command is one gateway method (`automations.*`): through the running gateway
 when there is one, else through a gateway started in this process (without its
@@ -13,7 +14,10 @@ import typer
 
 from claw.cli.common import JsonOption, WideOption, listing
 
-app = typer.Typer(help="Schedule agent turns: cron expressions, intervals and one-shots.", no_args_is_help=True)
+app = typer.Typer(
+    help="Schedule agent turns: cron expressions, intervals, one-shots, or events (webhooks, Gmail).",
+    no_args_is_help=True,
+)
 
 IdArgument = typer.Argument(..., help="Automation id (or name), as `claw automations ls` shows it.")
 RUN_CALL_TIMEOUT = 3600.0
@@ -21,6 +25,8 @@ RUN_CALL_TIMEOUT = 3600.0
 DEFAULT_CALL_TIMEOUT = 30.0
 
 _TZ_HELP = "IANA time zone for the schedule, e.g. Europe/Paris (default: this host's zone)."
+_COMMAND_HELP = "Run this command line (sh -c, in your home) instead of an agent turn; its output is the reply."
+_ON_HELP = "Run on an event: webhook:NAME (a signed POST) or gmail:ADDRESS (a Gmail Pub/Sub push)."
 _DELIVER_HELP = "Where the final reply goes: none, <channel>:<target> or webhook:<url>."
 
 
@@ -41,9 +47,11 @@ def _print_json(value: Any) -> None:
 @app.command("add")
 def add(
     schedule: str | None = typer.Argument(None, help='Cron expression, e.g. "0 9 * * *" (or use --every / --at).'),
-    message: str = typer.Option(..., "--message", "-m", help="What the agent should do when the job fires."),
+    message: str | None = typer.Option(None, "--message", "-m", help="What the agent should do when the job fires."),
+    command: str | None = typer.Option(None, "--command", help=_COMMAND_HELP),
     every: str | None = typer.Option(None, "--every", help="Run at this interval, e.g. 30m, 2h, 1d."),
     at: str | None = typer.Option(None, "--at", help="Run once: 2026-12-24T18:00 (in --tz) or a delay such as 20m."),
+    on: str | None = typer.Option(None, "--on", help=_ON_HELP),
     name: str | None = typer.Option(None, "--name", help="A name to refer to the job by (default: from the message)."),
     tz: str | None = typer.Option(None, "--tz", help=_TZ_HELP),
     agent_id: str = typer.Option("main", "--agent", "-a", help="The agent that runs the job."),
@@ -52,26 +60,35 @@ def add(
     disabled: bool = typer.Option(False, "--disabled", help="Store the job switched off."),
     json_out: bool = JsonOption,
 ) -> None:
-    """Add a job; refused with one line (exit 2), nothing stored, if any part of it cannot be honoured."""
+    """Add a job; refused with one line (exit 2), nothing stored, if any part of it cannot be honoured.
+
+    What it runs: an agent turn on --message, in a fresh session each time (--session isolated) or in the
+    agent's main session as a system event (--session main); or, with --command, a command line of yours."""
+    if (message is None) == (command is None):
+        from claw.errors import UsageError
+
+        raise UsageError("give what the job does: --message TEXT (an agent turn) or --command LINE, not both")
     job = _call(
         "automations.add",
         cron=schedule,
         every=every,
         at=at,
-        message=message,
+        on=on,
+        message=message if command is None else command,
         name=name,
         tz=tz,
         agentId=agent_id,
-        session=_session(session),
+        session=_session(session) if command is None else "command",
         deliver=deliver,
         enabled=not disabled,
     )
     if json_out:
         _print_json(job)
         return
-    from claw.cli.automations_view import job_line
+    from claw.cli.automations_view import job_line, trigger_setup
 
     print(f"Added {job_line(job)}")
+    trigger_setup(job)
 
 
 @listing(app)
@@ -154,6 +171,7 @@ def edit(
     cron: str | None = typer.Option(None, "--cron", help='A new cron expression, e.g. "30 8 * * 1-5".'),
     every: str | None = typer.Option(None, "--every", help="A new interval."),
     at: str | None = typer.Option(None, "--at", help="A new one-shot time."),
+    on: str | None = typer.Option(None, "--on", help="A new event trigger (a new webhook gets a new secret)."),
     message: str | None = typer.Option(None, "--message", "-m"),
     name: str | None = typer.Option(None, "--name"),
     tz: str | None = typer.Option(None, "--tz", help=_TZ_HELP),
@@ -163,13 +181,18 @@ def edit(
     json_out: bool = JsonOption,
 ) -> None:
     """Change a job; a new schedule or zone replaces the old next run at once."""
-    fields = {"cron": cron, "every": every, "at": at, "message": message, "name": name, "tz": tz}
+    fields = {"cron": cron, "every": every, "at": at, "on": on, "message": message, "name": name, "tz": tz}
     fields |= {"agentId": agent_id, "session": _session(session) if session else None, "deliver": deliver}
     if all(value is None for value in fields.values()):
         from claw.errors import UsageError
 
         raise UsageError("nothing to change: give at least one of --cron --every --at -m --name --tz --agent ...")
-    _show(_call("automations.update", id=job_id, **fields), "Updated", json_out)
+    job = _call("automations.update", id=job_id, **fields)
+    _show(job, "Updated", json_out)
+    if not json_out:
+        from claw.cli.automations_view import trigger_setup
+
+        trigger_setup(job)
 
 
 @app.command("enable")

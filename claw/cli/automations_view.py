@@ -24,7 +24,10 @@ def _next(job: dict[str, Any], *, short: bool = False) -> str:
 
 
 def schedule_cell(job: dict[str, Any]) -> str:
-    """`0 9 * * * (At 09:00 every day)` for cron; the words alone for intervals and one-shots."""
+    """`0 9 * * * (At 09:00 every day)` for cron; the words alone for intervals and one-shots; `on webhook:NAME`
+    for an event trigger."""
+    if job.get("trigger"):
+        return f"on {job['trigger']}"
     if job["schedule"]["kind"] == "cron":
         return f"{job['scheduleText']} ({job['description']})"
     return job["description"]
@@ -32,6 +35,8 @@ def schedule_cell(job: dict[str, Any]) -> str:
 
 def job_line(job: dict[str, Any]) -> str:
     state = f"next run {_next(job)}" if job["enabled"] else "disabled"
+    if job.get("trigger"):
+        state = "waiting for events" if job["enabled"] else "disabled"
     return f"automation {job['id']} ({job['name']}): {schedule_cell(job)} [{job['tz']}]; {state}"
 
 
@@ -45,6 +50,18 @@ _JOB_COLUMNS = (
     Column("TO", flex=True, floor=12),  # telegram:<chatId> or a webhook's host: the start tells them apart
     Column("ON"),
 )
+
+
+def trigger_setup(job: dict[str, Any]) -> None:
+    """What the sender of a new trigger's events needs: where to POST, and (once) the key to sign with."""
+    if not job.get("path"):
+        return
+    print(f"  POST to the gateway at {job['path']}")
+    if job.get("secret"):
+        print(f"  signing secret (shown this once): {job['secret']}")
+        print('  headers: X-Claw-Timestamp: <unix seconds>, X-Claw-Signature: sha256=<HMAC-SHA256 of "<ts>.<body>">')
+    else:
+        print("  as a Pub/Sub push subscription with authentication (see automations.gmailAudience)")
 
 
 def jobs_table(jobs: list[dict[str, Any]], *, wide: bool = False) -> None:

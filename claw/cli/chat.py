@@ -136,21 +136,27 @@ async def _run_app(
     **options: str | None,
 ) -> None:
     from claw.tui.app import make_app
+    from claw.tui.typeahead import take_typed_ahead
 
-    app = make_app(
-        client,
-        connect=connect,
-        services_notice=services_notice,
-        agent_id=options["agent_id"] or "main",
-        session_key=options["session_key"],
-        model=options["model"],
-        approvals=approvals,
-        theme=options["theme"],
-    )
+    typed = take_typed_ahead()  # kept for the prompt: Textual would read an Enter typed before now as Ctrl+J
     try:
-        await app.run_async()
+        app = make_app(
+            client,
+            connect=connect,
+            services_notice=services_notice,
+            agent_id=options["agent_id"] or "main",
+            session_key=options["session_key"],
+            model=options["model"],
+            approvals=approvals,
+            theme=options["theme"],
+            typed_ahead=typed.text,
+        )
+        try:
+            await app.run_async()
+        finally:
+            if app.client is not None:
+                await app.client.close()
     finally:
-        if app.client is not None:
-            await app.client.close()
+        typed.restore()  # the terminal as it was, whatever happened
     if app.connect_error is not None:
         raise app.connect_error

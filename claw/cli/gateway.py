@@ -1,13 +1,16 @@
-"""`claw gateway run|status|token`: the long-lived gateway and how to reach it."""
+"""`claw gateway run|status|token|install|start|stop|restart|uninstall`: the long-lived gateway, how to reach
+it, and keeping it running as a user service."""
 
 from __future__ import annotations
 
 import typer
 
+from claw.cli import gateway_service
 from claw.cli.common import JsonOption
 
 app = typer.Typer(
-    help="Run the gateway as a server; see whether one is running; print its token.", no_args_is_help=True
+    help="Run the gateway as a server or a user service; see whether one is running; print its token.",
+    no_args_is_help=True,
 )
 
 
@@ -50,18 +53,22 @@ def status(json_out: bool = JsonOption) -> None:
     from claw.server.runtime_file import read_runtime
 
     paths = Paths.from_env()
+    service = gateway_service.service_status()
+    extra = {} if service is None else {"service": service}
+    if service is not None and not json_out:
+        gateway_service.print_service(service)
     info = read_runtime(paths)
     if info is None:
         if json_out:
-            print_json({"running": False})
+            print_json({"running": False, **extra})
         else:
-            typer.echo("No gateway is running (start one with `claw gateway run`).")
+            typer.echo("No gateway is running (start one with `claw gateway run` or `claw gateway install`).")
         raise typer.Exit(1)
     token, _ = resolve_token(paths)
     state = asyncio.run(probe_status(info.url, token or ""))
     report = {"running": True, **info.to_wire(), "uptimeSeconds": round(time.time() - info.started_at, 1), **state}
     if json_out:
-        print_json(report)
+        print_json({**report, **extra})
         return
     typer.echo(f"Gateway running at {info.url} (pid {info.pid}, version {info.version})")
     typer.echo(f"  up {_duration(report['uptimeSeconds'])}")
@@ -90,3 +97,7 @@ def token() -> None:
     if value is None:
         raise ConfigError(f"no gateway token yet: run `claw init` (or set {TOKEN_ENV})")
     typer.echo(value)
+
+
+for _name in ("install", "start", "stop", "restart", "uninstall"):
+    app.command(_name)(getattr(gateway_service, _name))

@@ -14,14 +14,12 @@ is imported. With a gateway running, claw.cli.gateway_call asks it instead.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from claw.automations.job import Job
     from claw.config import AgentSettings, Config
     from claw.paths import Paths
     from claw.store.db import Database
@@ -154,23 +152,17 @@ async def _automations_list(host: StateHost, params: Params) -> Any:
 async def _automations_add(host: StateHost, params: Params) -> Any:
     """`AutomationManager.add` without a manager (which needs a gateway to run jobs): the same checks, the
     same names taken, one write. No scheduler runs here to be woken; a gateway started later reads the job."""
-    from claw.automations import store
-    from claw.automations.spec import JobParams, new_job
+    from claw.automations.spec import JobParams, insert_new_job
+    from claw.automations.triggers import setup_fields
     from claw.compose import CHANNEL_PLATFORMS
 
     fields = JobParams.parse(dict(params))
     db = host.gateway_db()
-
-    def write(conn: sqlite3.Connection) -> Job:
-        taken = {job.name for job in store.list_jobs(conn)}
-        job = new_job(fields, host.config, time.time(), taken, CHANNEL_PLATFORMS)
-        store.insert_job(conn, job)
-        return job
-
     try:
-        return db.write(write).to_wire()
+        job = db.write(lambda conn: insert_new_job(conn, fields, host.config, time.time(), CHANNEL_PLATFORMS))
     finally:
         db.close()
+    return {**job.to_wire(), **setup_fields(job.trigger, job.secret)}
 
 
 METHODS: dict[str, Callable[[StateHost, Params], Awaitable[Any]]] = {

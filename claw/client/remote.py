@@ -15,7 +15,8 @@ The same API as `LocalClient`, so callers do not care which one they hold:
   a call gets no answer in `call_timeout`; `RemoteCallError` (with `.code`) otherwise.
 - `run(message, *, agent_id, session_key, idempotency_key, model)` → `RunHandle`. An
   idempotency key is generated when none is given, so a resent request never starts a
-  second run.
+  second run. On OpenClaw's own gateway a slash command goes with `chat.send`, as its TUI
+  sends one, and comes back as the command's reply (`claw.client.openclaw_chat`).
 - `events(run_id)`: the run's events, from its first, ending after the terminal
   lifecycle event. For a run this client started they are buffered from the moment
   `run` returns (call `events` for each run you start; at most `MAX_BUFFERED_RUNS`
@@ -46,6 +47,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from claw import __version__
+from claw.client import openclaw_chat
 from claw.client.device_identity import DeviceIdentity, default_data_dir
 from claw.client.protocol import RunHandle
 from claw.errors import GatewayUnavailable, NotFoundError, UsageError
@@ -56,6 +58,7 @@ from claw.protocol.seen_events import SeenEvents
 from claw.protocol.version import PROTOCOL_VERSION, SUBSCRIBE, UNSUBSCRIBE
 from claw.redact import redact_url
 from claw.tools.base import ApprovalRequest, Decision
+from claw.vocab.command_syntax import parse_command
 from claw.vocab.run_event import RunEvent
 
 log = logging.getLogger(__name__)
@@ -87,6 +90,10 @@ class RemoteClient:
         self.url = ""
         """The gateway's address, credentials redacted (`where`)."""
         self._session_feed: _SessionFeed | None = None
+        self._chat_ends: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        """Slash commands sent with `chat.send` to OpenClaw's gateway, by run id: the `chat` event ending each."""
+        self.command_timeout = 300.0
+        """How long such a command may take to answer (OpenClaw's `/status` takes seconds)."""
 
     @classmethod
     async def connect(
@@ -195,8 +202,39 @@ class RemoteClient:
             params["sessionKey"] = session_key
         if model is not None:
             params["model"] = model
+        if parse_command(message) is not None and not openclaw_chat.is_claw_gateway(self.hello):
+            return await self._openclaw_command(params, session_key or f"agent:{agent_id}:main")
         answer = await self._request("agent", params, self._call_timeout)
         return RunHandle.from_wire(answer, agent_id=agent_id, session_key=session_key or "")
+
+    async def _openclaw_command(self, params: dict[str, Any], session_key: str) -> RunHandle:
+        """A slash command on OpenClaw's gateway, sent as its TUI sends one (see `claw.client.openclaw_chat`);
+        its answer is the command's reply, as claw's gateway gives one."""
+        agent_id, key = str(params["agentId"]), str(params["idempotencyKey"])
+        ended = self._chat_ends[key] = asyncio.get_running_loop().create_future()  # OpenClaw's run id is the key
+        try:
+            chat = {"sessionKey": session_key, "message": params["message"], "idempotencyKey": key}
+            answer = await self._request("chat.send", chat, self._call_timeout)
+            if not isinstance(answer, dict) or answer.get("status") not in openclaw_chat.ACKED:
+                return RunHandle.from_wire(answer, agent_id=agent_id, session_key=session_key)
+            run_id = str(answer.get("runId") or key)
+            if run_id != key:
+                self._chat_ends[run_id] = ended
+            try:
+                async with asyncio.timeout(self.command_timeout):
+                    payload = await ended
+            except TimeoutError:
+                raise GatewayUnavailable(
+                    f"the gateway did not answer {params['message'].split()[0]} within {self.command_timeout:g} s"
+                ) from None
+        finally:
+            for run, future in list(self._chat_ends.items()):
+                if future is ended:
+                    del self._chat_ends[run]
+            if ended.done() and not ended.cancelled():
+                ended.exception()  # a connection lost before the wait: said by `_request` already
+        reply, error = openclaw_chat.reply_of(payload)
+        return RunHandle("command", agent_id, session_key, reply=reply, error=error)
 
     async def events(self, run_id: str) -> AsyncIterator[RunEvent]:
         queue = self._runs.get(run_id)
@@ -309,7 +347,7 @@ class RemoteClient:
             reason = _reason(exc)
         finally:
             self.close_reason = reason
-            for _method, future in self._pending.values():
+            for future in [*(f for _m, f in self._pending.values()), *self._chat_ends.values()]:
                 if not future.done():
                     future.set_exception(GatewayUnavailable(f"the gateway closed the connection ({reason})"))
             for queue in self._runs.values():
@@ -337,6 +375,10 @@ class RemoteClient:
             feed = self._session_feed
             if feed is not None and feed.wants(event):
                 feed.queue.put_nowait(event)
+        elif name == "chat" and isinstance(payload, dict) and payload.get("state") in openclaw_chat.ENDED:
+            ended = self._chat_ends.get(str(payload.get("runId")))
+            if ended is not None and not ended.done():
+                ended.set_result(payload)
         elif name == "exec.approval.requested" and isinstance(payload, dict) and self._approver is not None:
             request_id = str(payload.get("id"))
             task = asyncio.create_task(self._answer(request_id, payload))

@@ -10,7 +10,9 @@ needs, besides the system:
   a virtualenv the `home` of its `pyvenv.cfg`;
 - a node package's whole `node_modules` tree (not only its own `dist/`: its dependencies sit beside it);
 - `npx`/`npm` and `uvx`/`uv`: their download caches read-write, so the second start reuses the first's
-  download (and a package that writes beside itself, like server-memory's `memory.jsonl`, can);
+  download (and a package that writes beside itself, like server-memory's `memory.jsonl`, can); for `uv`, also
+  the Python it runs the tool with (`UV_PYTHON`, else the first `python3`/`python` on the PATH), whose prefix
+  the tool environment it keeps in its cache links to;
 - the folders of file arguments read-only, and directory arguments read-write (the roots it is handed).
 
 Never the home itself or claw's state: a prefix that would contain one of those is narrowed to the folder
@@ -34,11 +36,13 @@ CACHE_VARIABLES = (
     "npm_config_prefer_offline",
     "UV_CACHE_DIR",
     "UV_OFFLINE",
+    "UV_PYTHON",
+    "UV_PYTHON_DOWNLOADS",
     "UV_PYTHON_INSTALL_DIR",
     "UV_TOOL_DIR",
 )
-"""Where the user keeps npm's and uv's caches (and whether they may go online): passed from claw's
-environment to a stdio server, so `npx`/`uvx` inside use the caches the sandbox shows. None is a secret."""
+"""Where the user keeps npm's and uv's caches, which Python uv uses, and whether they may go online: passed from
+claw's environment to a stdio server, so `npx`/`uvx` inside use the caches the sandbox shows. None is a secret."""
 
 _NPM = ("npx", "npm", "npx-cli.js", "npm-cli.js")
 _UV = ("uvx", "uv")
@@ -63,6 +67,9 @@ def derive(command: str, args: Sequence[str], env: Mapping[str, str], *, cwd: Pa
     if names & set(_UV):
         for folder in _uv_folders(env):
             _cache(folder, needs, guard)
+        python = _uv_python(env)
+        if python is not None:
+            _executable(python, needs, guard, depth=1, env=env)
     for arg in args:
         path = Path(arg).expanduser()
         path = path if path.is_absolute() else cwd / path
@@ -182,6 +189,16 @@ def _uv_folders(env: Mapping[str, str]) -> list[Path]:
         Path(env.get("UV_TOOL_DIR") or data / "uv" / "tools").expanduser(),
         Path(env.get("UV_PYTHON_INSTALL_DIR") or data / "uv" / "python").expanduser(),
     ]
+
+
+def _uv_python(env: Mapping[str, str]) -> Path | None:
+    """The interpreter uv picks when it has none of its own: `UV_PYTHON` when it names a file, else the PATH's."""
+    named = env.get("UV_PYTHON")
+    if named and "/" in named:
+        return Path(named).expanduser()
+    search = env.get("PATH") or os.environ.get("PATH")
+    found = shutil.which("python3", path=search) or shutil.which("python", path=search)
+    return Path(found) if found else None
 
 
 def _home(env: Mapping[str, str]) -> Path:

@@ -201,21 +201,43 @@ _SANDBOX_SIGNS = (
 )
 
 
-def sandbox_hint(name: str, error: str) -> str | None:
-    """For a sandboxed server that failed with a missing or unwritable file: the one setting that fixes it —
-    a bind of the folder of the first absolute path the error names that exists outside the sandbox, else
-    turning its sandbox off. None when the error does not look like the sandbox's doing."""
-    import re
+_WRITE_REFUSED = ("Read-only file system", "EROFS")
+"""A write the sandbox refused: the folder is shown, but read-only."""
 
+
+def sandbox_hint(name: str, error: str) -> str | None:
+    """For a sandboxed server that failed with a missing or unwritable file: the one setting that fixes it.
+    A refused write: `write_refused_hint`. A missing file: a bind of the last path the error names that exists
+    outside the sandbox. Else turning its sandbox off. None when the error does not look like the sandbox's."""
     if not any(sign in error for sign in _SANDBOX_SIGNS):
         return None
-    for match in reversed(
-        list(re.finditer(r"(?:file://)?(/[^\s'\"`:,;()|]+)", error))
-    ):  # the last path: the one the error is about
-        path = Path(match.group(1).rstrip("."))
+    refused = write_refused_hint(name, error)
+    if refused is not None:
+        return refused
+    for path in _paths(error):
         if path.exists() and not _system(path):
             return f"the sandbox may hide {path}: `claw config set mcp.servers.{name}.binds '[\"{path}\"]'`"
     return f"if the sandbox is the cause: `claw config set mcp.servers.{name}.sandbox false`"
+
+
+def write_refused_hint(name: str, error: str) -> str | None:
+    """For a sandboxed server whose write failed as read-only (at start-up, or in a tool call): the path, the
+    folder the sandbox shows read-only, and the read-write bind of that folder that lets it write there."""
+    if not any(sign in error for sign in _WRITE_REFUSED):
+        return None
+    for path in _paths(error):
+        folder = path if path.is_dir() else path.parent
+        if folder.is_dir() and not _system(folder):
+            return (f"the sandbox refused the write to {path}: it shows {folder} read-only; to let the server "
+                    f"write there: `claw config set mcp.servers.{name}.binds '[\"{folder}:rw\"]'`")  # fmt: skip
+    return None
+
+
+def _paths(error: str) -> list[Path]:
+    """The absolute paths an error names, the last first (the one the error is about)."""
+    import re
+
+    return [Path(m.group(1).rstrip(".")) for m in re.finditer(r"(?:file://)?(/[^\s'\"`:,;()|]+)", error)][::-1]
 
 
 def what_it_sees(settings: McpServerSettings, sandbox: SandboxContext | None) -> list[str]:

@@ -53,7 +53,14 @@ class McpTool:
             return ToolResult(f"{self.name}: MCP server {server} timed out ({exc}); the call was cancelled", True)
         except Exception as exc:  # noqa: BLE001 - the server's error is the model's to read
             return ToolResult(f"{self.name}: MCP server {server} error: {exc}", is_error=True)
-        return to_tool_result(result, server, self.media_dir)
+        shown = to_tool_result(result, server, self.media_dir)
+        if shown.is_error and self.connection.status.sandbox == "bwrap":
+            from claw.mcp.sandboxing import write_refused_hint
+
+            hint = write_refused_hint(server, shown.text)
+            if hint is not None:  # claw's own words, after the server's (which stay marked as untrusted)
+                return ToolResult(f"{shown.text}\n(claw: {hint})", is_error=True)
+        return shown
 
     async def _authorize(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult | None:
         policy: Approval = self.connection.settings.approval

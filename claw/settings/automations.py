@@ -18,3 +18,15 @@ class AutomationSettings(Section):
         default=(1.0, 5.0, 30.0), description="waits between webhook delivery attempts"
     )
     keep_runs: int = Field(default=2000, ge=1, description="ledger rows kept per job")
+    command_timeout_seconds: float = Field(
+        default=600.0, gt=0, le=86400, description="how long a --command job may run"
+    )
+    gmail_audience: str | None = Field(
+        default=None, description="the audience of the Gmail push subscription's token (by default its endpoint URL)"
+    )
+    gmail_service_account: str | None = Field(
+        default=None, description="the service account the push subscription signs as (checked when set)"
+    )
+    gmail_certs_url: str = Field(
+        default="https://www.googleapis.com/oauth2/v3/certs", description="where Google's token-signing keys are"
+    )

@@ -51,6 +51,7 @@ class ClawApp(App[None]):
         approvals: ApprovalSource | None = None,
         theme: str | None = None,
         services_notice: str | None = None,
+        typed_ahead: str = "",
     ) -> None:
         super().__init__()
         if client is None and connect is None:
@@ -61,7 +62,13 @@ class ClawApp(App[None]):
         """Why the connection could not be opened (the app then exits; the CLI reports it)."""
         self._connect = connect
         key = normalize_session_key(session_key or "main", agent_id)
-        self.chat = ChatScreen(agent_id=agent_id, session_key=key, model=model, services_notice=services_notice)
+        self.chat = ChatScreen(
+            agent_id=agent_id,
+            session_key=key,
+            model=model,
+            services_notice=services_notice,
+            typed_ahead=typed_ahead,
+        )
         self._theme_choice = theme_name(theme)
 
     def on_mount(self) -> None:
@@ -143,9 +150,11 @@ def make_app(
     approvals: ApprovalSource | None = None,
     theme: str | None = None,
     services_notice: str | None = None,
+    typed_ahead: str = "",
 ) -> ClawApp:
     """The console around `client` (an in-process `LocalClient` or a `RemoteClient`), or around the
-    client that `connect()` returns once the app is on screen."""
+    client that `connect()` returns once the app is on screen. `typed_ahead`: what the user typed before
+    (`claw.tui.typeahead`), kept in the prompt, each complete line sent once the console is ready."""
     return ClawApp(
         client,
         connect=connect,
@@ -155,4 +164,5 @@ def make_app(
         approvals=approvals,
         theme=theme,
         services_notice=services_notice,
+        typed_ahead=typed_ahead,
     )

@@ -134,7 +134,7 @@ class SessionLoader:
         host.prompt.queued.clear()
         host.session_key = session_key
         status.session_key = session_key
-        status.queued = 0
+        status.queued = host.prompt.queued.count  # what waits for the console to be ready stays listed
         status.state = "idle"
         status.context_pct = None
         history = await host.api.call(

@@ -96,6 +96,8 @@ def test_build_gateway_uses_every_capability_in_prompt_order(claw_env: ClawEnv) 
         "/feishu/{account}",
         "/dingtalk/{account}",
         "/slack/{account}",
+        "/automations/webhook/{name}",
+        "/automations/gmail",
         "/mcp",
     }
 

@@ -3,7 +3,9 @@ model a custom OpenAI-compatible provider pointed at the scripted model server, 
 
 One OpenClaw gateway per module (it takes the better part of a minute to start). `claw agent --url` sends a
 turn and prints the reply the scripted model gave; `/new`, which OpenClaw answers with one final result and
-no accepted ack, prints OpenClaw's own answer instead of crashing.
+no accepted ack, prints OpenClaw's own answer instead of crashing; `/status` is OpenClaw's command (sent as
+its TUI sends one), never a message to the model, in `claw agent` and in the console, whose Ctrl+B sidebar
+lists OpenClaw's sessions and switches between them.
 """
 
 from __future__ import annotations
@@ -105,3 +107,50 @@ def test_claw_agent_new_prints_openclaws_answer(openclaw_gateway: OpenClawGatewa
     done = run_claw(openclaw_gateway.claw_env, "agent", "-m", "/new", "--url", openclaw_gateway.url, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "New session started" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_claw_agent_status_is_openclaws_command(openclaw_gateway: OpenClawGateway) -> None:
+    asked = len(openclaw_gateway.server.chat_requests)
+    done = run_claw(openclaw_gateway.claw_env, "agent", "-m", "/status", "--url", openclaw_gateway.url, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert "OpenClaw 2026.9.6" in done.stdout and "Session: agent:main:main" in done.stdout
+    assert len(openclaw_gateway.server.chat_requests) == asked  # answered by OpenClaw, not sent to the model
+
+
+async def test_claw_chat_status_and_sessions_sidebar(
+    openclaw_gateway: OpenClawGateway, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import OptionList
+
+    from claw.client.remote import RemoteClient
+    from claw.tui.app import make_app
+    from claw.tui.widgets.conversation.notice import Notice
+    from tests.tui.conftest import SIZE, type_and_send, user_texts, wait_for
+
+    monkeypatch.setenv("CLAW_HOME", openclaw_gateway.claw_env["CLAW_HOME"])  # the device identity's home
+    client = await RemoteClient.connect(openclaw_gateway.url, TOKEN, channel="tui")
+    try:
+        handle = await client.run("hello from elsewhere", session_key="agent:main:elsewhere")
+        assert [e async for e in client.events(handle.run_id)][-1].data["phase"] == "end"
+        asked = len(openclaw_gateway.server.chat_requests)
+        app = make_app(client)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.chat.ready and app.chat.status.model, what="connected")
+            await type_and_send(pilot, "/status")
+            notices = lambda: [n.text for n in app.chat.conversation.query(Notice) if "OpenClaw 2026.9.6" in n.text]  # noqa: E731
+            await wait_for(pilot, notices, timeout=180, what="OpenClaw's /status")
+            assert len(openclaw_gateway.server.chat_requests) == asked  # a command, not a message to the model
+
+            await pilot.press("ctrl+b")
+            sidebar = app.chat.sidebar
+            listed = lambda: [r["key"] for r in sidebar.rows] if sidebar.display else []  # noqa: E731
+            await wait_for(pilot, lambda: "agent:main:elsewhere" in listed(), what="OpenClaw's sessions listed")
+            options = sidebar.query_one(OptionList)
+            ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+            options.focus()
+            options.highlighted = ids.index("agent:main:elsewhere")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: user_texts(app) == ["hello from elsewhere"], what="the session switched to")
+            assert app.chat.session_key == "agent:main:elsewhere"
+    finally:
+        await client.close()

@@ -63,6 +63,21 @@ def test_a_node_package_needs_its_whole_node_modules_and_npx_its_cache(tmp_path:
     assert home / ".npm" in needs.writable, "the default cache, inside the hidden home, shown by itself"
 
 
+def test_uvx_needs_its_caches_and_the_python_it_runs_tools_with(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    pyenv = home / ".pyenv" / "versions" / "3.12.4"
+    python = _file(pyenv / "bin" / "python3.12", "#!binary\n")
+    os.symlink(python, pyenv / "bin" / "python3")
+    uvx = _file(tmp_path / "tools" / "bin" / "uvx", "#!binary\n")  # uv's standalone binary, no venv around it
+    env = {"HOME": str(home), "PATH": f"{tmp_path / 'nothing'}:{pyenv / 'bin'}", "UV_CACHE_DIR": str(tmp_path / "uv")}
+    needs = derive(str(uvx), ["mcp-server-time"], env, cwd=tmp_path, hidden=[home])
+    assert tmp_path / "uv" in needs.writable and pyenv in needs.read_only, needs
+    assert home not in needs.read_only
+    other = _file(tmp_path / "py" / "bin" / "python3.13", "#!binary\n")
+    needs = derive(str(uvx), [], {**env, "UV_PYTHON": str(other)}, cwd=tmp_path, hidden=[home])
+    assert tmp_path / "py" in needs.read_only and pyenv not in needs.read_only, needs
+
+
 def test_file_arguments_show_their_folder_and_directory_arguments_are_writable(tmp_path: Path) -> None:
     script = _file(tmp_path / "scripts" / "server.py", "print()\n", 0o644)
     notes = tmp_path / "notes"

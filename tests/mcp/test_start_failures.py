@@ -54,3 +54,65 @@ def test_a_one_shot_turn_says_a_failing_server_once(claw_env: ClawEnv, tmp_path:
     assert result.returncode == 0, result
     assert "hello" in result.stdout
     assert result.stderr.count("MCP server reader") <= 1, result.stderr
+
+
+def test_mcp_test_names_a_refused_write_and_the_bind_that_allows_it(claw_env: ClawEnv, tmp_path: Path) -> None:
+    # A server that keeps its state beside itself: the sandbox shows its script's folder read-only, so its
+    # first write fails (Python: "Read-only file system: '…/state.json'"). The fix printed is the fix.
+    require_bwrap()
+    script = tmp_path / "scripts" / "writer.py"
+    script.parent.mkdir()
+    script.write_text(
+        "from pathlib import Path\n"
+        "Path(__file__).with_name('state.json').write_text('{}')\n"
+        "from mcp.server.mcpserver import MCPServer\n"
+        "MCPServer('writer').run('stdio')\n"
+    )
+    write_config(claw_env.home, f'[mcp.servers.writer]\ncommand = "{sys.executable}"\nargs = ["{script}"]\n')
+    result = run_claw(claw_env.env, "mcp", "test", "writer")
+    output = result.stdout + result.stderr
+    assert result.returncode == 1 and "Read-only file system" in output, output
+    state, folder = script.parent / "state.json", script.parent
+    assert f"the sandbox refused the write to {state}: it shows {folder} read-only" in output, output
+    fix = f"claw config set mcp.servers.writer.binds '[\"{folder}:rw\"]'"
+    assert fix in output, output
+
+    done = run_claw(claw_env.env, "config", "set", "mcp.servers.writer.binds", f'["{folder}:rw"]')
+    assert done.returncode == 0, done.stderr
+    result = run_claw(claw_env.env, "mcp", "test", "writer")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert state.read_text() == "{}"
+
+
+def test_a_write_refused_in_a_tool_call_comes_with_the_bind_that_allows_it(claw_env: ClawEnv, tmp_path: Path) -> None:
+    # The server starts, and writes only when a tool is called: the model reads the server's error and, after
+    # it, claw's note naming the path and the setting.
+    require_bwrap()
+    from tests.support.model_server import text, tool_call
+
+    script = tmp_path / "scripts" / "notes.py"
+    script.parent.mkdir()
+    script.write_text(
+        "from pathlib import Path\n"
+        "from mcp.server.mcpserver import MCPServer\n"
+        "from mcp.server.mcpserver.exceptions import ToolError\n"
+        "server = MCPServer('notes')\n"
+        "@server.tool(description='Keep a note.')\n"
+        "def keep(note: str) -> str:\n"
+        "    try:\n"
+        "        Path(__file__).with_name('notes.txt').write_text(note)\n"
+        "    except OSError as exc:  # said to the client, as servers such as server-memory do\n"
+        "        raise ToolError(str(exc)) from exc\n"
+        "    return 'kept'\n"
+        "server.run('stdio')\n"
+    )
+    write_config(claw_env.home, f'[mcp.servers.notes]\ncommand = "{sys.executable}"\nargs = ["{script}"]\n')
+    assert run_claw(claw_env.env, "mcp", "test", "notes").returncode == 0  # it starts; its tools are listed
+    claw_env.server.script(tool_call("notes__keep", {"note": "buy milk"}), text("done"))
+    result = run_claw(claw_env.env, "agent", "-m", "keep a note")
+    assert result.returncode == 0, result.stderr
+    seen = claw_env.server.chat_requests[1].body["messages"][-1]["content"]
+    folder = script.parent
+    assert "Read-only file system" in seen, seen
+    assert f"(claw: the sandbox refused the write to {folder / 'notes.txt'}: it shows {folder} read-only" in seen
+    assert f"claw config set mcp.servers.notes.binds '[\"{folder}:rw\"]'" in seen, seen

@@ -3,14 +3,18 @@ the editor and exec approvals all go over the WebSocket protocol."""
 
 from __future__ import annotations
 
+from textual.widgets import OptionList
+
+from claw.client.openclaw_chat import is_claw_gateway
 from claw.tui.screens.approval_screen import ApprovalScreen
 from claw.tui.screens.editor_screen import EditorScreen
 from claw.tui.widgets.conversation.assistant_message import AssistantMessage
+from claw.tui.widgets.conversation.notice import Notice
 from claw.tui.widgets.conversation.tool_card import ToolCard
 from tests.gateway.conftest import write_config
 from tests.support.model_server import slow, text, tool_call
 from tests.support.processes import run_claw
-from tests.tui.conftest import SIZE, type_and_send, wait_for
+from tests.tui.conftest import SIZE, type_and_send, user_texts, wait_for
 
 
 async def test_console_over_websocket(claw_env, remote_console, workspace) -> None:
@@ -52,6 +56,40 @@ async def test_console_over_websocket(claw_env, remote_console, workspace) -> No
     assert (workspace / "SOUL.md").read_text() == "Edited remotely.\n"
     row = await built.client.call("sessions.get", sessionKey="agent:main:main")
     assert row["modelOverride"] == "other-model"
+
+
+async def test_status_and_the_sessions_sidebar_over_websocket(claw_env, remote_console) -> None:
+    # `/status` is the gateway's to answer, remote as in-process, never a message to the model; Ctrl+B lists
+    # the gateway's sessions, and choosing one shows it.
+    claw_env.server.script(text("Noted elsewhere."))
+    built = await remote_console()
+    assert is_claw_gateway(built.client.hello)  # so a command goes with `agent`, as in-process
+    handle = await built.client.run("remember elsewhere", session_key="agent:main:elsewhere")
+    assert [e async for e in built.client.events(handle.run_id)][-1].data["phase"] == "end"
+    app = built.app
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.chat.ready and app.chat.status.model == "test-model", what="connected")
+        await type_and_send(pilot, "/status")
+        await wait_for(
+            pilot, lambda: [n for n in _notices(app) if n.startswith("Session agent:main:main")], what="/status"
+        )
+        assert len(claw_env.server.chat_requests) == 1  # the turn in "elsewhere" only
+
+        await pilot.press("ctrl+b")
+        sidebar = app.chat.sidebar
+        await wait_for(pilot, lambda: sidebar.display and sidebar.rows, what="the sessions listed")
+        options = sidebar.query_one(OptionList)
+        listed = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        assert sorted(listed) == ["agent:main:elsewhere", "agent:main:main"]
+        options.focus()
+        options.highlighted = listed.index("agent:main:elsewhere")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: user_texts(app) == ["remember elsewhere"], what="the other session shown")
+        assert app.chat.session_key == "agent:main:elsewhere" and "elsewhere" in app.chat.status.plain
+
+
+def _notices(app) -> list[str]:
+    return [n.text for n in app.chat.conversation.query(Notice)]
 
 
 def test_url_with_nothing_listening_is_one_line_error(claw_env) -> None:

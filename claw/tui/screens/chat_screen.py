@@ -6,7 +6,9 @@ screen runs each of its steps in an exclusive worker, so a failure becomes a not
 line is a local slash command (`ConsoleCommands`) or a message sent to the gateway as a run, which
 `RunFollower` follows to its end through a `RunView`; the subagents those runs spawn are tracked
 by `SubagentWatch`, which hands their report turns back to the `RunFollower`. Runs that others start in
-the session on screen (another client, a channel, an automation) come from the `SessionFeed`.
+the session on screen (another client, a channel, an automation) come from the `SessionFeed`. A line
+submitted before the console is ready (connected, and its first session loaded) waits in the queued list
+and is sent then, as is each line typed before the first frame (`typed_ahead`).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ MCP_POLL_SECONDS = 5.0
 
 class ChatScreen(Screen[None]):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
+    AUTO_FOCUS = "#prompt"  # focused as the screen is composed: a key read before that would go to no widget
 
     BINDINGS = [
         # One key, the binding that applies now (`check_action`), so the footer names it: Esc aborts the
@@ -77,9 +80,20 @@ class ChatScreen(Screen[None]):
     ]
 
     def __init__(
-        self, *, agent_id: str, session_key: str, model: str | None, services_notice: str | None = None
+        self,
+        *,
+        agent_id: str,
+        session_key: str,
+        model: str | None,
+        services_notice: str | None = None,
+        typed_ahead: str = "",
     ) -> None:
         super().__init__()
+        self.typed_ahead = typed_ahead
+        """Typed before the first frame (`claw.tui.typeahead`): the complete lines are sent once ready, the rest
+        is left in the prompt."""
+        self.ready = False
+        """Connected, and the first session loaded: a line submitted before waits in the queued list till then."""
         self.services_notice = services_notice
         """Why this console runs no background services, if it runs none (shown in the status bar)."""
         self.client: GatewayClient | None = None
@@ -131,6 +145,11 @@ class ChatScreen(Screen[None]):
         self.status.where = self._where
         self.status.session_key = self.session_key
         self.prompt.input.focus()
+        *lines, rest = self.typed_ahead.split("\n")
+        for line in filter(str.strip, lines):
+            self._keep_until_ready(line)
+        if rest:
+            self.prompt.input.set_text(rest)
         if self.client is None:
             self.status.state = "connecting"
         else:
@@ -176,7 +195,21 @@ class ChatScreen(Screen[None]):
     @work(exclusive=True, group="session", exit_on_error=False)
     async def load_session(self, session_key: str, *, notice: str | None = None) -> None:
         """Show `session_key`: its last messages (then `notice`), its counters, and it marked in the sidebar."""
-        await self.loader.load(session_key, notice=notice)
+        try:
+            await self.loader.load(session_key, notice=notice)
+        finally:
+            if not self.ready:  # the first load: the console is ready, what waited for it goes now
+                self.ready = True
+                self.refresh_bindings()
+                self.send_waiting()
+
+    @work(exclusive=True, group="waiting", exit_on_error=False)
+    async def send_waiting(self) -> None:
+        """Send the lines submitted before the console was ready, in order."""
+        waiting = self.prompt.queued.take_waiting()
+        self.status.queued = self.prompt.queued.count
+        for text in waiting:
+            await self.submit(text)
 
     @work(exclusive=True, group="session-feed", exit_on_error=False)
     async def follow_session(self, session_key: str, shown_runs: frozenset[str] = frozenset()) -> None:
@@ -210,7 +243,14 @@ class ChatScreen(Screen[None]):
 
     async def on_chat_input_submitted(self, event: ChatInput.Submitted) -> None:
         event.stop()
-        parsed = parse_command(event.text)
+        await self.submit(event.text)
+
+    async def submit(self, text: str) -> None:
+        """Run `text` as a local command or send it to the gateway; before the console is ready, keep it till then."""
+        if not self.ready:
+            self._keep_until_ready(text)
+            return
+        parsed = parse_command(text)
         command = self.prompt.catalog.get(parsed[0]) if parsed else None
         if command is not None and command.local:
             await self.commands.run(command.name, parsed[1] if parsed else "")
@@ -218,7 +258,12 @@ class ChatScreen(Screen[None]):
         if command is None and not self.has_model:
             await self.conversation.add_notice("No model configured: see the panel above, or use /model.", "error")
             return
-        await self.follower.send(event.text, command=command.name if command else None)
+        await self.follower.send(text, command=command.name if command else None)
+
+    def _keep_until_ready(self, text: str) -> None:
+        self.prompt.queued.wait(text)
+        self.status.queued = self.prompt.queued.count
+        self.refresh_bindings()  # Esc takes it back
 
     # --- exec approvals (the app shows the question; the call's card shows the wait) ------------------
 
@@ -241,14 +286,21 @@ class ChatScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "abort":
-            return self.follower.busy
+            return self.follower.busy or bool(self.prompt.queued.waiting)
         if action == "close_popup":
             return self.prompt.popup.is_open
         return True
 
     def action_abort(self) -> None:
-        """Esc or Ctrl+C with a turn on its way (sent, accepted or under way): abort it."""
+        """Esc or Ctrl+C with a turn on its way (sent, accepted or under way): abort it; with lines waiting for the
+        console to be ready: take them back."""
         self.prompt.close_completions()
+        if self.prompt.queued.waiting:
+            taken = self.prompt.queued.take_waiting()
+            self.notify("\n".join(f"⏹ not sent: {text}" for text in taken), severity="warning", markup=False)
+            self.status.queued = self.prompt.queued.count
+            self.refresh_bindings()
+            return
         self.follower.abort_running()
 
     def action_close_popup(self) -> None:

@@ -23,7 +23,10 @@ class Installed:
     venv_bin: Path
     """mcp-server-time and mcp-server-git are here."""
     env: dict[str, str]
-    """For claw (and through it the servers): npm's cache holding the npm servers, offline."""
+    """For claw (and through it the servers): npm's cache holding the npm servers, and uv's holding
+    mcp-server-time, both offline."""
+    time_version: str
+    """The version of mcp-server-time in uv's cache (`uvx mcp-server-time@VERSION`)."""
 
 
 @pytest.fixture(scope="session")
@@ -36,8 +39,9 @@ def installed() -> Installed:
     exports = dict(line.removeprefix("export ").split("=", 1) for line in done.stdout.splitlines() if "=" in line)
     cache = Path(exports["CLAW_MCP"])
     # npx finds the servers in this cache, and must not go online for them (nothing downloads at run time)
-    env = {"npm_config_cache": exports["npm_config_cache"], "npm_config_offline": "true"}
-    return Installed(cache / "venv" / "bin", env)
+    env = {"npm_config_cache": exports["npm_config_cache"], "npm_config_offline": "true",
+           "UV_CACHE_DIR": exports["UV_CACHE_DIR"], "UV_OFFLINE": "1"}  # fmt: skip
+    return Installed(cache / "venv" / "bin", env, exports["MCP_SERVER_TIME_VERSION"])
 
 
 def claw_env_with(claw_env: ClawEnv, installed: Installed) -> dict[str, str]:

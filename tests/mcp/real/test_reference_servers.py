@@ -92,6 +92,16 @@ def test_mcp_server_time(claw_env: ClawEnv, installed: Installed) -> None:
     assert run_claw(env, "mcp", "resources", "time").returncode == 0
 
 
+def test_mcp_server_time_through_uvx(claw_env: ClawEnv, installed: Installed) -> None:
+    # As its README says (`uvx mcp-server-time`, pinned here), with uvx on the PATH: uv's cache is shown
+    # read-write, and the Python its tool environment was made from (pyenv's, under the hidden home) read-only.
+    env = {**claw_env_with(claw_env, installed), "PATH": f"{installed.venv_bin}:{claw_env.env['PATH']}"}
+    add(env, "time", "uvx", f"mcp-server-time@{installed.time_version}")
+    assert "get_current_time" in started(env, "time")
+    result = tool_in_a_turn(claw_env, env, "time", "get_current_time", {"timezone": "Asia/Tokyo"})
+    assert "Asia/Tokyo" in result and "datetime" in result, result
+
+
 def test_mcp_server_git(claw_env: ClawEnv, installed: Installed, tmp_path: Path) -> None:
     env = claw_env_with(claw_env, installed)
     repo = tmp_path / "repo"

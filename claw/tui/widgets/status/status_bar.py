@@ -60,7 +60,12 @@ class StatusBar(Widget):
         line.append(" · ", style="dim")
         line.append(short_key(self.session_key))
         line.append("  │  ", style="dim")
-        line.append(self.model or "no model", style="" if self.model else "bold red")
+        if self.model:
+            line.append(self.model)
+        elif self.state == "connecting":  # not known yet: "no model" would be a false alarm
+            line.append("model …", style="dim")
+        else:
+            line.append("no model", style="bold red")
         line.append("  │  ", style="dim")
         line.append(f"↑{tokens(self.tokens_in)} ↓{tokens(self.tokens_out)}")
         if self.cost:
