@@ -115,11 +115,14 @@ class TokenClient:
         after_http = time.perf_counter()
         try:
             async with connect(self.ws_url, compression=None, open_timeout=30) as ws:
-                hello = {"auth": {"token": self.token}, "client": {"name": "bench", "version": "1"}}
+                await ws.recv()  # connect.challenge: protocol 4's server speaks first
+                hello = {"minProtocol": 4, "maxProtocol": 4, "role": "operator", "auth": {"token": self.token},
+                         "client": {"id": "bench", "version": "1", "platform": "linux", "mode": "test"}}  # fmt: skip
                 await ws.send(json.dumps({"type": "req", "id": "c", "method": "connect", "params": hello}))
                 connected = json.loads(await ws.recv())
                 await ws.send(json.dumps({"type": "req", "id": "h", "method": "health", "params": {}}))
-                health = json.loads(await ws.recv())
+                while (health := json.loads(await ws.recv())).get("type") != "res":
+                    pass  # events (presence, tick) may come before the answer
         except InvalidStatus as exc:  # refused before the upgrade (what a lockout of the owner looked like)
             connected = health = {"ok": False, "error": f"upgrade refused: HTTP {exc.response.status_code}"}
         after_ws = time.perf_counter()

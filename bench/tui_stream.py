@@ -74,12 +74,12 @@ def make_reply(tokens: int, seed: int = 7) -> tuple[str, int]:
 
 SERVER = """
 import json, sys, time
-from tests.support.model_server import ScriptedModelServer, slow
+from tests.support.model_server import CHAT_PATH, ScriptedModelServer, slow
 reply, delay = open(sys.argv[1], encoding="utf-8").read(), float(sys.argv[2])
 with ScriptedModelServer(models=("test-model",)) as server:
     server.script(slow(reply, delay))
     print(server.base_url, flush=True)
-    server.wait_for_requests(1, timeout=60)
+    server.wait_for_requests(1, timeout=60, path=CHAT_PATH)  # the console may ask for /v1/models first
     while server.chat_requests[0].finished_at is None:
         time.sleep(0.01)
     r = server.chat_requests[0]

@@ -280,6 +280,14 @@ class Binding(Section):
     """Match messages in this Slack team."""
 
 
+class ControlUiSettings(Section):
+    """`[gateway.controlUi]`: OpenClaw's Control UI, served from claw's port."""
+
+    root: FolderPath | None = None
+    """A Control UI build (the `dist/control-ui/` folder of OpenClaw's npm package) served at `/`; unset, `/`
+    leads to claw's own web chat at `/chat/`."""
+
+
 class GatewaySettings(Section):
     """`claw gateway run`: where it listens and the limits of its WebSocket and HTTP server."""
 
@@ -298,6 +306,7 @@ class GatewaySettings(Section):
     within this time is closed, so sockets that dribble bytes cannot pile up; the owner is served meanwhile."""
     shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=3600)
     """On SIGINT/SIGTERM, how long running turns may take to finish before they are aborted."""
+    control_ui: ControlUiSettings = ControlUiSettings()
 
 
 class AgentsSection(Section):

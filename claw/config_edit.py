@@ -86,6 +86,7 @@ def lookup(data: Any, parts: tuple[str, ...]) -> tuple[bool, Any]:
 
 def effective_default(file: ConfigFile, path: Path, parts: tuple[str, ...]) -> Any:
     """The value used for an unset key: its default, or for `agents.list.<id>.*` the inherited value."""
+    base: BaseModel
     if parts[:2] == ("agents", "defaults"):
         base, rest = AgentSettings(), parts[2:]
     elif parts[:2] == ("agents", "list") and len(parts) > 2:

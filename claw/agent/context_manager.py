@@ -188,7 +188,8 @@ class ContextManager:
         window = self.window(settings, turn.chain)
         small = is_small(window) or turn.squeeze
         extra = turn.extra
-        await self.calibrate(turn.chain, lambda: join_parts(self._parts(turn, files, extra)) + json_text(turn.tools))
+        loaded = files  # as loaded: the sample below is the uncapped prompt
+        await self.calibrate(turn.chain, lambda: join_parts(self._parts(turn, loaded, extra)) + json_text(turn.tools))
         ratio = self.ratio(turn.chain)
         counting_at(ratio[0] if ratio else CHARS_PER_TOKEN)
         tools = turn.tools

@@ -35,7 +35,7 @@ def context_report(
 ) -> dict[str, Any]:
     """The breakdown as JSON (what `sessions.context` returns)."""
     rows = [{"name": s.name, "tokens": s.tokens} for s in prompt.sections]
-    total = sum(row["tokens"] for row in rows)
+    total = sum(s.tokens for s in prompt.sections)
     return {
         "sessionKey": session_key,
         "model": model,

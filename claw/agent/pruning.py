@@ -80,7 +80,8 @@ def _soft_trim(text: str, max_chars: int) -> str:
 
 
 def _copy(unit: Unit) -> Unit:
-    return Unit([dict(m) for m in unit.messages], unit.first_id, unit.starts_turn, unit.tokens, unit.chars)
+    messages = [dict(m) for m in unit.messages]
+    return Unit(messages, unit.first_id, unit.starts_turn, run_id=unit.run_id, tokens=unit.tokens, chars=unit.chars)
 
 
 def _text(message: dict[str, Any]) -> str:

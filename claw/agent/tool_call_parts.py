@@ -42,9 +42,9 @@ class ToolCallParts:
 
     def _slot(self, delta: ToolCallDelta) -> int:
         if delta.id:
-            for slot, call in self.calls.items():
+            for known, call in self.calls.items():
                 if call["id"] == delta.id:
-                    return slot
+                    return known
         if delta.index is not None:
             slot = self._by_index.get(delta.index)
             if slot is None or (delta.id and self.calls[slot]["id"] and self._complete(slot)):

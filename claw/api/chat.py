@@ -1,5 +1,5 @@
-"""The chat RPC methods of OpenClaw's protocol 4 — `chat.send`, `chat.abort`, `chat.history` — part of the
-core's methods (`CORE_METHODS`).
+"""The chat RPC methods of OpenClaw's protocol 4 — `chat.send`, `chat.abort`, `chat.history`, `chat.startup` —
+part of the core's methods (`CORE_METHODS`).
 
 `chat.send` is how OpenClaw's TUI and Control UI send: it starts a run like `agent` does, answers at once
 (`{runId, status: "started"}`), and the reply arrives as `chat` events (`claw.api.chat_events`, through
@@ -18,7 +18,7 @@ from pydantic import Field
 
 from claw.api.method import RpcMethod, table
 from claw.api.params import NonEmptyStr, Number, OptionalStr, SessionParams, takes
-from claw.api.session_rows import assistant_message, history_message, now_ms
+from claw.api.session_rows import assistant_message, history_message, now_ms, session_row
 from claw.errors import UsageError
 from claw.protocol.scopes import READ, WRITE
 from claw.vocab.msg_context import MsgContext
@@ -43,6 +43,8 @@ class ChatAbortParams(SessionParams):
 
 class HistoryParams(SessionParams):
     limit: Number = Field(200, description="a number; 0 for the whole history")
+    input_run_ids: list[str] = Field(default_factory=list, max_length=50, description="a list of run ids")
+    """OpenClaw's `inputRunIds`: turns a client sent (`chat.send`'s idempotency key), whose receipts it wants."""
 
 
 @takes(ChatSendParams)
@@ -92,6 +94,18 @@ async def chat_abort(gw: ApiHost, params: ChatAbortParams) -> dict[str, Any]:
 @takes(HistoryParams)
 async def chat_history(gw: ApiHost, params: HistoryParams) -> dict[str, Any]:
     """The session's transcript entries (the newest `limit`), each with OpenClaw's `timestamp` in ms."""
+    return await _history(gw, params)
+
+
+@takes(HistoryParams)
+async def chat_startup(gw: ApiHost, params: HistoryParams) -> dict[str, Any]:
+    """What OpenClaw's Control UI opens a chat with: `chat.history`'s answer for `sessionKey` (its other form,
+    a short chat link's `shortId`, names no session here and reads as `main`; `maxBytes` is not needed: the
+    newest `limit` entries are sent whole)."""
+    return await _history(gw, params)
+
+
+async def _history(gw: ApiHost, params: HistoryParams) -> dict[str, Any]:
     key, limit = params.session_key, int(params.limit)
     store = gw.sessions(params.session_agent)
     entry = store.get(key)
@@ -101,11 +115,33 @@ async def chat_history(gw: ApiHost, params: HistoryParams) -> dict[str, Any]:
     first = max(0, len(entries) - limit) if limit > 0 else 0
     messages = [history_message(e, seq) for seq, e in enumerate(entries[first:], start=first + 1)]
     levels = {"thinkingLevel": entry.extra.get("think"), "verboseLevel": entry.extra.get("verboseLevel")}
-    return {"sessionKey": key, "sessionId": entry.session_id, "messages": messages, **levels}
+    last_run = next((e["runId"] for e in reversed(entries) if isinstance(e.get("runId"), str)), None)
+    # `sessionInfo`: the session's row as `sessions.list` has it, with the last run that wrote to it. OpenClaw's
+    # Control UI takes a turn it sent for finished only once this says no run is active and names that run.
+    info = {**session_row(gw, entry), "lastRunId": last_run}
+    answer = {"sessionKey": key, "sessionId": entry.session_id, "messages": messages, "sessionInfo": info, **levels}
+    if params.input_run_ids:
+        answer["inputReceipts"] = _receipts(gw, entries, params.input_run_ids)
+    return answer
+
+
+def _receipts(gw: ApiHost, entries: list[dict[str, Any]], run_ids: list[str]) -> list[dict[str, Any]]:
+    """OpenClaw's `inputReceipts`: for each turn asked about, `consumed` (with the transcript entry that took it
+    in) once its message is in the transcript, `pending` while its run waits or goes; nothing for an unknown
+    one. The Control UI retires the message it showed while sending once its receipt says `consumed`."""
+    taken = {e["runId"]: e.get("id") for e in entries if e.get("role") == "user" and isinstance(e.get("runId"), str)}
+    receipts: list[dict[str, Any]] = []
+    for run_id in dict.fromkeys(run_ids):
+        if run_id in taken:
+            receipts.append({"runId": run_id, "state": "consumed", "consumedByEventId": taken[run_id]})
+        elif (run := gw.runs.get(run_id)) is not None and not run.finished:
+            receipts.append({"runId": run_id, "state": "pending"})
+    return receipts
 
 
 CHAT_METHODS: Mapping[str, RpcMethod] = table(
     RpcMethod("chat.send", WRITE, chat_send),
     RpcMethod("chat.abort", WRITE, chat_abort),
     RpcMethod("chat.history", READ, chat_history),
+    RpcMethod("chat.startup", READ, chat_startup),  # `chat.history` by another name, for OpenClaw's Control UI
 )

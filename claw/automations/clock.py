@@ -10,7 +10,7 @@ import asyncio
 import heapq
 import itertools
 import time
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Clock(Protocol):
@@ -65,7 +65,8 @@ class ManualClock:
             heapq.heappush(self._waiters, (deadline, next(self._order), waiter))
         woken = asyncio.ensure_future(wake.wait())
         try:
-            await asyncio.wait({waiter, woken}, return_when=asyncio.FIRST_COMPLETED)
+            either: set[asyncio.Future[Any]] = {waiter, woken}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         finally:
             woken.cancel()
             if not waiter.done():

@@ -148,6 +148,7 @@ class Executor:
         `stored` with the run. The outbox delivers and retries it (`claw outbox ls`)."""
         if self._to_channel is None:  # a gateway built without channels
             return run
+        error: str | None
         try:
             queued = await self._to_channel(channel, target, text, run.id)
         except ClawError as exc:

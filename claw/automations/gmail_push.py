@@ -21,13 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from claw.automations.ingress import Refused
+from claw.automations.trigger_refusal import Refused
 from claw.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
-    from claw.automations.settings import AutomationSettings
+    from claw.settings.automations import AutomationSettings
 
 ISSUERS = ("https://accounts.google.com", "accounts.google.com")
 CLOCK_SKEW_SECONDS = 300

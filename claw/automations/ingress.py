@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from claw.automations.job import Job
+from claw.automations.trigger_refusal import Refused
 from claw.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
@@ -41,12 +42,6 @@ SIGNATURE_HEADER = "X-Claw-Signature"
 TIMESTAMP_HEADER = "X-Claw-Timestamp"
 EVENT_ID_HEADER = "X-Claw-Event-Id"
 _HEX = re.compile(r"^[0-9a-f]{64}$")
-
-
-class Refused(Exception):
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.reason = status, reason
 
 
 def signature(secret: str, timestamp: str, body: bytes) -> str:

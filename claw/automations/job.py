@@ -121,7 +121,7 @@ class JobRun:
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> JobRun:
-        return cls(**{name: row[name] for name in cls.__slots__})  # type: ignore[arg-type]
+        return cls(**{name: row[name] for name in cls.__slots__})
 
     def to_wire(self, summary_chars: int = 200) -> dict[str, Any]:
         output = self.output or ""

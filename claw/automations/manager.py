@@ -9,13 +9,14 @@ makes wakes the scheduler of this process at once; changes from other processes
 from __future__ import annotations
 
 import asyncio
+import builtins
 import os
 import sqlite3
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from claw.automations import ledger, store
 from claw.automations.clock import Clock, SystemClock
@@ -146,7 +147,7 @@ class AutomationManager:
         self._changed()
         return job
 
-    async def runs(self, ref: str, limit: int = 50) -> list[JobRun]:
+    async def runs(self, ref: str, limit: int = 50) -> builtins.list[JobRun]:  # `list` here is the method below
         def read(conn: sqlite3.Connection) -> list[JobRun]:
             try:
                 job_id = store.find_job(conn, ref).id
@@ -170,7 +171,8 @@ class AutomationManager:
         task = self.start(claim, dispatched)
         if wait:
             return await asyncio.shield(task)
-        await asyncio.wait({dispatched, task}, return_when=asyncio.FIRST_COMPLETED)
+        either: set[asyncio.Future[Any]] = {dispatched, task}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         if task.done():
             return task.result()
         return replace(claim.run, agent_run_id=dispatched.result() or None)  # "": a command, no agent run

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from functools import partial
 from typing import TYPE_CHECKING
 
 from claw.automations import ledger, store
@@ -125,7 +126,7 @@ class Scheduler:
         while True:
             now = manager.clock.now()
             claims = await manager.db.awrite(
-                lambda c, now=now: ledger.claim_due(c, now, started_at, manager.owner, CLAIM_BATCH)
+                partial(ledger.claim_due, now=now, started_at=started_at, owner=manager.owner, limit=CLAIM_BATCH)
             )
             for claim in claims:
                 if claim.run.status == "running":

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from claw.store.db import Database
 
@@ -37,7 +37,8 @@ class GroupCommit:
         self._waiting.append((fn, future))
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._commit_all(), name="inbox-group-commit")
-        return await asyncio.shield(future)  # type: ignore[return-value]  # a caller that leaves keeps its write
+        result = await asyncio.shield(future)  # a caller that leaves keeps its write
+        return cast(T, result)  # what `fn` returned
 
     async def _commit_all(self) -> None:
         while self._waiting:

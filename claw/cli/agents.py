@@ -20,7 +20,7 @@ def ls(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
     from claw.workspace import workspace_dir
 
     paths, config = load()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for agent_id in config.agent_ids:
         settings = config.agent(agent_id)
         sessions_dir = paths.sessions_dir(agent_id)
@@ -144,7 +144,6 @@ def route_cmd(
     from claw.vocab.msg_context import MsgContext
 
     _, config = load()
-    chat_type = "group" if group else "direct"
     ctx = MsgContext(
         body="",
         channel=channel,
@@ -153,7 +152,7 @@ def route_cmd(
         group_id=group,
         guild_id=guild,
         team_id=team,
-        chat_type=chat_type,
+        chat_type="group" if group else "direct",
     )
     verdicts = explain(ctx, config.bindings)
     agent = route(ctx, config.bindings)

@@ -72,9 +72,8 @@ def jobs_table(jobs: list[dict[str, Any]], *, wide: bool = False) -> None:
             last = "running"
         elif job["consecutiveErrors"] and job["lastStatus"] == "error":
             last = f"error ×{job['consecutiveErrors']}"
-        cells = (job["id"], job["name"], schedule_cell(job), job["tz"], _next(job, short=True), last, _delivers(job))
-        cells += (_on(job),)
-        rows.append(cells)
+        cells = (job["id"], job["name"], schedule_cell(job), job["tz"], _next(job, short=True), last)
+        rows.append((*cells, _delivers(job), _on(job)))
     print_table(_JOB_COLUMNS, rows, wide=wide)
 
 

@@ -89,7 +89,7 @@ async def _run_remote(paths: Paths, url: str, *, explicit: bool, **options: str 
         if explicit:
             raise
         return False  # a stale gateway.json: nothing listens there, run in-process instead
-    await _run_app(client, approvals, **options)
+    await _run_app(client, approvals, options)
     return True
 
 
@@ -122,7 +122,7 @@ async def _run_local(**options: str | None) -> None:
         return LocalClient(gateway, channel="tui"), BrokerApprovals(gateway.approvals)
 
     try:
-        await _run_app(None, None, connect=connect, services_notice=notice, **options)
+        await _run_app(None, None, options, connect=connect, services_notice=notice)
     finally:
         lock.release()
 
@@ -130,10 +130,10 @@ async def _run_local(**options: str | None) -> None:
 async def _run_app(
     client: GatewayClient | None,
     approvals: ApprovalSource | None,
+    options: dict[str, str | None],
     *,
     connect: Connect | None = None,
     services_notice: str | None = None,
-    **options: str | None,
 ) -> None:
     from claw.tui.app import make_app
     from claw.tui.typeahead import take_typed_ahead

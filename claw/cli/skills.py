@@ -61,7 +61,9 @@ def ls(
 
 
 @app.command("info")
-def info(name: str = typer.Argument(..., help="Skill name."), agent_id: str = AgentOption, json_out: bool = JsonOption):
+def info(
+    name: str = typer.Argument(..., help="Skill name."), agent_id: str = AgentOption, json_out: bool = JsonOption
+) -> None:
     """Everything about one skill: where it is, what it needs, whether it is usable, its files."""
     data = _call(agent_id, "skills.info", name=name)
     if json_out:

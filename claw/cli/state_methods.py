@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -165,7 +165,7 @@ async def _automations_add(host: StateHost, params: Params) -> Any:
     return {**job.to_wire(), **setup_fields(job.trigger, job.secret)}
 
 
-METHODS: dict[str, Callable[[StateHost, Params], Awaitable[Any]]] = {
+METHODS: dict[str, Callable[[StateHost, Params], Coroutine[Any, Any, Any]]] = {
     "sessions.list": _sessions_list,
     "usage.summary": _usage_summary,
     "skills.list": _skills_list,

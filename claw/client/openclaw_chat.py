@@ -21,14 +21,14 @@ ENDED = frozenset({"final", "error", "aborted"})
 
 def is_claw_gateway(hello: dict[str, Any]) -> bool:
     """Whether the hello came from claw's gateway (which answers commands through `agent`)."""
-    features = hello.get("features") if isinstance(hello.get("features"), dict) else {}
-    methods = features.get("methods") if isinstance(features.get("methods"), list) else []
+    features = value if isinstance(value := hello.get("features"), dict) else {}
+    methods = value if isinstance(value := features.get("methods"), list) else []
     return CLAW_ONLY_METHOD in methods
 
 
 def reply_of(payload: dict[str, Any]) -> tuple[str, str | None]:
     """The text of a final `chat` event, and None; or, for an error or an abort, what it said and its state."""
-    message = payload.get("message") if isinstance(payload.get("message"), dict) else {}
+    message = value if isinstance(value := payload.get("message"), dict) else {}
     content = message.get("content")
     if isinstance(content, str):
         text = content

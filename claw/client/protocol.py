@@ -35,18 +35,18 @@ class RunHandle:
         `session_key` (what was asked for) stand in for what the answer leaves out."""
         if not isinstance(payload, dict) or not isinstance(payload.get("status"), str):
             return cls("unexpected", agent_id, session_key, reply=_shown(payload), error="unexpected")
-        agent = payload.get("agentId") if isinstance(payload.get("agentId"), str) else agent_id
-        key = payload.get("sessionKey") if isinstance(payload.get("sessionKey"), str) else session_key
+        agent = value if isinstance(value := payload.get("agentId"), str) else agent_id
+        key = value if isinstance(value := payload.get("sessionKey"), str) else session_key
         status = payload["status"]
         if status in ("ok", "error", "timeout") and ("result" in payload or "summary" in payload):
-            result = payload.get("result") if isinstance(payload.get("result"), dict) else {}
-            payloads = result.get("payloads") if isinstance(result.get("payloads"), list) else []
+            result = value if isinstance(value := payload.get("result"), dict) else {}
+            payloads = value if isinstance(value := result.get("payloads"), list) else []
             texts = [p["text"] for p in payloads if isinstance(p, dict) and isinstance(p.get("text"), str)]
-            reply = "\n".join(texts) or str(payload.get("summary") or payload.get("error") or status)
-            return cls("command", agent, key, reply=reply, error=None if status == "ok" else status)
-        run_id = payload.get("runId") if isinstance(payload.get("runId"), str) else None
-        reply = payload.get("reply") if isinstance(payload.get("reply"), str) else None
-        error = payload.get("error") if isinstance(payload.get("error"), str) else None
+            said = "\n".join(texts) or str(payload.get("summary") or payload.get("error") or status)
+            return cls("command", agent, key, reply=said, error=None if status == "ok" else status)
+        run_id = value if isinstance(value := payload.get("runId"), str) else None
+        reply = value if isinstance(value := payload.get("reply"), str) else None
+        error = value if isinstance(value := payload.get("error"), str) else None
         if run_id is None and reply is None:
             return cls("unexpected", agent, key, reply=_shown(payload), error="unexpected")
         return cls(status, agent, key, run_id, reply, error)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from claw.doctor.model_target import ModelReport, Target
 
 TOOL_NAME = "echo"
-TOOL = {
+TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": TOOL_NAME,

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from claw.agent.tool_call_parts import ToolCallParts
 from claw.providers.base import ChatRequest, ModelProvider, ReasoningDelta, TextDelta, ToolCallDelta, Usage
 from claw.providers.text_tools.call import TextCall
 from claw.providers.text_tools.calls import detected_format, parse_markup
@@ -32,6 +33,7 @@ class Reply:
     markup: str = ""
     """Tool markup the model wrote as text (held back from `text`)."""
     calls: dict[int, dict[str, str]] = field(default_factory=dict)
+    """The native tool calls by position, put together as a turn does (`ToolCallParts`)."""
     usage: Usage | None = None
     chunks: int = 0
     first_s: float | None = None
@@ -73,7 +75,8 @@ async def stream_reply(  # noqa: ASYNC109 (one limit for the whole call, as the 
     provider: ModelProvider, request: ChatRequest, timeout: float
 ) -> Reply:
     """Stream `request` to its end; raises `ModelError` as a turn's call would, `TimeoutError` after `timeout`."""
-    reply = Reply()
+    native = ToolCallParts()
+    reply = Reply(calls=native.calls)
     text = TextStream("auto", tools=bool(request.tools))
     parts: list[str] = []
     think: list[str] = []
@@ -90,10 +93,7 @@ async def stream_reply(  # noqa: ASYNC109 (one limit for the whole call, as the 
             elif isinstance(delta, ReasoningDelta):
                 reply.reasoning += delta.text
             elif isinstance(delta, ToolCallDelta):
-                call = reply.calls.setdefault(delta.index, {"id": "", "name": "", "arguments": ""})
-                call["id"] = call["id"] or (delta.id or "")
-                call["name"] = call["name"] or (delta.name or "")
-                call["arguments"] += delta.arguments
+                native.add(delta)  # servers number and repeat calls oddly; a turn would read them this way
             elif isinstance(delta, Usage):
                 reply.usage = delta
     shown, thought = text.finish()

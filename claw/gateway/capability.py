@@ -63,7 +63,9 @@ class Capability(Protocol):
     """One capability of the gateway; see the module docstring for what each member adds."""
 
     name: str
-    method_namespaces: tuple[str, ...]
+
+    @property
+    def method_namespaces(self) -> tuple[str, ...]: ...  # read-only, so a class may set `("memory.",)`
 
     def tools(self) -> Sequence[Tool]: ...
     def tool_sources(self) -> Sequence[ToolSource]: ...

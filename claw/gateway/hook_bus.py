@@ -14,7 +14,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import fields, replace
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from claw.gateway.hook_events import HookEvent
 
@@ -147,5 +147,5 @@ class HookBus:
 
 def _fork(event: E) -> E:
     """A copy whose lists are the handler's own, so a failed or late hook cannot change the original."""
-    lists = {f.name: list(value) for f in fields(event) if isinstance(value := getattr(event, f.name), list)}
+    lists: dict[str, Any] = {f.name: list(v) for f in fields(event) if isinstance(v := getattr(event, f.name), list)}
     return replace(event, **lists)

@@ -88,7 +88,7 @@ class HooksStatusParams(ClosedParams):
     agent_id: str | None = None
 
 
-_NO_MISSING = {"bins": [], "anyBins": [], "env": [], "config": [], "os": []}
+_NO_MISSING: dict[str, list[str]] = {"bins": [], "anyBins": [], "env": [], "config": [], "os": []}
 
 
 @takes(HooksStatusParams)

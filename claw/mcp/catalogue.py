@@ -123,5 +123,5 @@ class SearchTool:
             reason = f"{len(matched)} MCP tools match, too many schemas to load at once ({size} characters)"
             return ToolResult(f"{reason}; give more specific `query` words", is_error=True)
         self.catalogue.load(ctx.session_key, {t.name for t in matched})
-        servers = ", ".join(sorted({t.connection.name for t in matched}))
-        return ToolResult(f"loaded the schemas of {servers}: {', '.join(sorted(t.name for t in matched))}")
+        loaded_from = ", ".join(sorted({t.connection.name for t in matched}))
+        return ToolResult(f"loaded the schemas of {loaded_from}: {', '.join(sorted(t.name for t in matched))}")

@@ -53,7 +53,7 @@ def list_memory_files(workspace: Path) -> list[MemoryFile]:
     symlinked directory); a symlink is resolved and kept only if it leads to a memory file.
     Strings, not `Path`s, on purpose: this runs before every search, over every note."""
     root = os.path.realpath(workspace)
-    candidates = [found for name in ROOT_FILES if (found := _root_file(root, name))]
+    candidates = [file for name in ROOT_FILES if (file := _root_file(root, name))]
     folder = os.path.join(root, MEMORY_DIR)
     if os.path.isdir(folder) and not os.path.islink(folder):
         candidates += _walk(folder, MEMORY_DIR)

@@ -49,7 +49,7 @@ class VectorTable:
         self._index = {chunk_id: i for i, chunk_id in enumerate(ids)}
         self.dimensions = len(blobs[0]) // 4 if blobs else 0
         self._matrix: Any
-        np = _numpy() if blobs else False
+        np: Any = _numpy() if blobs else False
         if np:
             self._matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), self.dimensions)
         else:

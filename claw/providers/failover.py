@@ -90,7 +90,11 @@ class ModelRouter:
         return ready + cooling
 
     async def stream(
-        self, chain: list[str], messages: list[dict], tools: list[dict], on_failover: FailoverCallback
+        self,
+        chain: list[str],
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_failover: FailoverCallback,
     ) -> AsyncIterator[tuple[str, ModelDelta]]:
         """Yield `(model_ref, delta)` from the first candidate that answers."""
         failures: list[str] = []

@@ -44,7 +44,7 @@ _level: ContextVar[ThinkLevel | None] = ContextVar("claw_think_level", default=N
 
 def think_level(value: object) -> ThinkLevel | None:
     """`value` as a level (a session's stored `think`), None when it is not one."""
-    return value if value in LEVELS else None  # type: ignore[return-value]
+    return value if value in LEVELS else None
 
 
 @contextmanager

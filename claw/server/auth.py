@@ -7,6 +7,8 @@ server, since the channels and `claw doctor` read it too; its names are offered 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hmac
 from collections.abc import Iterable
 
@@ -16,7 +18,8 @@ from claw.protocol.loopback import is_loopback
 from claw.server.auth_limiter import AuthLimiter
 
 __all__ = ["TOKEN_ENV", "AuthLimiter", "bearer_credential", "browser_refusal", "check_bind", "create_token_file",
-           "is_loopback", "origin_allowed", "resolve_token", "tokens_match"]  # fmt: skip
+           "is_loopback", "origin_allowed", "own_origins", "page_credential", "resolve_token",
+           "tokens_match"]  # fmt: skip
 
 _FROM_ANOTHER_SITE = frozenset({"cross-site", "same-site"})
 """`Sec-Fetch-Site` values of a request some web page made (ports do not make sites: any page on
@@ -70,3 +73,27 @@ def bearer_credential(header: str | None) -> str | None:
     if scheme.lower() != "bearer":
         return header.strip()
     return given.strip() or None
+
+
+def page_credential(header: str | None) -> str | None:
+    """The token a browser presents for a page: `Basic` (any user name, the token as password: what a
+    browser's own login prompt sends) or `Bearer`; None when nothing is presented."""
+    if header is None or not header.strip():
+        return None
+    scheme, _, value = header.strip().partition(" ")
+    if scheme.lower() != "basic":
+        return bearer_credential(header)
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return header.strip()  # presented, but not a credential: wrong, like any other
+    return decoded.partition(":")[2] or None
+
+
+def own_origins(bind: str, port: int) -> tuple[str, ...]:
+    """The `Origin`s of pages this server serves itself on loopback (`http://127.0.0.1:<port>` …): allowed like
+    listed ones. Only loopback names: a page reached by another name (a DNS name pointed at this address to
+    get around the Origin check) is not this server's, and other hosts' origins must be listed."""
+    if not is_loopback(bind) and bind not in ("0.0.0.0", "::", ""):
+        return ()
+    return tuple(f"http://{host}:{port}" for host in ("127.0.0.1", "localhost", "[::1]"))

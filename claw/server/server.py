@@ -16,7 +16,8 @@ credential is refused without counting, so no lockout can refuse the right token
 sending (OpenClaw's protocol 4: claw/server/ws_handshake.py), then at `max_payload_bytes`; an upgrade
 request carrying the bearer gets the full cap at once. Tokens never reach
 a log line: the access log records the method, the path without its query string, the
-status and the time.
+status and the time. Browser pages (claw's web chat at `/chat/`, a Control UI build at `/` when
+`gateway.controlUi.root` names one: claw/web/) go to other hosts only with the token.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from aiohttp.abc import AbstractAccessLogger
 from claw.api.method import RpcMethod
 from claw.credential_report import reported_bad_credential
 from claw.errors import ClawError
-from claw.server.auth import bearer_credential, browser_refusal, is_loopback, tokens_match
+from claw.protocol.frames import encoded
+from claw.server import page_access
+from claw.server.auth import bearer_credential, browser_refusal, own_origins, page_credential, tokens_match
 from claw.server.device_pairing import DevicePairing
 from claw.server.device_watch import DeviceWatch
 from claw.server.devices import DeviceRegistry
@@ -45,6 +48,8 @@ from claw.server.ws_approvals import ApprovalRelay
 from claw.server.ws_connection import WsConnection
 from claw.server.ws_handshake import ConnectInfo, Peer, handshake, hello
 from claw.vocab.session_keys import main_session_key
+from claw.web.chat_page import ChatPage
+from claw.web.control_ui import ControlUi
 
 if TYPE_CHECKING:
     from claw.gateway.gateway import Gateway
@@ -90,6 +95,9 @@ class GatewayServer:
         self._server_methods: dict[str, RpcMethod] = {}
         """Served by the server itself, beside the gateway's: OpenClaw's `device.pair.*` (it holds the sockets a
         removal closes) and `plugin.approval.*` (its relay holds the open questions)."""
+        self._control_ui: ControlUi | None = None
+        self._origins: tuple[str, ...] = settings.allowed_origins
+        """The allowlist plus, once listening, this server's own loopback origins (the pages it serves)."""
 
     @property
     def url(self) -> str:
@@ -109,6 +117,11 @@ class GatewayServer:
         HttpApi(gateway, self.settings.max_body_bytes).add_routes(app.router)
         for route in gateway.http_routes():  # capabilities' routes, e.g. channels' POST /hooks/<name>
             app.router.add_route(route.method, route.path, route.handler)
+        root = self.settings.control_ui_root
+        self._control_ui = None if root is None else ControlUi(root, gateway.config.agent_ids[0])
+        ChatPage(owns_bare=self._control_ui is None).add_routes(app.router)
+        if self._control_ui is not None:
+            self._control_ui.add_routes(app.router)  # its catch-all last: every other route matches first
         runner = web.AppRunner(
             app,
             handle_signals=False,
@@ -129,6 +142,7 @@ class GatewayServer:
             raise ClawError(f"cannot listen on {where}: {exc.strerror or exc} (see `claw gateway status`)") from None
         self._runner = runner
         self.port = _bound_port(runner, self.settings.port)
+        self._origins = (*self.settings.allowed_origins, *own_origins(self.settings.bind, self.port))
         gateway.approvals.set_approver(self._relay, name="remote-clients")
         self._unlisten = gateway.broadcasts.listen(self._broadcast, active=lambda: bool(self.connections))
         self._health_task = asyncio.create_task(self._health_events(), name="gateway-health-events")
@@ -162,9 +176,10 @@ class GatewayServer:
     def _presence_changed(self) -> None:
         """A client came or went: every connection gets OpenClaw's `presence` snapshot, versioned."""
         self._versions["presence"] += 1
-        payload = {"presence": [c.info.presence() for c in self.connections]}
+        payload = encoded({"presence": [c.info.presence() for c in self.connections]})
+        versions = dict(self._versions)
         for conn in list(self.connections):
-            conn.post_event("presence", payload, dict(self._versions))
+            conn.post_event("presence", payload, versions)
 
     async def _health_events(self) -> None:
         """`health` (the `health` method's answer) to every connection each `health_interval_s`."""
@@ -178,17 +193,19 @@ class GatewayServer:
                 log.info("health snapshot for the clients failed: %s", exc)
                 continue
             self._versions["health"] += 1
+            payload, versions = encoded(snapshot), dict(self._versions)
             for conn in list(self.connections):
-                conn.post_event("health", snapshot, dict(self._versions))
+                conn.post_event("health", payload, versions)
 
     def _broadcast(self, name: str, payload: dict[str, Any]) -> None:
         """A gateway-wide `chat` event (`Gateway.broadcasts`) to every connection, as OpenClaw's gateway
         sends them to its operator clients. `sessions.changed` and `session.message` are only for the
         connections that asked with `sessions.subscribe`: the subscription listens for them itself."""
-        if name not in BROADCAST_TO_ALL:
+        if name not in BROADCAST_TO_ALL or not self.connections:
             return
+        once = encoded(payload)
         for conn in list(self.connections):
-            conn.post_event(name, payload)
+            conn.post_event(name, once)
 
     # --- HTTP guard: browser checks, Bearer, failed-auth limiter -------------------------------------
 
@@ -197,18 +214,27 @@ class GatewayServer:
         """In order: browser requests from other sites are refused (403, nothing counted); on the paths
         that take the gateway token (`/v1`, the WebSocket at `/`) a wrong one is counted and refused
         (401, or 429 once locked out) and a missing one is refused (401 on `/v1`) without counting;
-        then the handler, after which a credential a capability's route reported as wrong is counted."""
+        then the handler, after which a credential a capability's route reported as wrong is counted. Browser
+        pages (claw/web/) are served to loopback as they are and to other hosts only with the token (`Basic`,
+        the browser's own prompt, or `Bearer`); the page's own origin on loopback counts as listed."""
         if request.path == "/health":
             return await handler(request)
-        refusal = browser_refusal(
-            request.headers.get("Origin"), request.headers.get("Sec-Fetch-Site"), self.settings.allowed_origins
-        )
+        refusal = browser_refusal(request.headers.get("Origin"), request.headers.get("Sec-Fetch-Site"), self._origins)
         if refusal is not None:  # a bad Origin is worth a warning (a web UI not listed); a page's <img> is not
             level = logging.WARNING if request.headers.get("Origin") is not None else logging.DEBUG
             log.log(level, "refused %s %s from %s: %s", request.method, request.path, request.remote, refusal)
             return web.json_response({"error": {"message": refusal, "type": "forbidden"}}, status=403)
-        if request.path in ("/", "/v1", "/mcp") or request.path.startswith("/v1/"):  # /mcp: claw as an MCP server
-            presented = bearer_credential(request.headers.get("Authorization"))
+        if page_access.is_page(request, self._control_ui):
+            if not page_access.is_local(request):  # nothing for other hosts without the token
+                presented = page_credential(request.headers.get("Authorization"))
+                if presented is None:
+                    return page_access.login()
+                if not tokens_match(presented, self.settings.token or ""):
+                    return self._wrong_credential(request, presented, page=True)
+        elif request.path in ("/", "/v1", "/mcp") or request.path.startswith("/v1/"):  # /mcp: claw as an MCP server
+            # A browser that loaded the pages from another host with the token (Basic) sends it on the upgrade too.
+            read = page_credential if request.path == "/" else bearer_credential
+            presented = read(request.headers.get("Authorization"))
             if presented is not None and not tokens_match(presented, self.settings.token or ""):
                 return self._wrong_credential(request, presented)
             if presented is None and request.path != "/":  # the WebSocket may bring it in `connect` instead
@@ -225,7 +251,7 @@ class GatewayServer:
                 return _locked_out(wait)
         return response
 
-    def _wrong_credential(self, request: web.Request, presented: str) -> web.Response:
+    def _wrong_credential(self, request: web.Request, presented: str, *, page: bool = False) -> web.Response:
         """Count a wrong gateway token; 401, or 429 while this address or this token is locked out
         (logged once per lockout by the limiter, not once per request)."""
         source = request.remote or "?"
@@ -233,20 +259,25 @@ class GatewayServer:
         if wait:
             return _locked_out(wait)
         log.warning("refused %s %s from %s: bad bearer token", request.method, request.path, source)
-        return _unauthorized(request)
+        return page_access.login() if page else _unauthorized(request)
 
     # --- WebSocket ---------------------------------------------------------------------------------
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         source = request.remote or "?"
         # A wrong bearer never gets here (the guard refused it); a right one lifts the pre-auth cap at once.
-        upgrade_auth = tokens_match(bearer_credential(request.headers.get("Authorization")), self.settings.token or "")
+        upgrade_auth = tokens_match(page_credential(request.headers.get("Authorization")), self.settings.token or "")
         limit = self.settings.max_payload_bytes
         # Frames are capped by the reader before they are buffered: 64 KiB until `connect` proves who is
         # sending (OpenClaw's clients bring the token only there), then `limit`.
         ws = _WebSocket(limit if upgrade_auth else PRE_AUTH_MAX_BYTES, heartbeat=self.settings.heartbeat_s)
-        if not ws.can_prepare(request).ok:
-            body = {"error": {"message": "the WebSocket endpoint; HTTP lives at /health and /v1", "type": "upgrade"}}
+        if not ws.can_prepare(request).ok:  # not an upgrade: a browser opening the gateway's address
+            if self._control_ui is not None:
+                return self._control_ui.index()
+            if "text/html" in request.headers.get("Accept", ""):
+                raise web.HTTPFound("/chat/")
+            body = {"error": {"message": "the WebSocket endpoint; HTTP lives at /health and /v1, the web chat at "
+                              "/chat/", "type": "upgrade"}}  # fmt: skip
             return web.json_response(body, status=426, headers={"Upgrade": "websocket"})
         anonymous = not upgrade_auth
         if self.draining or (anonymous and self._pending_handshakes >= self.settings.max_pending_handshakes):
@@ -254,7 +285,7 @@ class GatewayServer:
         gateway = self._gateway
         assert gateway is not None
         await ws.prepare(request)
-        local = is_loopback(source) and not any(h in request.headers for h in _PROXY_HEADERS)
+        local = page_access.is_local(request)
         peer = Peer(source, uuid.uuid4().hex[:12], local, limit)
         methods = sorted({*gateway.methods, *self._server_methods})
 
@@ -307,10 +338,6 @@ class GatewayServer:
         }
 
 
-_PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")
-"""A loopback peer sending these is a proxy speaking for someone else: not local for device pairing."""
-
-
 CLOSE_WAIT_S = 2.0
 
 
@@ -335,7 +362,7 @@ class _WebSocket(web.WebSocketResponse):
             return
         # aiohttp's own _post_start (3.14), with the pure-Python reader in place of the C one.
         from aiohttp._websocket.reader_py import WebSocketDataQueue, WebSocketReader
-        from aiohttp.helpers import DEFAULT_CHUNK_SIZE  # type: ignore[attr-defined]
+        from aiohttp.helpers import DEFAULT_CHUNK_SIZE
 
         self._ws_protocol = protocol
         self._writer = writer

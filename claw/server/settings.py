@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claw.errors import ConfigError
@@ -25,6 +26,8 @@ class ServerSettings:
     bind: str = "127.0.0.1"
     port: int = 18789
     allowed_origins: tuple[str, ...] = ()
+    control_ui_root: Path | None = None
+    """A Control UI build served at `/` (claw/web/control_ui.py); None: `/` leads to the web chat."""
     max_payload_bytes: int = 25 * 1024 * 1024
     """Largest WebSocket frame once a connection is authenticated (OpenClaw's 25 MiB); before its
     `connect` succeeds every connection is held to `PRE_AUTH_MAX_BYTES`, unless the upgrade request
@@ -81,6 +84,7 @@ class ServerSettings:
             bind=bind or gateway.bind,
             port=gateway.port if port is None else port,
             allowed_origins=tuple(gateway.allowed_origins),
+            control_ui_root=gateway.control_ui.root,
             max_payload_bytes=gateway.max_payload_bytes,
             max_body_bytes=gateway.max_body_bytes,
             handshake_timeout_s=gateway.handshake_timeout_seconds,

@@ -236,7 +236,7 @@ async def _check_device(
                          expected_nonce=nonce, now_ms=_now_ms())  # fmt: skip
     except DeviceProofError as exc:
         log.warning("refused connection %s from %s: %s", peer.conn_id, peer.remote, exc.message)
-        details = {"code": exc.code, "reason": exc.reason}
+        details: dict[str, Any] = {"code": exc.code, "reason": exc.reason}
         return wire_errors.INVALID_REQUEST, policy, exc.message, exc.message, details, {}
     if devices is None:
         return None
@@ -252,7 +252,7 @@ async def _check_device(
         return wire_errors.UNAVAILABLE, WSCloseCode.INTERNAL_ERROR, message, message, None, {}
     if admission.status == PAIRED:
         return None
-    details: dict[str, Any] = {"code": wire_errors.PAIRING_REQUIRED, "deviceId": device_id}
+    details = {"code": wire_errors.PAIRING_REQUIRED, "deviceId": device_id}
     if admission.status == PENDING:
         details["requestId"] = admission.request_id
         message = (f"pairing required: approve this device on the gateway host with "

@@ -63,7 +63,7 @@ def discover(roots: Iterable[SkillRoot], *, max_per_root: int = 1000, max_file_b
     return Discovery(skills, tuple(shadowed), tuple(invalid), digest.hexdigest())
 
 
-def _scan(root: SkillRoot, limit: int, max_bytes: int, digest: hashlib._Hash) -> list[Skill | InvalidSkill]:
+def _scan(root: SkillRoot, limit: int, max_bytes: int, digest: hashlib.blake2b) -> list[Skill | InvalidSkill]:
     out: list[Skill | InvalidSkill] = []
     for found in candidates(root.path, SKILL_FILE):
         digest.update(f"{found.name}\x00{found.manifest.st_mtime_ns}\x00{found.manifest.st_size}\n".encode())

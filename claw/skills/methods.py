@@ -120,7 +120,7 @@ async def skills_status(host: SkillsHost, _gateway: object, params: SkillsStatus
     """OpenClaw's skill status report (`openclaw skills list/check`): every skill claw found for the agent,
     eligible or not, with what it is missing (binaries, any-of binaries, environment variables)."""
     agent_id = params.agent_id or "main"
-    report = await _report(host, SkillsParams(agentId=agent_id))
+    report = await _report(host, SkillsParams.model_validate({"agentId": agent_id}))
     workspace = host.workspace(agent_id)
     skills = []
     for status in report.statuses:

@@ -27,6 +27,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,7 @@ class SessionTable:
         snapshot), which a listing does not show and which cost most of the parsing."""
         after: tuple[str, str, str] | None = None
         while True:
-            page = self._reader.read(lambda conn, after=after: self._page(conn, after, shared))
+            page = self._reader.read(partial(self._page, after=after, shared=shared))
             yield from page
             if len(page) < _PAGE:
                 return

@@ -105,11 +105,11 @@ class SessionStore:
             found = self._transcripts.get(entry.session_id)
             if found is None:
                 key, session_id = entry.session_key, entry.session_id
-                found = Transcript(
+                transcript = Transcript(
                     self.transcript_path(session_id),
-                    on_first_use=lambda: self._settle_quietly(key, session_id, found),
+                    on_first_use=lambda: self._settle_quietly(key, session_id, transcript),
                 )
-                self._transcripts[session_id] = found
+                self._transcripts[session_id] = found = transcript
             return found
 
     def close_interrupted_turn(self, key: str) -> Entry | None:

@@ -57,6 +57,12 @@ class Transcript:
     since it answers only after a read.
     """
 
+    # The read cache, set by `_reset_cache`: where the last read stopped and the file it read.
+    _offset: int
+    _sample: bytes
+    _ino: int | None
+    _key: tuple[int, int, int] | None
+
     def __init__(self, path: Path, *, on_first_use: Callable[[], None] | None = None) -> None:
         self.path = Path(path)
         self.last_read_skipped = 0  # malformed lines plus a torn tail, as of the last read
@@ -210,8 +216,8 @@ class Transcript:
         self._ids: set[str] = set()
         self._skipped = 0
         self._offset = 0
-        self._ino: int | None = None
-        self._key: tuple[int, int, int] | None = None
+        self._ino = None
+        self._key = None
         self._sample = b""
         self.last_read_skipped = 0
 

@@ -96,11 +96,17 @@ class ToolContext:
 
 
 class Tool(Protocol):
-    """A built-in or extension tool. `parameters` is a JSON Schema object."""
+    """A built-in or extension tool. `parameters` is a JSON Schema object. Read-only: a tool may hold them in
+    a frozen dataclass (MCP's tools do)."""
 
-    name: str
-    description: str
-    parameters: dict[str, Any]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def parameters(self) -> dict[str, Any]: ...
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 

@@ -25,6 +25,7 @@ from claw.tools.exec_records import ExecRecords
 from claw.tools.truncate import result_limit
 
 if TYPE_CHECKING:
+    from claw.tools.allow_entry import AllowEntry
     from claw.tools.exec_cgroup import PidsCgroup
     from claw.tools.exec_launch import Launch
     from claw.tools.exec_limits import Limits
@@ -186,7 +187,7 @@ class ExecTool:
         from claw.tools.exec_policy import decide, fallback
 
         settings = ctx.settings.tools.exec
-        patterns = [*settings.allowlist, *ctx.approvals.allowlist(ctx.agent_id)]
+        patterns: list[str | AllowEntry] = [*settings.allowlist, *ctx.approvals.allowlist(ctx.agent_id)]
         verdict = decide(command, settings, patterns, cwd=ctx.workspace, path_env=path_env)
         if verdict.action == "deny":
             hint = _HOW_TO_ENABLE if settings.security == "deny" else _how_to_allow(verdict)

@@ -188,7 +188,8 @@ def _prctl(option: int, value: int) -> None:
     """prctl(2) through libc, found and called with `_ctypes`' own primitives (what `ctypes.CDLL` wraps)."""
     import _ctypes
 
-    libc = _ctypes.dlopen(None, _ctypes.RTLD_LOCAL)
+    # None: the program itself, as in `ctypes.CDLL(None)`; typeshed types the name as a str only.
+    libc = _ctypes.dlopen(None, _ctypes.RTLD_LOCAL)  # type: ignore[arg-type]
     if _ctypes.call_function(_ctypes.dlsym(libc, "prctl"), (option, value, 0, 0, 0)) != 0:
         raise OSError(f"prctl({option}, {value}) failed: this kernel cannot keep the command's tree together")
 

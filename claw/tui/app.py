@@ -81,7 +81,7 @@ class ClawApp(App[None]):
         # Pushed rather than returned by `get_default_screen`: only pushed screens get their CSS_PATH loaded.
         self.push_screen(self.chat)
         if self.client is not None:
-            self._attach(self.client, self.approvals)
+            self._attach_gateway(self.client, self.approvals)
         else:
             self.call_after_refresh(self.open_connection)  # the first frame before the gateway's start-up
 
@@ -100,9 +100,9 @@ class ClawApp(App[None]):
             self.exit(return_code=1)
             return
         self.client, self.approvals = client, approvals
-        self._attach(client, approvals)
+        self._attach_gateway(client, approvals)
 
-    def _attach(self, client: GatewayClient, approvals: ApprovalSource) -> None:
+    def _attach_gateway(self, client: GatewayClient, approvals: ApprovalSource) -> None:  # not `_attach`: Textual's
         approvals.attach(self.ask_approval)
         self.chat.attach(client)
 

@@ -186,7 +186,7 @@ class ConsoleCommands:
             history = await host.api.call("chat.history", agentId=host.agent_id, sessionKey=host.session_key, limit=0)
             entries = history["messages"]
             start = next((i for i, e in enumerate(entries) if e.get("id") == done["fromId"]), len(entries))
-            said = next((e for e in entries[start:] if e.get("role") == "user"), {})
+            said: dict[str, Any] = next((e for e in entries[start:] if e.get("role") == "user"), {})
             text = str(said.get("display") or said.get("content") or "")
         if not text:
             await self._say("✗ nothing to run again: the undone exchange had no message text", "error")

@@ -111,7 +111,7 @@ class ForkCommands:
         """Put `/rewrite N <its whole text>` in the prompt: edit it, Enter runs it."""
         host = self.host
         history = await host.api.call("chat.history", agentId=host.agent_id, sessionKey=host.session_key, limit=0)
-        entry = next((e for e in history["messages"] if e.get("id") == point["entryId"]), {})
+        entry: dict[str, Any] = next((e for e in history["messages"] if e.get("id") == point["entryId"]), {})
         said = entry.get("display") or entry.get("content") or point.get("preview") or ""
         host.prompt.input.set_text(f"/rewrite {point['number']} {said}")
         host.prompt.input.focus()

@@ -67,8 +67,8 @@ def history_widgets(entries: list[dict[str, Any]]) -> list[Widget]:
                     out.append(AssistantMessage(piece, note=note, continuation=n > 1))
             if entry.get("interrupted"):  # a turn that failed or was cut off: said, as `sessions show` says it
                 failed = entry.get("reason") == "error"
-                mark, kind = ("✗", "error") if failed else ("⏹", "warning")
-                out.append(Notice(f"{mark} {interrupted_label(entry)}", kind))
+                mark = "✗" if failed else "⏹"
+                out.append(Notice(f"{mark} {interrupted_label(entry)}", "error" if failed else "warning"))
             for call in entry.get("toolCalls") or []:
                 card = ToolCard(str(call.get("id", "")), str(call.get("name", "?")), _arguments(call.get("arguments")))
                 calls[card.call_id] = (card, entry.get("createdAt"))

@@ -180,9 +180,9 @@ class RunView:
         if data.get("phase") == ToolPhase.START:
             self._end_thinking()
             await self._close_text()
-            card = ToolCard(call_id, str(data.get("name", "?")), data.get("args"), started=time.monotonic())
-            self.cards[call_id] = card
-            await self.panes.conversation.add(card)
+            started = ToolCard(call_id, str(data.get("name", "?")), data.get("args"), started=time.monotonic())
+            self.cards[call_id] = started
+            await self.panes.conversation.add(started)
             self.panes.status.state = "running tool"
             return
         card = self.cards.get(call_id)

@@ -37,7 +37,8 @@ KEEP_AUTOMATION_RUNS = 256
 
 
 class _Runs(Protocol):
-    panes: Panes
+    @property
+    def panes(self) -> Panes: ...
 
     def is_own(self, run_id: str) -> bool: ...
 

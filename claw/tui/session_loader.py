@@ -113,7 +113,7 @@ class SessionLoader:
         for agent in listed.get("agents") or []:
             model = agent.get("model") if isinstance(agent, dict) else None
             if agent.get("id") == self.host.agent_id and isinstance(model, dict):
-                fallbacks = model.get("fallbacks") if isinstance(model.get("fallbacks"), list) else []
+                fallbacks = value if isinstance(value := model.get("fallbacks"), list) else []
                 return [str(m) for m in [model.get("primary"), *fallbacks] if m]
         return []
 

@@ -105,9 +105,9 @@ class SessionsProvider(Provider):
             key = hit["sessionKey"]
             if key in shown:
                 continue
-            label = highlighted(hit, f"{short_key(key)}  ·  ")
+            said = highlighted(hit, f"{short_key(key)}  ·  ")
             help_text = f"{key} · said {ago(hit.get('createdAt'))}"
-            yield Hit(0.5, label, partial(self._pick, key), text=label.plain, help=help_text)
+            yield Hit(0.5, said, partial(self._pick, key), text=said.plain, help=help_text)
 
 
 class SessionPickerScreen(ModalScreen[str | None]):
@@ -170,9 +170,9 @@ class SessionPickerScreen(ModalScreen[str | None]):
         listed = {option.id for option in options}
         for hit in await message_hits(self.api, self.agent_id, query):
             if hit["sessionKey"] not in listed:
-                label = Text(f"{short_key(hit['sessionKey'])}  ·  {ago(hit.get('createdAt'))}\n")
-                label.append_text(highlighted(hit, "  "))
-                options.append(Option(label, id=hit["sessionKey"]))
+                said = Text(f"{short_key(hit['sessionKey'])}  ·  {ago(hit.get('createdAt'))}\n")
+                said.append_text(highlighted(hit, "  "))
+                options.append(Option(said, id=hit["sessionKey"]))
         sessions = self.query_one(OptionList)
         sessions.clear_options()
         sessions.add_options(options)

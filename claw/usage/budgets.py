@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 
 from claw.errors import ClawError
 from claw.providers.metering import CallScope
@@ -104,9 +105,9 @@ class BudgetGuard:
             key = f"[usage.budgets.agents.{scope.agent_id}]"
             found += self._reached(f"agent {scope.agent_id}", key, budget, agent_id=scope.agent_id)
         if scope.job_id is not None and budgets.jobs:
-            name, budget = self._job_budget(scope.job_id, budgets.jobs)
-            if budget is not None:
-                found += self._reached(f"job {name}", f"[usage.budgets.jobs.{name}]", budget, job_id=scope.job_id)
+            name, job_budget = self._job_budget(scope.job_id, budgets.jobs)
+            if job_budget is not None:
+                found += self._reached(f"job {name}", f"[usage.budgets.jobs.{name}]", job_budget, job_id=scope.job_id)
         return found
 
     def _reached(
@@ -121,7 +122,7 @@ class BudgetGuard:
             if tokens_limit is None and cost_limit is None:
                 continue
             _, total = self._ledger.read(
-                lambda c, start=start: summarize(c, None, prices, since=start, agent_id=agent_id, job_id=job_id)
+                partial(summarize, by=None, prices=prices, since=start, agent_id=agent_id, job_id=job_id)
             )
             stamp = datetime.fromtimestamp(now).strftime("%Y-%m-%d" if period == "daily" else "%Y-%m")
             if tokens_limit is not None and total.tokens >= tokens_limit:

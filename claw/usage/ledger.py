@@ -19,6 +19,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -141,7 +142,7 @@ class UsageLedger:
                     break
                 batch.append(more)  # type: ignore[arg-type]
             try:
-                self.db.write(lambda c, rows=batch: insert(c, rows))
+                self.db.write(partial(insert, rows=batch))
             except DatabaseError as exc:  # the user's to fix: one line, once, not a traceback per call
                 self.dropped += len(batch)
                 log.log(logging.DEBUG if self._told else logging.ERROR, "usage not recorded: %s", exc.message)

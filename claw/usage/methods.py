@@ -80,7 +80,8 @@ class PruneParams(Params):
 async def usage_summary(usage: UsageBook, _gateway: object, params: SummaryParams) -> dict[str, Any]:
     since = parse_since(params.since) if params.since else None
     prices = usage.prices()
-    job_id = await usage.aread(lambda c: job_id_of(c, params.job_id)) if params.job_id else None
+    job_ref = params.job_id
+    job_id = await usage.aread(lambda c: job_id_of(c, job_ref)) if job_ref else None
     groups, total = await usage.aread(
         lambda c: summarize(c, params.by, prices, since=since, agent_id=params.agent_id,
                             session_key=params.session_key, job_id=job_id)

@@ -30,6 +30,7 @@ def test_a_section_shows_its_defaults_beside_what_the_file_sets(run_claw, config
         "maxBodyBytes": 20 * 1024 * 1024,
         "shutdownGraceSeconds": 10.0,
         "handshakeTimeoutSeconds": 10.0,
+        "controlUi": {"root": None},
     }
     assert run_claw("config", "get", "gateway.port").stdout.strip() == "9000"
 

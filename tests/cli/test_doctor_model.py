@@ -148,6 +148,17 @@ async def test_tool_calls_written_as_text_name_their_parser(fmt: str) -> None:
     assert chats[2].messages[-1] == {"role": "tool", "tool_call_id": "call_doctor_1", "content": _token(chats[1])}
 
 
+async def test_a_call_sent_again_whole_is_read_as_a_turn_reads_it() -> None:
+    """Some servers repeat the finished call in their last chunk: a turn reads one call (ToolCallParts), and
+    so must the doctor, rather than glue the arguments twice into JSON that does not parse."""
+    with _serve(DoctorModel(tools="resent")) as server:
+        lines = await _doctor(server)
+        chats = server.chat_requests
+    status, detail, _fix = lines["tool call"]
+    assert status == "ok", detail
+    assert json.loads(chats[2].messages[-2]["tool_calls"][0]["function"]["arguments"]) == {"text": _token(chats[1])}
+
+
 def _token(request: object) -> str:
     from tests.support.doctor_models import TOKEN
 

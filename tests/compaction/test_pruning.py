@@ -14,7 +14,7 @@ def _units(results: int, chars: int) -> HistoryView:
     entries = []
     for n in range(results):
         for entry in tool_exchange(f"c{n}", result_chars=chars):
-            entries.append({**entry, "id": f"{n}-{len(entries)}"})
+            entries.append({**entry, "id": f"{n}-{len(entries)}", "runId": f"run-{n}"})
     view = HistoryView()
     view.update(entries)
     return view
@@ -42,6 +42,14 @@ def test_soft_trim_keeps_head_and_tail_of_old_results_only() -> None:
     assert _tool_contents(pruned)[-1] == _tool_contents(view.units)[-1]
     assert all("[Tool result trimmed" not in c for c in _tool_contents(view.units))  # the cache is untouched
     assert sum(u.tokens for u in pruned) < sum(u.tokens for u in view.units)
+
+
+def test_a_pruned_unit_is_a_copy_that_keeps_its_run() -> None:
+    view = _units(6, 10_000)
+    pruned = prune_units(view.units, 40_000, PruningSettings(hardClearRatio=1.0))
+    copies = [n for n, (before, after) in enumerate(zip(view.units, pruned, strict=True)) if before is not after]
+    assert copies
+    assert [u.run_id for u in pruned] == [u.run_id for u in view.units]
 
 
 def test_hard_clear_replaces_the_oldest_results_until_under_the_ratio() -> None:

@@ -365,3 +365,41 @@ async def test_chat_send_refused_by_a_full_queue_says_so(claw_env: ClawEnv, clie
     [said] = [p for p in named(events, "chat") if p["runId"] == "busy-3"]
     assert said["state"] == "error" and "queue full" in said["errorMessage"]
     await client.call("chat.abort", sessionKey="main")
+
+
+async def test_chat_history_reports_the_session_and_the_receipts_of_sent_turns(
+    claw_env: ClawEnv, client: LocalClient
+) -> None:
+    """What OpenClaw's Control UI needs to take a turn it sent for done: `sessionInfo` (no run active, the last
+    run named) and `inputReceipts` (its message consumed into the transcript); `chat.startup` is the same read."""
+    claw_env.server.script(text("Done."))
+    events = listen(client)
+    await client.call("chat.send", sessionKey="agent:main:main", message="hi", idempotencyKey="ui-run-1")
+    await until(events, lambda seen: any(p.get("state") == "final" for p in named(seen, "chat")))
+    history = await client.call("chat.history", sessionKey="main", inputRunIds=["ui-run-1", "never-sent"])
+    info = history["sessionInfo"]
+    assert info["key"] == "agent:main:main" and info["sessionId"] == history["sessionId"]
+    assert info["hasActiveRun"] is False and info["activeRunIds"] == [] and info["lastRunId"] == "ui-run-1"
+    user_entry = history["messages"][0]
+    assert user_entry["role"] == "user"
+    assert history["inputReceipts"] == [
+        {"runId": "ui-run-1", "state": "consumed", "consumedByEventId": user_entry["id"]}
+    ]
+    assert "inputReceipts" not in await client.call("chat.history", sessionKey="main")  # only when asked
+    startup = await client.call("chat.startup", sessionKey="agent:main:main", limit=80, maxBytes=262144)
+    assert startup["messages"] == history["messages"] and startup["sessionInfo"]["lastRunId"] == "ui-run-1"
+
+
+async def test_a_turn_waiting_behind_another_has_a_pending_receipt(claw_env: ClawEnv, client: LocalClient) -> None:
+    claw_env.server.script(hang())
+    events = listen(client)
+    await client.call("chat.send", sessionKey="agent:main:main", message="wait", idempotencyKey="ui-run-2")
+    await until(
+        events, lambda seen: any(p.get("reason") == "agent.run.started" for p in named(seen, "sessions.changed"))
+    )
+    await client.call("chat.send", sessionKey="agent:main:main", message="and then", idempotencyKey="ui-run-3")
+    history = await client.call("chat.history", sessionKey="main", inputRunIds=["ui-run-2", "ui-run-3"])
+    assert history["sessionInfo"]["hasActiveRun"] is True and "ui-run-2" in history["sessionInfo"]["activeRunIds"]
+    states = {r["runId"]: r["state"] for r in history["inputReceipts"]}
+    assert states == {"ui-run-2": "consumed", "ui-run-3": "pending"}  # the second is queued, not yet in the transcript
+    await client.call("chat.abort", sessionKey="main")

@@ -170,6 +170,32 @@ def test_status_token_and_agent_through_the_running_gateway(claw_env: ClawEnv, g
     assert claw(env, "gateway", "status").returncode == 1
 
 
+def test_no_path_of_agent_m_through_a_gateway_imports_openai(claw_env: ClawEnv) -> None:
+    """Issue 41: when a gateway answers, the CLI never loads the model client (openai is ~75 % of a cold turn).
+    The token from the gateway's file (no CLAW_GATEWAY_TOKEN), a new session, --json, --url, a slash command."""
+    env = {k: v for k, v in claw_env.env.items() if k != "CLAW_GATEWAY_TOKEN"}
+    assert claw(env, "init").returncode == 0
+    gateway = start_gateway(env, claw_env.home)
+    try:
+        _agent_without_openai(claw_env, env, str(gateway.info["url"]))
+    finally:
+        gateway.stop()
+
+
+def _agent_without_openai(claw_env: ClawEnv, env: dict[str, str], url: str) -> None:
+    for args in (["-m", "hi"], ["-s", "fresh", "-m", "hi"], ["-m", "hi", "--json"], ["-m", "hi", "--url", url],
+                 ["-m", "/status"]):  # fmt: skip
+        claw_env.server.script(text("through the gateway"))
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "claw", "agent", *args], env=env, cwd=REPO,
+                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)  # fmt: skip
+        assert done.returncode == 0, (args, done.stderr[-2000:])
+        assert "through the gateway" in done.stdout or args == ["-m", "/status"], (args, done.stdout)
+        imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+        assert "claw.client.remote" in imported, args  # it went through the gateway
+        assert not {m for m in imported if m.split(".")[0] == "openai"}, args
+        assert not {"claw.gateway.gateway", "claw.agent.runner"} & imported, args
+
+
 def test_sigterm_lets_a_running_turn_finish_and_flushes(claw_env: ClawEnv, gateway: GatewayProc) -> None:
     env = {**claw_env.env, "CLAW_GATEWAY_TOKEN": GATEWAY_TOKEN}
     claw_env.server.script(slow("finishing my sentence before the gateway stops", delay_per_chunk=0.15))

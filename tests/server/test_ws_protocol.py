@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import time
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from claw import __version__
+from claw.protocol.frames import encoded, event
 from tests.server.conftest import TOKEN, MakeServed, Served, Wire, connect_frame, open_wire
 from tests.support.fixtures import ClawEnv
 from tests.support.model_server import slow, text
@@ -346,3 +348,13 @@ async def test_health_events_carry_the_health_snapshot(make_served: MakeServed) 
     assert frame["payload"]["ok"] is True and frame["payload"]["defaultAgentId"] == "main"
     assert frame["stateVersion"]["health"] >= 1
     await wire.close()
+
+
+def test_a_broadcast_payload_encoded_once_makes_the_same_frame() -> None:
+    """A broadcast encodes its payload once for all connections; each frame must still be the same text."""
+    payload = {"presence": [{"clientId": "tui", "ts": 1, "scopes": ["operator.read"], "note": 'ünï "q" <x>'}]}
+    versions = {"presence": 3, "health": 1}
+    for seq, state in ((7, versions), (8, None), (None, None)):
+        assert event("presence", encoded(payload), seq, state) == event("presence", payload, seq, state)
+    frame = json.loads(event("presence", encoded(payload), 9, versions))
+    assert frame == {"type": "event", "event": "presence", "payload": payload, "seq": 9, "stateVersion": versions}

@@ -4,7 +4,8 @@
 tool with the code word it was asked for, a reply to the tool's result, and the code word from the start
 of a long prompt. Each field breaks one thing the way real servers do: ``tools="refuse"`` answers 400
 as Ollama does for a model without tool support, ``tools="prose"`` ignores the tools, ``tools="hermes"``
-(or any ``TEXT_CALLS`` format) writes the call as text; ``keep_tokens`` keeps only the end of a prompt, as
+(or any ``TEXT_CALLS`` format) writes the call as text, ``tools="resent"`` streams the native call and then sends
+it again whole in its last chunk (as some local servers do); ``keep_tokens`` keeps only the end of a prompt, as
 Ollama past its ``num_ctx``, and reports only those tokens (``report_usage=False``: no usage at all);
 ``stream=False`` ignores ``stream``; ``reasoning`` streams ``reasoning_content``; ``think`` writes
 ``<think>`` first. Use it as the server's ``default`` responder.
@@ -26,6 +27,7 @@ from tests.support.model_replies import (
     estimate_tokens,
     text,
 )
+from tests.support.stream_shapes import call_fragments, shaped
 
 TOKEN = re.compile(r"claw-[0-9a-f]{8}")
 TEXT_CALLS = {
@@ -41,7 +43,7 @@ TEXT_CALLS = {
 @dataclass
 class DoctorModel:
     tools: str = "native"
-    """native | refuse | prose | one of TEXT_CALLS"""
+    """native | resent | refuse | prose | one of TEXT_CALLS"""
     keep_tokens: int | None = None
     report_usage: bool = True
     stream: bool = True
@@ -68,6 +70,10 @@ class DoctorModel:
             token = _token(str(last.get("content", "")))
             if self.tools == "native":
                 return Completion(tool_calls=(ToolCall("echo", json.dumps({"text": token})),))
+            if self.tools == "resent":
+                args = {"text": token}
+                again = call_fragments("echo", args, id="call_1", index=0)
+                return shaped(*call_fragments("echo", args, id="call_1", pieces=3), *again, finish_reason="tool_calls")
             if self.tools in TEXT_CALLS:
                 return text(TEXT_CALLS[self.tools].format(token=token), chunk=7)  # markup split mid-tag
             return text("I would rather just talk.")

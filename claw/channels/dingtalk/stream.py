@@ -88,7 +88,7 @@ class DingTalkStream:
 
     async def _handle(self, ws: aiohttp.ClientWebSocketResponse, frame: dict[str, Any]) -> None:
         kind = frame.get("type")
-        headers = frame.get("headers") if isinstance(frame.get("headers"), dict) else {}
+        headers = value if isinstance(value := frame.get("headers"), dict) else {}
         topic = headers.get("topic")
         if kind == "SYSTEM":
             if topic == "ping":

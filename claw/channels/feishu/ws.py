@@ -29,7 +29,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -122,7 +122,7 @@ class FeishuLongConnection:
         if code != 0:
             raise Drop(f"Feishu refused the app: code {code}: {msg} (check appId, the app secret, and that "
                         "the app receives events by long connection)", fatal=True)  # fmt: skip
-        data = answer.get("data") if isinstance(answer.get("data"), dict) else {}
+        data = value if isinstance(value := answer.get("data"), dict) else {}
         url = data.get("URL")
         if not isinstance(url, str) or not url:
             raise Drop("ws endpoint: an answer without a URL")
@@ -227,7 +227,8 @@ class FeishuLongConnection:
         _, parts = self._parts.setdefault(message_id, (now, [None] * total))
         if len(parts) != total:
             log.warning("feishu: message %s: fragments disagree on their count; starting again", message_id)
-            self._parts[message_id] = (now, parts := [None] * total)
+            parts = [None] * total
+            self._parts[message_id] = (now, parts)
         parts[seq] = frame.payload or b""
         if any(p is None for p in parts):
             return None
@@ -240,7 +241,7 @@ class FeishuLongConnection:
 
 
 def _handshake_drop(exc: aiohttp.WSServerHandshakeError) -> Drop:
-    headers = exc.headers or {}
+    headers: Mapping[str, str] = exc.headers or {}
     status, msg = headers.get("handshake-status"), headers.get("handshake-msg") or exc.message
     if status is None or not status.isdigit():
         return Drop(f"WebSocket upgrade refused: HTTP {exc.status}")

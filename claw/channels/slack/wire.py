@@ -150,7 +150,7 @@ def display_name(user: Any) -> str | None:
     """`users.info`'s user → the name people see: the profile's display name, else the real name."""
     if not isinstance(user, dict):
         return None
-    profile = user.get("profile") if isinstance(user.get("profile"), dict) else {}
+    profile = value if isinstance(value := user.get("profile"), dict) else {}
     for name in (profile.get("display_name"), profile.get("real_name"), user.get("real_name"), user.get("name")):
         if isinstance(name, str) and name.strip():
             return html.unescape(name.strip())[:80]

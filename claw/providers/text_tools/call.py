@@ -51,7 +51,7 @@ def from_object(value: object, offered: Offered) -> TextCall:
     """`{"name": …, "arguments"|"parameters": …}` (Hermes, Mistral, Llama's JSON) as a call."""
     if not isinstance(value, dict):
         return malformed("expected a JSON object with a name and arguments")
-    if isinstance(value.get("function"), dict):  # {"type": "function", "function": {...}}
-        value = value["function"]
-    args = value.get("arguments", value.get("parameters"))
-    return checked(value.get("name"), args, offered)
+    # {"type": "function", "function": {...}} or the call itself
+    call = inner if isinstance(inner := value.get("function"), dict) else value
+    args = call.get("arguments", call.get("parameters"))
+    return checked(call.get("name"), args, offered)

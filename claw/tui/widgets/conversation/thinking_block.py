@@ -41,7 +41,7 @@ class ThinkingBlock(Widget, can_focus=True):
     }
     """
 
-    BINDINGS = [Binding("enter,space", "toggle", "Expand", show=False)]
+    BINDINGS = [Binding("enter,space", "toggle_expanded", "Expand", show=False)]
 
     expanded: reactive[bool] = reactive(False)
 
@@ -81,11 +81,11 @@ class ThinkingBlock(Widget, can_focus=True):
             self._timer = None
         self._refresh()
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:  # not `toggle`: that is DOMNode's, with an argument
         self.expanded = not self.expanded
 
     def on_click(self) -> None:
-        self.action_toggle()
+        self.action_toggle_expanded()
 
     def watch_expanded(self, expanded: bool) -> None:
         self.set_class(expanded, "-expanded")

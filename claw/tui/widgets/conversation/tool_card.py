@@ -52,7 +52,7 @@ class ToolCard(Widget, can_focus=True):
     }
     """
 
-    BINDINGS = [Binding("enter,space", "toggle", "Expand", show=False)]
+    BINDINGS = [Binding("enter,space", "toggle_expanded", "Expand", show=False)]
 
     expanded: reactive[bool] = reactive(False)
 
@@ -127,11 +127,11 @@ class ToolCard(Widget, can_focus=True):
         self.approval_wait += max(0.0, at - since)
         self._refresh_header()
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:  # not `toggle`: that is DOMNode's, with an argument
         self.expanded = not self.expanded
 
     def on_click(self) -> None:
-        self.action_toggle()
+        self.action_toggle_expanded()
 
     def watch_expanded(self, expanded: bool) -> None:
         self.set_class(expanded, "-expanded")
