@@ -46,7 +46,9 @@ class ModelRefs(Section):
     """A primary model ref (`provider/model`) and the refs to fail over to, in order."""
 
     primary: ModelRefText | None = None
+    """The model tried first: `provider/model`, or a bare name for the `openai` provider."""
     fallbacks: tuple[ModelRefText, ...] = ()
+    """Tried in order when the one before fails with a rate limit, a 5xx error, a timeout or a connection failure."""
 
     def chain(self) -> list[str]:
         refs = [self.primary, *self.fallbacks] if self.primary else list(self.fallbacks)
@@ -57,10 +59,16 @@ class ExecSettings(Section):
     """Policy for the `exec` tool: what may run, and when to ask first."""
 
     security: Literal["deny", "allowlist", "full"] = "allowlist"
+    """`deny`: no command runs; `allowlist`: a command runs unasked only if every part of its chain is allowed;
+    `full`: every command may run."""
     ask: Literal["off", "on-miss", "always"] = "on-miss"
+    """When to ask the user: `on-miss`, for a command the allowlist does not cover; `always`; `off`, never."""
     ask_fallback: Literal["deny", "allowlist", "full"] = "deny"
+    """What applies when there is nobody to ask (`--json`, no terminal, a channel)."""
     timeout_seconds: float = Field(default=120.0, gt=0, le=_DAY)
+    """Wall-clock limit of one command, in seconds."""
     max_output_chars: int = Field(default=200_000, ge=1000, le=_MAX_CHARS)
+    """The most of a command's output its result keeps (also bounded by the per-result limit)."""
     allowlist: tuple[str, ...] = ()
     """Globs over resolved binary paths (`/usr/bin/git`, `/opt/tools/*`); each allows its binary's plain use,
     never forms that run other programs (`git -c`, `find -exec`): those need an exact-command approval."""
@@ -158,12 +166,19 @@ class AgentSettings(Section):
     model: ModelRefs = ModelRefs()
     workspace: FolderPath | None = None
     max_concurrent: int = Field(default=4, ge=1, le=256)
+    """Turns that run at once across sessions (the main lane; read from `[agents.defaults]`)."""
     timeout_seconds: float = Field(default=600.0, gt=0, le=7 * _DAY)
+    """Wall-clock limit of one run, in seconds."""
     context_tokens: int = Field(default=128_000, ge=1024, le=_MAX_TOKENS)
+    """When set, caps the window the prompt is budgeted against (otherwise the model's configured or known window)."""
     reserve_tokens: int = Field(default=8_000, ge=0, le=_MAX_TOKENS)
+    """Tokens of the window kept free for the reply."""
     max_tool_rounds: int = Field(default=40, ge=1, le=10_000)
+    """Model calls one run may make (each with the tool calls it asks for)."""
     bootstrap_max_chars: int = Field(default=20_000, ge=100, le=_MAX_CHARS)
+    """Each bootstrap file's share of the prompt (70 % head, 20 % tail, with a marker naming the file)."""
     bootstrap_total_max_chars: int = Field(default=150_000, ge=100, le=_MAX_CHARS)
+    """All bootstrap files together."""
     tools: ToolSettings = ToolSettings()
     compaction: CompactionSettings = CompactionSettings()
     context_pruning: PruningSettings = PruningSettings()
@@ -183,10 +198,15 @@ class ProviderSettings(Section):
     """An OpenAI-compatible endpoint. Unset fields fall back to the `openai` client's own env vars."""
 
     base_url: HttpUrl | None = None
+    """The endpoint's OpenAI-compatible URL (`…/v1`); built-in provider names know their usual local one."""
     api_key: str | None = None
+    """The key itself (masked by `claw config get`); `apiKeyEnv` keeps it out of the file."""
     api_key_env: str | None = None
+    """Name of the environment variable holding the key."""
     timeout_seconds: float = Field(default=120.0, gt=0, le=_DAY)
+    """The `openai` client's timeout for one request, in seconds."""
     max_retries: int = Field(default=0, ge=0, le=10)
+    """The `openai` client's own retries of a failed request (fallbacks are claw's)."""
     reasoning_switch: Literal["auto", "effort", "openrouter", "ollama", "template", "none"] = "auto"
     """How `/think` asks this server for more or less reasoning (claw/providers/reasoning_switch.py); `auto`
     goes by the provider's name (ollama, vllm, llamacpp, openai, openrouter; others have none)."""
@@ -210,6 +230,8 @@ class ModelSettings(Section):
 
 class SessionSettings(Section):
     dm_scope: Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"] = "main"
+    """Which session a direct message joins: `main`, the agent's main session (one person, one conversation);
+    the others give each sender their own (per peer, per channel and peer, per account, channel and peer)."""
 
 
 QueueMode = Literal["steer", "followup", "collect", "interrupt"]
@@ -220,10 +242,18 @@ class QueueSettings(Section):
     """What a message does when its session is already busy (`/queue` overrides per session)."""
 
     mode: QueueMode = "followup"
+    """`followup`: it runs as its own turn after the current one; `collect`: messages merge into one turn after a
+    quiet window; `steer`: it joins the running turn at its next model call; `interrupt`: the running turn is
+    aborted and it runs."""
     debounce_ms: int = Field(default=1000, ge=0, le=3_600_000)
+    """`collect`'s quiet window, in ms."""
     cap: int = Field(default=20, ge=1, le=10_000)
+    """Turns that may wait per session."""
     drop: QueueDrop = "summarize"
+    """Past the cap: `old` drops the oldest, `summarize` drops it with a summary handed to the next turn, `new`
+    refuses the new message."""
     by_channel: dict[str, QueueMode] = {}
+    """The mode per channel, over `mode`."""
 
 
 class MessagesSettings(Section):
@@ -234,12 +264,20 @@ class Binding(Section):
     """Routes messages that match every given field to `agent_id`."""
 
     agent_id: str
+    """The agent that gets the messages this binding matches (the most specific match wins: peer, then group,
+    guild/team, account, channel; messages nothing matches go to `main`)."""
     channel: str | None = None
+    """Match messages from this channel platform (`telegram`, `slack` …)."""
     account_id: str | None = None
+    """Match messages to this account of the platform."""
     peer_id: str | None = None
+    """Match direct messages from this sender."""
     group_id: str | None = None
+    """Match messages in this group."""
     guild_id: str | None = None
+    """Match messages in this Discord guild."""
     team_id: str | None = None
+    """Match messages in this Slack team."""
 
 
 class ControlUiSettings(Section):
@@ -254,7 +292,9 @@ class GatewaySettings(Section):
     """`claw gateway run`: where it listens and the limits of its WebSocket and HTTP server."""
 
     bind: BindHost = "127.0.0.1"
+    """The address to listen on; anything but loopback refuses to start without a token."""
     port: int = Field(default=18789, ge=0, le=65535)
+    """The port of the WebSocket, the HTTP API and the channels' webhooks (0: any free port)."""
     allowed_origins: tuple[Origin, ...] = ()
     """Browser origins (exact, e.g. `http://localhost:5173`) that may connect; other browser pages are refused."""
     max_payload_bytes: int = Field(default=25 * 1024 * 1024, ge=64 * 1024, le=_MAX_REQUEST_BYTES)

@@ -88,7 +88,7 @@ def check_reachable(target: DeliveryTarget, config: Config, platforms: Sequence[
     if not settings.effective_accounts():
         raise UsageError(
             f"no {name} account is configured for {given}: add [channels.{name}] with its token"
-            f" (see the README's channel setup) to {config.path}"
+            f" (see docs/channels/{name}.md) to {config.path}"
         )
     if not settings.enabled:
         raise UsageError(

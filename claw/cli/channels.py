@@ -24,8 +24,8 @@ def ls(json_out: bool = JsonOption, wide: bool = WideOption) -> None:
     elif not accounts:
         print(
             "No channels configured. Add [channels.webhook.hooks.<name>], [channels.telegram], [channels.discord],"
-            " [channels.feishu], [channels.dingtalk] or [channels.slack] to config.toml (the README's Channels section"
-            " shows each)."
+            " [channels.feishu], [channels.dingtalk] or [channels.slack] to config.toml (docs/channels/ has a page"
+            " for each)."
         )
     else:
         from claw.cli.channels_view import accounts_table

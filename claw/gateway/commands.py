@@ -3,7 +3,7 @@
 A command is a message whose first word is `/name` (an optional `:` may follow the name; see
 `command_syntax`). A name that neither a command nor a capability's fallback (a skill's `/<name>`)
 takes is answered with an error naming the nearest name, not sent to the model: a mistyped `/stauts`
-would otherwise reach it as a question, and the README promises that slash commands never do.
+would otherwise reach it as a question, and the docs (docs/cli.md) promise that slash commands never do.
 A message that starts with a path (`/usr/bin/foo is missing`) is not a command, and goes to the model.
 """
 

@@ -3,7 +3,7 @@
 RLIMIT_NPROC is not enforced for root, so for a gateway running as root the process limit needs a cgroup:
 a child of the gateway's own pids cgroup (cgroup v1's `pids` hierarchy, or v2 where the pids controller
 is delegated to it), `pids.max` set, joined by the launcher before the command starts
-(`process_reaper.apply_spec`). Where none can be made, root's commands have no process limit (the README
+(`process_reaper.apply_spec`). Where none can be made, root's commands have no process limit (docs/security.md
 says so). When the command has ended, whatever is still in the cgroup is killed (it cannot have left it:
 bwrap's sandbox shows no /sys/fs/cgroup) and the cgroup removed.
 """

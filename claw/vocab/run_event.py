@@ -3,7 +3,7 @@
 Every stream, phase and state a run can emit is declared here, once, with one constructor per event's
 `data`; emitters call the constructors and consumers compare against the enums. The enums are
 `StrEnum`s, so an event built here serialises to exactly the strings a client has always seen, and an
-event read back from the wire (plain strings) compares equal to them. README.md's `--json` paragraph
+event read back from the wire (plain strings) compares equal to them. The docs' `--json` paragraph (docs/cli.md)
 lists the same phases (tests/vocab/test_run_event_vocabulary.py keeps the two in step).
 
 This module imports nothing of claw: the runtime (claw/agent) emits through it without depending on the core.

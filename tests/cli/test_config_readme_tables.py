@@ -1,4 +1,4 @@
-"""Every table the README shows in config.toml can be set with `claw config set` (`models.prices` too,
+"""Every table the README and the docs pages show in config.toml can be set with `claw config set` (`models.prices` too,
 which the loader keeps apart from the per-model tables under `models`)."""
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import pytest
 
 from claw.config_edit import resolve_key
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+REPO = Path(__file__).resolve().parents[2]
+# The README and every hand-written docs page (the generated reference lists keys, not example tables).
+PAGES = [REPO / "README.md", *sorted(path for path in (REPO / "docs").rglob("*.md") if "reference" not in path.parts)]
 
 
 def _leaves(table: dict[str, Any], prefix: tuple[str, ...] = ()) -> Iterator[str]:
@@ -25,7 +27,9 @@ def _leaves(table: dict[str, Any], prefix: tuple[str, ...] = ()) -> Iterator[str
 
 
 def _readme_keys() -> list[str]:
-    blocks = re.findall(r"```toml\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    blocks = [
+        block for page in PAGES for block in re.findall(r"```toml\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    ]
     return sorted({key for block in blocks for key in _leaves(tomllib.loads(block))})
 
 

@@ -3,7 +3,7 @@
 One gateway (and one scripted model server) per module; each command is one test, run as a user would: a
 client config of its own in remote mode (`{gateway: {mode: "remote", remote: {url, token}}}`) in an isolated
 HOME and OPENCLAW_STATE_DIR, and the assertion is on what the command prints. A command claw refuses, for a
-feature it does not have, must say so in OpenClaw's own words (the README lists them).
+feature it does not have, must say so in OpenClaw's own words (docs/openclaw.md lists them).
 
 The commands are those of `openclaw --help` of each group that open a connection to the gateway (seen in
 the gateway's log: one `connection … from 127.0.0.1` per command); commands that only read the client's

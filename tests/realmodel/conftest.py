@@ -39,7 +39,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
 
 @pytest.fixture
 def real_env(claw_env: ClawEnv, llama_server: LlamaServer, monkeypatch: pytest.MonkeyPatch) -> ClawEnv:
-    """`claw_env` pointed at the real server exactly as the README says for llama.cpp: a bare model name on the
+    """`claw_env` pointed at the real server as docs/local-models.md says for llama.cpp: a bare model name on the
     `openai` provider, `OPENAI_BASE_URL` at the server, any key."""
     monkeypatch.setenv("OPENAI_BASE_URL", llama_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "none")

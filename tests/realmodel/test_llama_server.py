@@ -1,4 +1,4 @@
-"""claw against a real llama.cpp server (SmolLM2-135M, `-c 4096 --jinja`), set up as the README says for llama.cpp:
+"""claw against a real llama.cpp server (SmolLM2-135M, `-c 4096 --jinja`), set up as docs/local-models.md says:
 `OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 OPENAI_API_KEY=none CLAW_MODEL=smollm2`. The tests assert what claw
 does (the window it finds, the prompt it builds, how a turn ends), never what the tiny model says."""
 

@@ -3,7 +3,7 @@
 scripts/install-llama-server.sh builds the server and fetches SmolLM2-135M-Instruct into
 `${XDG_CACHE_HOME:-~/.cache}/claw-llama/` (`.ci/run` runs it). `find_llama()` finds both there (or at
 `CLAW_LLAMA_SERVER` / `CLAW_LLAMA_MODEL`); `LlamaServer` starts the server on a free loopback port with
-`-c 4096 --jinja`, as the README says to run it, and waits for `/health`.
+`-c 4096 --jinja`, as docs/local-models.md says to run it, and waits for `/health`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The run-event vocabulary is declared once (claw/vocab/run_event.py), README.md documents exactly it,
+"""The run-event vocabulary is declared once (claw/vocab/run_event.py), docs/cli.md documents exactly it,
 and what goes on the wire is what clients have always read."""
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ SAMPLES: list[tuple[dict[str, Any], dict[str, Any]]] = [
 
 
 def _json_paragraph() -> str:
-    """README.md from its `--json` paragraph to the next heading."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    """The CLI page of the docs (docs/cli.md) from its `--json` paragraph to the next heading."""
+    readme = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
     start = readme.index("`--json` prints one object per line")
     return readme[start : readme.index("\n#", start)]
 

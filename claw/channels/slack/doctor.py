@@ -22,9 +22,7 @@ def check_tokens(settings: SlackSettings) -> list[Finding]:
         name = f"{NAME}/{account_id}"
         if missing:
             where = " and ".join(missing)
-            found.append(
-                fail(name, f"{account.mode} mode: {where} empty", f"set {where} (see the README's Slack setup)")
-            )
+            found.append(fail(name, f"{account.mode} mode: {where} empty", f"set {where} (see docs/channels/slack.md)"))
         else:
             needs = "signing secret" if account.mode == "events" else "app-level token"
             found.append(ok(name, f"{account.mode} mode: bot token and {needs} present"))
